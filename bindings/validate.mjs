@@ -1,0 +1,106 @@
+// Argument checks shared by the JS layer. Type problems throw TypeError, value problems RangeError;
+// every message starts with the field name as the API spells it.
+
+export function describe(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (ArrayBuffer.isView(v)) return v.constructor.name;
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 20 ? v.slice(0, 20) + '…' : v)}`;
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
+}
+
+export function number(v, field) {
+  if (typeof v !== 'number') throw new TypeError(`${field} must be a number (got ${describe(v)})`);
+  if (!Number.isFinite(v)) throw new RangeError(`${field} must be a finite number (got ${v})`);
+  return v;
+}
+
+export function optionalNumber(v, field, fallback) {
+  return v === undefined ? fallback : number(v, field);
+}
+
+export function integer(v, field, { min = -(2 ** 31), max = 2 ** 31 - 1 } = {}) {
+  number(v, field);
+  if (!Number.isInteger(v)) throw new RangeError(`${field} must be an integer (got ${v})`);
+  if (v < min || v > max) {
+    const what = min === 1 ? 'a positive integer' : min === 0 ? 'a non-negative integer' : `an integer in [${min}, ${max}]`;
+    throw new RangeError(`${field} must be ${what}${v > max ? ` no larger than ${max}` : ''} (got ${v})`);
+  }
+  return v;
+}
+
+export const positive = (v, field, max) => integer(v, field, { min: 1, max });
+export const nonNegative = (v, field) => integer(v, field, { min: 0 });
+
+export function boolean(v, field, fallback) {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') throw new TypeError(`${field} must be a boolean (got ${describe(v)})`);
+  return v;
+}
+
+export function oneOf(v, field, choices, fallback) {
+  if (v === undefined) return choices.indexOf(fallback);
+  if (typeof v !== 'string') throw new TypeError(`${field} must be a string (got ${describe(v)})`);
+  const i = choices.indexOf(v);
+  if (i < 0) throw new RangeError(`${field} must be one of ${choices.map((c) => `'${c}'`).join(', ')} (got '${v}')`);
+  return i;
+}
+
+export function object(v, field) {
+  if (v === undefined) return {};
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new TypeError(`${field} must be an object (got ${describe(v)})`);
+  return v;
+}
+
+const INTEGER_ARRAYS = [Int32Array, Int16Array, Int8Array, Uint8Array, Uint16Array, Uint8ClampedArray];
+
+// Integers (positions, masks, relative positions) as an Int32Array, checking every element.
+export function int32Array(v, field, { min = -(2 ** 31), max = 2 ** 31 - 1 } = {}) {
+  let out;
+  if (v instanceof Int32Array) out = v;
+  else if (INTEGER_ARRAYS.some((T) => v instanceof T) || v instanceof Uint32Array) out = Int32Array.from(v);
+  else if (Array.isArray(v) || v instanceof Float32Array || v instanceof Float64Array) {
+    out = new Int32Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x !== 'number') throw new TypeError(`${field}[${i}] must be a number (got ${describe(x)})`);
+      if (!Number.isInteger(x)) throw new RangeError(`${field}[${i}] must be an integer (got ${x})`);
+      if (x < -(2 ** 31) || x > 2 ** 31 - 1) throw new RangeError(`${field}[${i}] must fit in 32 bits (got ${x})`);
+      out[i] = x;
+    }
+  } else {
+    throw new TypeError(`${field} must be an Int32Array or an array of integers (got ${describe(v)})`);
+  }
+  if (v instanceof Uint32Array) {
+    for (let i = 0; i < v.length; i++) if (v[i] > 2 ** 31 - 1) throw new RangeError(`${field}[${i}] must fit in 32 bits (got ${v[i]})`);
+  }
+  if (min > -(2 ** 31) || max < 2 ** 31 - 1) {
+    for (let i = 0; i < out.length; i++) {
+      if (out[i] < min || out[i] > max) {
+        const what = min === 0 && max === 1 ? '0 or 1' : min === 0 ? 'a position >= 0' : `in [${min}, ${max}]`;
+        throw new RangeError(`${field}[${i}] must be ${what} (got ${out[i]})`);
+      }
+    }
+  }
+  return out;
+}
+
+export const positions = (v, field = 'positions') => int32Array(v, field, { min: 0 });
+export const mask = (v, field = 'mask') => int32Array(v, field, { min: 0, max: 1 });
+
+// Float data: Float32Array as is; other numeric arrays are converted (numbers only).
+export function float32Array(v, field) {
+  if (v instanceof Float32Array) return v;
+  if (v instanceof Float64Array || (ArrayBuffer.isView(v) && !(v instanceof DataView) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array))) return Float32Array.from(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (typeof v[i] !== 'number') throw new TypeError(`${field}[${i}] must be a number (got ${describe(v[i])})`);
+    }
+    return Float32Array.from(v);
+  }
+  throw new TypeError(`${field} must be a Float32Array or an array of numbers (got ${describe(v)})`);
+}
+
+export function requireLength(length, expected, field, shape) {
+  if (length !== expected) throw new RangeError(`${field} must have ${expected} elements${shape ? ` (${shape})` : ''} (got ${length})`);
+}

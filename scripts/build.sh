@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds posenc. `build.sh` = native library + tests + the wasm package; `build.sh wasm` = the
+# package only (dist/posenc_wasm.mjs); `build.sh native` = native only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+# em++ needs Debian's acorn (TOOLCHAIN.md #1).
+export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
+
+if [ "$what" = all ] || [ "$what" = native ]; then
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j "$jobs"
+fi
+if [ "$what" = all ] || [ "$what" = wasm ]; then
+  if [ ! -f build/wasm/Makefile ]; then
+    emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
+  fi
+  cmake --build build/wasm -j "$jobs"
+  mkdir -p dist
+  cp build/wasm/posenc_wasm.mjs dist/posenc_wasm.mjs
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what posenc needs on a fresh Debian 12 machine: Debian packages (when missing) and the
+# npm dev dependencies. Safe to run repeatedly; does nothing when everything is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake g++ make emscripten binaryen libxsimd-dev doctest-dev chromium wabt)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "posenc setup: installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f node_modules/playwright-core/package.json ]; then
+  echo "posenc setup: installing npm dev dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,52 @@
+// Errors the library throws. Every message names the offending field the way the JS API spells it,
+// so a binding can forward it unchanged.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace posenc {
+
+// A value of the wrong kind (the JS layer maps it to TypeError); everything else is
+// std::invalid_argument (RangeError in JS).
+struct type_error : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+[[noreturn]] inline void fail(const std::string& field, const std::string& what) {
+    throw std::invalid_argument(field + " " + what);
+}
+
+inline std::string show(double v) {
+    if (std::isnan(v)) return "NaN";
+    std::string s = std::to_string(v);
+    // trim trailing zeros of std::to_string's fixed format
+    if (s.find('.') != std::string::npos) {
+        while (!s.empty() && s.back() == '0') s.pop_back();
+        if (!s.empty() && s.back() == '.') s.pop_back();
+    }
+    return s;
+}
+
+inline void requirePositive(std::int64_t v, const char* field) {
+    if (v <= 0) fail(field, "must be a positive integer (got " + std::to_string(v) + ")");
+}
+inline void requireNonNegative(std::int64_t v, const char* field) {
+    if (v < 0) fail(field, "must be a non-negative integer (got " + std::to_string(v) + ")");
+}
+inline void requireFinite(double v, const char* field) {
+    if (!std::isfinite(v)) fail(field, "must be a finite number (got " + show(v) + ")");
+}
+inline void requirePositiveFinite(double v, const char* field) {
+    if (!std::isfinite(v) || v <= 0) fail(field, "must be a positive finite number (got " + show(v) + ")");
+}
+// Positions are logical token indices: integers in [0, 2^31).
+inline void requirePositions(const std::int32_t* p, std::size_t n, const char* field) {
+    for (std::size_t i = 0; i < n; ++i)
+        if (p[i] < 0)
+            fail(std::string(field) + "[" + std::to_string(i) + "]",
+                 "must be a position >= 0 (got " + std::to_string(p[i]) + ")");
+}
+
+}  // namespace posenc

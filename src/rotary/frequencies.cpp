@@ -1,0 +1,170 @@
+#include "rotary/frequencies.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.hpp"
+
+namespace posenc {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+
+void requireOriginalLength(const RopeScaling& s, const char* type) {
+    if (s.originalMaxPositionEmbeddings <= 0)
+        fail("scaling.originalMaxPositionEmbeddings",
+             std::string("is required by '") + type + "' scaling and must be a positive integer (got " +
+                 std::to_string(s.originalMaxPositionEmbeddings) + ")");
+}
+
+// YaRN: the rotary pair index at which a frequency makes `rotations` turns over the original length.
+double yarnCorrectionDim(double rotations, int rotaryDim, double base, double originalLength) {
+    return rotaryDim * std::log(originalLength / (rotations * 2 * kPi)) / (2 * std::log(base));
+}
+
+double yarnMscale(double factor, double mscale) { return factor <= 1 ? 1.0 : 0.1 * mscale * std::log(factor) + 1.0; }
+
+void applyYarn(const RopeConfig& c, int R, RopeFrequencies& f) {
+    const RopeScaling& s = c.scaling;
+    requireOriginalLength(s, "yarn");
+    requirePositiveFinite(s.betaFast, "scaling.betaFast");
+    requirePositiveFinite(s.betaSlow, "scaling.betaSlow");
+    const double L0 = static_cast<double>(s.originalMaxPositionEmbeddings);
+    double low = yarnCorrectionDim(s.betaFast, R, c.base, L0);
+    double high = yarnCorrectionDim(s.betaSlow, R, c.base, L0);
+    const bool truncate = c.convention == RopeConvention::ggml ? true : s.truncate;  // ggml always floors/ceils
+    if (truncate) {
+        low = std::floor(low);
+        high = std::ceil(high);
+    }
+    low = std::max(low, 0.0);
+    high = std::min(high, static_cast<double>(R - 1));
+    const int half = R / 2;
+    for (int i = 0; i < half; ++i) {
+        double ramp;  // 0 -> keep the original frequency (extrapolate), 1 -> interpolate by 1/factor
+        if (c.convention == RopeConvention::hf) {
+            // HF linear_ramp_factor: (i - low) / (high - low), with high nudged by 0.001 when equal.
+            const double hi = (low == high) ? high + 0.001 : high;
+            ramp = std::clamp((i - low) / (hi - low), 0.0, 1.0);
+        } else {
+            // ggml rope_yarn_ramp: (i - low) / max(0.001, high - low); an inverted range becomes a step.
+            ramp = std::clamp((i - low) / std::max(0.001, high - low), 0.0, 1.0);
+        }
+        const double extrapolation = 1.0 - ramp;
+        const double w = f.invFreq[i];
+        f.invFreq[i] = (w / s.factor) * (1.0 - extrapolation) + w * extrapolation;
+    }
+    if (c.convention == RopeConvention::ggml) {
+        f.attentionScale = 1.0 + 0.1 * std::log(s.factor);
+    } else if (!std::isnan(s.attentionFactor)) {
+        f.attentionScale = s.attentionFactor;
+    } else if (s.mscale != 0 && s.mscaleAllDim != 0) {
+        f.attentionScale = yarnMscale(s.factor, s.mscale) / yarnMscale(s.factor, s.mscaleAllDim);
+    } else {
+        // HF falls back to get_mscale(factor) with mscale = 1 when mscale_all_dim is absent.
+        f.attentionScale = yarnMscale(s.factor, 1.0);
+    }
+}
+
+void applyLlama3(const RopeConfig& c, RopeFrequencies& f) {
+    const RopeScaling& s = c.scaling;
+    requireOriginalLength(s, "llama3");
+    requirePositiveFinite(s.lowFreqFactor, "scaling.lowFreqFactor");
+    requirePositiveFinite(s.highFreqFactor, "scaling.highFreqFactor");
+    if (!(s.highFreqFactor > s.lowFreqFactor))
+        fail("scaling.highFreqFactor", "must be greater than scaling.lowFreqFactor (got " + show(s.highFreqFactor) +
+                                           " <= " + show(s.lowFreqFactor) + ")");
+    const double L0 = static_cast<double>(s.originalMaxPositionEmbeddings);
+    const double lowFreqWavelen = L0 / s.lowFreqFactor;
+    const double highFreqWavelen = L0 / s.highFreqFactor;
+    for (double& w : f.invFreq) {
+        const double wavelen = 2 * kPi / w;
+        if (wavelen < highFreqWavelen) continue;  // high frequencies: unchanged
+        if (wavelen > lowFreqWavelen) {           // low frequencies: interpolated
+            w = w / s.factor;
+            continue;
+        }
+        const double smooth = (L0 / wavelen - s.lowFreqFactor) / (s.highFreqFactor - s.lowFreqFactor);
+        w = (1 - smooth) * w / s.factor + smooth * w;
+    }
+}
+
+void applyLongrope(const RopeConfig& c, int R, RopeFrequencies& f) {
+    const RopeScaling& s = c.scaling;
+    requireOriginalLength(s, "longrope");
+    const std::size_t half = static_cast<std::size_t>(R / 2);
+    if (s.shortFactor.size() != half)
+        fail("scaling.shortFactor", "must have rotaryDim/2 = " + std::to_string(half) + " entries (got " +
+                                        std::to_string(s.shortFactor.size()) + ")");
+    if (s.longFactor.size() != half)
+        fail("scaling.longFactor", "must have rotaryDim/2 = " + std::to_string(half) + " entries (got " +
+                                       std::to_string(s.longFactor.size()) + ")");
+    for (std::size_t i = 0; i < half; ++i) {
+        requirePositiveFinite(s.shortFactor[i], "scaling.shortFactor");
+        requirePositiveFinite(s.longFactor[i], "scaling.longFactor");
+    }
+    const bool useLong = c.seqLen > s.originalMaxPositionEmbeddings;
+    const std::vector<double>& ext = useLong ? s.longFactor : s.shortFactor;
+    for (std::size_t i = 0; i < half; ++i) f.invFreq[i] /= ext[i];
+    if (!std::isnan(s.attentionFactor)) f.attentionScale = s.attentionFactor;
+    else if (s.factor <= 1) f.attentionScale = 1.0;
+    else f.attentionScale = std::sqrt(1 + std::log(s.factor) / std::log(static_cast<double>(s.originalMaxPositionEmbeddings)));
+}
+
+}  // namespace
+
+int rotaryDimOf(int headDim, double partialRotaryFactor) {
+    requirePositive(headDim, "headDim");
+    if (!std::isfinite(partialRotaryFactor) || partialRotaryFactor <= 0 || partialRotaryFactor > 1)
+        fail("partialRotaryFactor", "must be in (0, 1] (got " + show(partialRotaryFactor) + ")");
+    const int R = static_cast<int>(headDim * partialRotaryFactor);  // truncates, as int() in HF
+    if (R == 0) fail("partialRotaryFactor", "leaves no rotary channels (headDim " + std::to_string(headDim) + ")");
+    if (R % 2 != 0)
+        fail("rotaryDim", "must be even (int(headDim * partialRotaryFactor) = " + std::to_string(R) + ")");
+    return R;
+}
+
+RopeFrequencies ropeFrequencies(const RopeConfig& c) {
+    const int R = rotaryDimOf(c.headDim, c.partialRotaryFactor);
+    requirePositiveFinite(c.base, "base");
+    if (c.base == 1.0) fail("base", "must not be 1");
+    requireNonNegative(c.seqLen, "seqLen");
+    const RopeScaling& s = c.scaling;
+    if (s.type != RopeScalingType::none) {
+        requirePositiveFinite(s.factor, "scaling.factor");
+        if (s.factor < 1) fail("scaling.factor", "must be >= 1 (got " + show(s.factor) + ")");
+        if (!std::isnan(s.attentionFactor)) requirePositiveFinite(s.attentionFactor, "scaling.attentionFactor");
+    }
+
+    double base = c.base;
+    if (s.type == RopeScalingType::ntk) {
+        if (R <= 2) fail("rotaryDim", "must be > 2 for NTK scaling");
+        base = base * std::pow(s.factor, static_cast<double>(R) / (R - 2));
+    } else if (s.type == RopeScalingType::dynamic) {
+        requireOriginalLength(s, "dynamic");
+        if (R <= 2) fail("rotaryDim", "must be > 2 for dynamic NTK scaling");
+        const double Lmax = static_cast<double>(s.originalMaxPositionEmbeddings);
+        const double L = std::max(static_cast<double>(c.seqLen), Lmax);
+        base = base * std::pow(s.factor * L / Lmax - (s.factor - 1), static_cast<double>(R) / (R - 2));
+    }
+
+    RopeFrequencies f;
+    f.rotaryDim = R;
+    f.invFreq.resize(static_cast<std::size_t>(R / 2));
+    for (int i = 0; i < R / 2; ++i) f.invFreq[i] = 1.0 / std::pow(base, 2.0 * i / R);
+
+    switch (s.type) {
+        case RopeScalingType::none:
+        case RopeScalingType::ntk:
+        case RopeScalingType::dynamic: break;
+        case RopeScalingType::linear:
+            for (double& w : f.invFreq) w /= s.factor;
+            break;
+        case RopeScalingType::yarn: applyYarn(c, R, f); break;
+        case RopeScalingType::llama3: applyLlama3(c, f); break;
+        case RopeScalingType::longrope: applyLongrope(c, R, f); break;
+    }
+    return f;
+}
+
+}  // namespace posenc

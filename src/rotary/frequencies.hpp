@@ -1,0 +1,54 @@
+// RoPE frequency schedules: which angle each rotary pair turns by per position, and the attention
+// scale folded into cos/sin. Names follow Hugging Face `modeling_rope_utils`; where llama.cpp/ggml
+// computes differently, `RopeConvention::ggml` reproduces ggml.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace posenc {
+
+enum class RopeScalingType { none, linear, ntk, dynamic, yarn, llama3, longrope };
+enum class RopeConvention { hf, ggml };
+
+struct RopeScaling {
+    RopeScalingType type = RopeScalingType::none;
+    double factor = 1.0;
+    std::int64_t originalMaxPositionEmbeddings = 0;  // L0 / Lmax; required by dynamic, yarn, llama3, longrope
+    // YaRN
+    double betaFast = 32.0;
+    double betaSlow = 1.0;
+    double mscale = 1.0;
+    double mscaleAllDim = 0.0;  // 0 = unset
+    bool truncate = true;
+    // YaRN / longrope: an explicit attention factor (NaN = derive it)
+    double attentionFactor = std::numeric_limits<double>::quiet_NaN();
+    // llama3
+    double lowFreqFactor = 1.0;
+    double highFreqFactor = 4.0;
+    // longrope: one factor per rotary pair
+    std::vector<double> shortFactor;
+    std::vector<double> longFactor;
+};
+
+struct RopeConfig {
+    int headDim = 0;
+    double base = 10000.0;
+    double partialRotaryFactor = 1.0;
+    RopeScaling scaling;
+    std::int64_t seqLen = 0;  // dynamic NTK and longrope choose by it; 0 = unknown
+    RopeConvention convention = RopeConvention::hf;
+};
+
+struct RopeFrequencies {
+    std::vector<double> invFreq;  // rotaryDim/2 angular frequencies (radians per position)
+    double attentionScale = 1.0;  // multiplies cos and sin (HF attention_scaling, ggml mscale)
+    int rotaryDim = 0;            // channels [0, rotaryDim) rotate; the rest pass through
+};
+
+// R = int(headDim * partialRotaryFactor), truncating as HF does. Throws on an odd or zero R.
+int rotaryDimOf(int headDim, double partialRotaryFactor);
+
+RopeFrequencies ropeFrequencies(const RopeConfig& config);
+
+}  // namespace posenc
