@@ -125,6 +125,16 @@ int applyRope(const RopeSpec& spec, int layout, double x, int heads, int tokens,
     });
 }
 
+// Moves rotated vectors by a position delta per token (float64 deltas, may be negative); no scale.
+int rotateByDelta(const RopeSpec& spec, int layout, double x, int heads, int tokens, int headDim, double deltas) {
+    return guarded([&] {
+        const auto f = posenc::ropeFrequencies(toConfig(spec));
+        const double* d = at<const double>(deltas);
+        std::vector<std::int64_t> dv(d, d + tokens);
+        posenc::rotateByDelta(at<float>(x), heads, tokens, headDim, dv.data(), f, static_cast<posenc::RopeLayout>(layout));
+    });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc) {
@@ -153,4 +163,5 @@ EMSCRIPTEN_BINDINGS(posenc) {
         .field("convention", &RopeSpec::convention);
     function("ropeFrequencies", &ropeFrequencies);
     function("applyRope", &applyRope);
+    function("rotateByDelta", &rotateByDelta);
 }

@@ -44,7 +44,8 @@ function makeApi(m) {
     });
   }
 
-  function applyRope(x, shape, positions, options) {
+  // Shared by applyRope and rotateByDelta: validate, place x on the heap, rotate, copy out.
+  function rotate(x, shape, options, prepare, callBinding) {
     const sh = v.object(shape, 'shape');
     const heads = v.positive(sh.heads, 'heads');
     const tokens = v.positive(sh.tokens, 'tokens');
@@ -54,8 +55,7 @@ function makeApi(m) {
     if (spec.headDim !== headDim) throw new RangeError(`headDim of the options (${spec.headDim}) must equal the shape's headDim (${headDim})`);
     const layout = v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');
     const inPlace = v.boolean(o.inPlace, 'inPlace', false);
-    const pos = v.positions(positions);
-    v.requireLength(pos.length, tokens, 'positions', 'one per token');
+    const extra = prepare(tokens);
     const n = heads * tokens * headDim;
     return run((s) => {
       const ptr = s.f32(x, 'x', n);  // a HeapBuffer is used where it lies, so inPlace needs no copy
@@ -65,10 +65,28 @@ function makeApi(m) {
         work = s.out(n);
         m.HEAPU8.copyWithin(work, ptr, ptr + n * 4);
       }
-      check(m, m.applyRope(ropeSpecOnHeap(s, spec), layout, work, heads, tokens, headDim, s.i32(pos, 'positions')));
+      check(m, callBinding(ropeSpecOnHeap(s, spec), layout, work, heads, tokens, headDim, extra(s)));
       if (inPlace) return heapX ? x : s.result(work, n, x);
       return s.result(work, n, o.out);
     });
+  }
+
+  function applyRope(x, shape, positions, options) {
+    return rotate(x, shape, options, (tokens) => {
+      const pos = v.positions(positions);
+      v.requireLength(pos.length, tokens, 'positions', 'one per token');
+      return (s) => s.i32(pos, 'positions');
+    }, (...a) => m.applyRope(...a));
+  }
+
+  // Rotates already-rotated vectors by a position delta per token (negative = backwards), without
+  // applying the attention scale again: how cached keys are moved when positions are renumbered.
+  function rotateByDelta(x, shape, deltas, options) {
+    return rotate(x, shape, options, (tokens) => {
+      const d = v.int32Array(deltas, 'deltas', { min: -(2 ** 31 - 1) });
+      v.requireLength(d.length, tokens, 'deltas', 'one per token');
+      return (s) => s.f64(Float64Array.from(d), 'deltas');
+    }, (...a) => m.rotateByDelta(...a));
   }
 
   return {
@@ -76,6 +94,7 @@ function makeApi(m) {
     ropeFrequencies,
     ropeConfigFromHF,
     applyRope,
+    rotateByDelta,
     alloc(length) { return new HeapBuffer(m, v.positive(length, 'length', 2 ** 30 - 16)); },
     get simd() { return true; },
   };

@@ -1,0 +1,148 @@
+// Rotary family through the package: schedules (HF modeling_rope_utils definitions), config.json
+// reading, relative property, inverse rotation, errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { load } from 'posenc';
+import { maxAbsDiff, randomFloats } from './helpers.mjs';
+
+const pe = await load();
+const fixture = (name) => JSON.parse(readFileSync(new URL(`../fixtures/hf/${name}.json`, import.meta.url), 'utf8'));
+const closeRel = (a, b, rel = 1e-6) => Math.abs(a - b) <= rel * Math.abs(b);
+const defaultFreqs = (R, base) => Array.from({ length: R / 2 }, (_, i) => base ** (-2 * i / R));
+
+test('ropeConfigFromHF: Llama 2 / Llama 3 / Mistral (plain rope_theta, head_dim or hidden/heads)', () => {
+  assert.deepEqual(pe.ropeConfigFromHF(fixture('llama-2-7b')), { headDim: 128, base: 10000, layout: 'half' });
+  assert.deepEqual(pe.ropeConfigFromHF(fixture('llama-3-8b')), { headDim: 128, base: 500000, layout: 'half' });
+  assert.deepEqual(pe.ropeConfigFromHF(fixture('mistral-7b')), { headDim: 128, base: 1000000, layout: 'half' });
+});
+
+test('Llama 3.1 config: llama3 bands over original_max_position_embeddings 8192', () => {
+  const cfg = pe.ropeConfigFromHF(fixture('llama-3.1-8b'));
+  assert.deepEqual(cfg.scaling, { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192, lowFreqFactor: 1, highFreqFactor: 4 });
+  const f = pe.ropeFrequencies(cfg);
+  const base = defaultFreqs(128, 500000);
+  base.forEach((w, i) => {
+    const wavelen = 2 * Math.PI / w;
+    let want;
+    if (wavelen < 8192 / 4) want = w;
+    else if (wavelen > 8192 / 1) want = w / 8;
+    else { const s = (8192 / wavelen - 1) / (4 - 1); want = (1 - s) * w / 8 + s * w; }
+    assert.ok(closeRel(f.invFreq[i], want), `pair ${i}: ${f.invFreq[i]} vs ${want}`);
+  });
+  assert.equal(f.attentionScale, 1);
+});
+
+test('Qwen2 YaRN and the newer rope_parameters form read the same', () => {
+  const a = pe.ropeConfigFromHF(fixture('qwen2-7b-yarn'));
+  const b = pe.ropeConfigFromHF(fixture('rope-parameters-yarn'));
+  assert.deepEqual(a, { headDim: 128, base: 1000000, layout: 'half', scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32768 } });
+  assert.deepEqual(b, a);
+  const f = pe.ropeFrequencies(a);
+  assert.ok(Math.abs(f.attentionScale - (0.1 * Math.log(4) + 1)) < 1e-12);
+  // YaRN definition: correction dims for beta 32 / 1, floor/ceil, linear ramp
+  const R = 128, cd = (n) => (R * Math.log(32768 / (n * 2 * Math.PI))) / (2 * Math.log(1000000));
+  const lo = Math.max(Math.floor(cd(32)), 0), hi = Math.min(Math.ceil(cd(1)), R - 1);
+  defaultFreqs(R, 1000000).forEach((w, i) => {
+    const ramp = Math.min(1, Math.max(0, (i - lo) / (hi - lo)));
+    assert.ok(closeRel(f.invFreq[i], (w / 4) * ramp + w * (1 - ramp)), `pair ${i}`);
+  });
+});
+
+test('DeepSeek-V3: yarn with mscale = mscale_all_dim gives attention factor 1; rope head dim 64', () => {
+  const cfg = pe.ropeConfigFromHF(fixture('deepseek-v3'));
+  assert.equal(cfg.headDim, 64);
+  assert.equal(cfg.scaling.factor, 40);
+  assert.equal(pe.ropeFrequencies(cfg).attentionScale, 1);
+  assert.ok(Math.abs(pe.ropeFrequencies({ ...cfg, convention: 'ggml' }).attentionScale - (1 + 0.1 * Math.log(40))) < 1e-12);
+});
+
+test('Phi-3 longrope: factor = max/original, short factors up to 4096 tokens, long beyond', () => {
+  const raw = fixture('phi-3-mini-128k');
+  const cfg = pe.ropeConfigFromHF(raw);
+  assert.equal(cfg.headDim, 96);
+  assert.equal(cfg.scaling.factor, 32);
+  assert.equal(cfg.scaling.originalMaxPositionEmbeddings, 4096);
+  const base = defaultFreqs(96, 10000);
+  for (const [seqLen, list] of [[4096, raw.rope_scaling.short_factor], [4097, raw.rope_scaling.long_factor], [undefined, raw.rope_scaling.short_factor]]) {
+    const f = pe.ropeFrequencies({ ...cfg, seqLen });
+    base.forEach((w, i) => assert.ok(closeRel(f.invFreq[i], w / list[i]), `seqLen ${seqLen} pair ${i}`));
+    assert.ok(Math.abs(f.attentionScale - Math.sqrt(1 + Math.log(32) / Math.log(4096))) < 1e-12);
+  }
+});
+
+test('GPT-NeoX rotary_pct, Phi-2 partial_rotary_factor, GPT-J rotary_dim (interleaved)', () => {
+  const neox = pe.ropeConfigFromHF(fixture('gpt-neox-20b'));
+  assert.deepEqual(neox, { headDim: 96, base: 10000, layout: 'half', partialRotaryFactor: 0.25 });
+  assert.equal(pe.ropeFrequencies(neox).rotaryDim, 24);
+  const phi2 = pe.ropeConfigFromHF(fixture('phi-2-partial'));
+  assert.equal(pe.ropeFrequencies(phi2).rotaryDim, 32);
+  const gptj = pe.ropeConfigFromHF(fixture('gpt-j-6b'));
+  assert.deepEqual(gptj, { headDim: 256, base: 10000, layout: 'interleaved', partialRotaryFactor: 0.25 });
+  assert.equal(pe.ropeFrequencies(gptj).rotaryDim, 64);
+});
+
+test('dynamic NTK through JS: identical to default at/below Lmax, larger base above', () => {
+  const opts = { headDim: 64, scaling: { type: 'dynamic', factor: 2, originalMaxPositionEmbeddings: 2048 } };
+  const plain = pe.ropeFrequencies({ headDim: 64 });
+  assert.deepEqual(Array.from(pe.ropeFrequencies({ ...opts, seqLen: 2048 }).invFreq), Array.from(plain.invFreq));
+  const f = pe.ropeFrequencies({ ...opts, seqLen: 8192 });
+  const b = 10000 * (2 * 8192 / 2048 - 1) ** (64 / 62);
+  defaultFreqs(64, b).forEach((w, i) => assert.ok(closeRel(f.invFreq[i], w)));
+});
+
+test('relative property: q_rot(m)·k_rot(n) depends only on n − m (1e-5, positions up to 1e6), every schedule', () => {
+  const q = randomFloats(64, 11), k = randomFloats(64, 12);
+  const schedules = [
+    {}, { scaling: { type: 'linear', factor: 4 } }, { scaling: { type: 'yarn', factor: 8, originalMaxPositionEmbeddings: 4096 } },
+    { scaling: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192 }, base: 500000 }, { partialRotaryFactor: 0.5, layout: 'interleaved' },
+  ];
+  for (const o of schedules) {
+    const dot = (m, n) => {
+      const a = pe.applyRope(q, { heads: 1, tokens: 1, headDim: 64 }, [m], o);
+      const b = pe.applyRope(k, { heads: 1, tokens: 1, headDim: 64 }, [n], o);
+      return a.reduce((s, x, i) => s + x * b[i], 0);
+    };
+    for (const d of [0, 3, 250]) {
+      const ref = dot(0, d);
+      for (const m of [1000, 123457, 999000]) assert.ok(Math.abs(dot(m, m + d) - ref) < 1e-5, `${JSON.stringify(o)} m=${m} d=${d}`);
+    }
+  }
+});
+
+test('rotateByDelta: rotate(δ) moves position p to p+δ; rotate(−δ)∘rotate(δ) is the identity to 1e-6', () => {
+  const heads = 2, tokens = 4, headDim = 32;
+  const shape = { heads, tokens, headDim };
+  const opts = { partialRotaryFactor: 0.5, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 512 } };
+  const x = randomFloats(heads * tokens * headDim, 3);
+  const p = [5, 100, 7, 0], d = [10, -50, 1000000, 2 ** 30];
+  const moved = pe.rotateByDelta(pe.applyRope(x, shape, p, opts), shape, d, opts);
+  const direct = pe.applyRope(x, shape, p.map((v, i) => v + d[i]), opts);
+  assert.ok(maxAbsDiff(moved, direct) < 2e-6, `${maxAbsDiff(moved, direct)}`);
+  for (const layout of ['half', 'interleaved']) {
+    const back = pe.rotateByDelta(pe.rotateByDelta(x, shape, d, { ...opts, layout }), shape, d.map((v) => -v), { ...opts, layout });
+    assert.ok(maxAbsDiff(back, x) < 1e-6);
+  }
+});
+
+test('bad rope configs are clear errors', () => {
+  const cases = [
+    [() => pe.ropeFrequencies({ headDim: 64, scaling: { type: 'magic', factor: 2 } }), RangeError, /scaling.type/],
+    [() => pe.ropeFrequencies({ headDim: 64, scaling: { type: 'linear', factor: 0.5 } }), RangeError, /scaling.factor/],
+    [() => pe.ropeFrequencies({ headDim: 64, scaling: { type: 'linear' } }), RangeError, /scaling.factor/],
+    [() => pe.ropeFrequencies({ headDim: 64, scaling: { type: 'yarn', factor: 4 } }), RangeError, /originalMaxPositionEmbeddings/],
+    [() => pe.ropeFrequencies({ headDim: 64, scaling: { type: 'dynamic', factor: 2 }, seqLen: 9000 }), RangeError, /originalMaxPositionEmbeddings/],
+    [() => pe.ropeFrequencies({ headDim: 66, partialRotaryFactor: 0.5 }), RangeError, /rotaryDim/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'longrope', originalMaxPositionEmbeddings: 16, shortFactor: [1, 1, 1], longFactor: [1, 1, 1, 1] } }), RangeError, /shortFactor/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'longrope', originalMaxPositionEmbeddings: 16, shortFactor: [1, 1, 1, 1], longFactor: [1, 1] } }), RangeError, /longFactor/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'longrope', originalMaxPositionEmbeddings: 16, shortFactor: [1, 1, 1, 'x'], longFactor: [1, 1, 1, 1] } }), TypeError, /shortFactor\[3\]/],
+    [() => pe.ropeFrequencies({ headDim: 8, convention: 'llama' }), RangeError, /convention/],
+    [() => pe.ropeConfigFromHF({ hidden_size: 4096, num_attention_heads: 32, rope_scaling: { rope_type: 'weird', factor: 2 } }), RangeError, /rope_type/],
+    [() => pe.ropeConfigFromHF({ hidden_size: 4096, num_attention_heads: 32, rope_scaling: { rope_type: 'yarn', factor: 2 } }), RangeError, /original_max_position_embeddings/],
+    [() => pe.ropeConfigFromHF({ num_attention_heads: 32 }), RangeError, /head_dim/],
+    [() => pe.ropeConfigFromHF('{}'), TypeError, /config/],
+    [() => pe.rotateByDelta(new Float32Array(8), { heads: 1, tokens: 1, headDim: 8 }, [0.5], {}), RangeError, /deltas\[0\]/],
+  ];
+  for (const [fn, type, re] of cases) assert.throws(fn, (e) => e instanceof type && re.test(e.message), String(fn));
+  assert.equal(pe.ropeFrequencies({ headDim: 8 }).rotaryDim, 8);
+});
