@@ -135,6 +135,11 @@ int rotateByDelta(const RopeSpec& spec, int layout, double x, int heads, int tok
     });
 }
 
+// Plain memcpy inside the wasm heap: the copy-bandwidth yardstick the benchmarks compare against.
+void copyBytes(double dst, double src, double bytes) {
+    std::memcpy(at<char>(dst), at<const char>(src), static_cast<std::size_t>(bytes));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc) {
@@ -164,4 +169,5 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("ropeFrequencies", &ropeFrequencies);
     function("applyRope", &applyRope);
     function("rotateByDelta", &rotateByDelta);
+    function("copyBytes", &copyBytes);
 }

@@ -1,19 +1,21 @@
 // Rotation kernels for RoPE. Each has a scalar reference (`...Scalar`) and an xsimd version
-// (`...Simd`) performing the same float operations in the same order, so tests can demand
-// bit-equal results. Compile with -ffp-contract=off so neither side gets fused multiply-adds.
+// (`...Simd`); tests demand equal results (bit-equal for the rotations, 1 float ulp for the
+// sin/cos tables). Compiled with -ffp-contract=off so neither side gets fused multiply-adds.
 //
-// Layout-specific tables keep the kernels branch-free:
-//   half        (rotate_half, pairs (k, k+h)):  c[h], s[h]
-//   interleaved (GPT-J, pairs (2k, 2k+1)):      C[R] = (c0,c0,c1,c1,..), S[R] = (-s0,s0,-s1,s1,..)
+// Both layouts read the same per-token tables c[k] = scale*cos(p*w_k), s[k] = scale*sin(p*w_k):
+//   half        (rotate_half, HF Llama/NeoX): pairs (k, k+h)
+//   interleaved (GPT-J, ggml NORMAL):         pairs (2k, 2k+1)
 #pragma once
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/simd.hpp"
 
 namespace posenc::kernels {
 
-// --- cos/sin tables: out[k] = scale*cos(p*w[k]), scale*sin(p*w[k]), angles in double -------------
+// --- cos/sin tables, angles in double ------------------------------------------------------------
+// Reference: libm on the unreduced angle.
 inline void sinCosScalar(double position, const double* w, std::size_t n, double scale, float* c, float* s) noexcept {
     for (std::size_t k = 0; k < n; ++k) {
         const double a = position * w[k];
@@ -22,15 +24,25 @@ inline void sinCosScalar(double position, const double* w, std::size_t n, double
     }
 }
 
+// 2*pi split so that k*kTwoPi1 and k*kTwoPi2 are exact for |k| < 2^31 (22 significant bits each).
+constexpr double kTwoPi1 = 6.283184051513672;
+constexpr double kTwoPi2 = 1.2556656656670384e-06;
+constexpr double kTwoPi3 = 2.4893488687586454e-13;
+constexpr double kInvTwoPi = 0.15915494309189535;
+
+// SIMD: reduce the angle to [-pi, pi] exactly (three-part Cody-Waite), then xsimd's vector sincos,
+// which is fast and accurate on that range (its large-argument path is per-lane scalar).
 inline void sinCosSimd(double position, const double* w, std::size_t n, double scale, float* c, float* s) noexcept {
     std::size_t k = 0;
     alignas(64) double cb[kDoubleLanes], sb[kDoubleLanes];
     const DoubleBatch p(position), sc(scale);
     for (; k + kDoubleLanes <= n; k += kDoubleLanes) {
         const DoubleBatch a = p * DoubleBatch::load_unaligned(w + k);
-        auto cs = xsimd::sincos(a);  // pair (sin, cos)
-        (sc * cs.second).store_aligned(cb);
-        (sc * cs.first).store_aligned(sb);
+        const DoubleBatch turns = xsimd::nearbyint(a * DoubleBatch(kInvTwoPi));
+        const DoubleBatch r = ((a - turns * DoubleBatch(kTwoPi1)) - turns * DoubleBatch(kTwoPi2)) - turns * DoubleBatch(kTwoPi3);
+        const auto sinCos = xsimd::sincos(r);
+        (sc * sinCos.second).store_aligned(cb);
+        (sc * sinCos.first).store_aligned(sb);
         for (std::size_t l = 0; l < kDoubleLanes; ++l) {
             c[k + l] = static_cast<float>(cb[l]);
             s[k + l] = static_cast<float>(sb[l]);
@@ -64,29 +76,41 @@ inline void rotateHalfSimd(float* x, const float* c, const float* s, std::size_t
 }
 
 // --- interleaved layout: x[2k], x[2k+1] ----------------------------------------------------------
-inline void rotateInterleavedScalar(float* x, const float* C, const float* S, std::size_t R) noexcept {
-    for (std::size_t k = 0; k < R; k += 2) {
-        const float a = x[k], b = x[k + 1];
-        x[k] = a * C[k] + b * S[k];
-        x[k + 1] = b * C[k + 1] + a * S[k + 1];
+inline void rotateInterleavedScalar(float* x, const float* c, const float* s, std::size_t h) noexcept {
+    for (std::size_t k = 0; k < h; ++k) {
+        const float a = x[2 * k], b = x[2 * k + 1];
+        x[2 * k] = a * c[k] - b * s[k];
+        x[2 * k + 1] = b * c[k] + a * s[k];
     }
 }
 
 namespace detail {
-struct SwapPairs {
-    static constexpr unsigned get(unsigned i, unsigned) { return i ^ 1u; }
-};
+using IndexBatch = xsimd::batch<std::uint32_t>;
+struct SwapPairs { static constexpr unsigned get(unsigned i, unsigned) { return i ^ 1u; } };
+struct DuplicateLow { static constexpr unsigned get(unsigned i, unsigned) { return i / 2; } };
+struct DuplicateHigh { static constexpr unsigned get(unsigned i, unsigned n) { return (i + n) / 2; } };
+// lane 2k: a*c + b*(-s) == a*c - b*s exactly; lane 2k+1: b*c + a*s
+inline FloatBatch rotatePairs(FloatBatch v, FloatBatch cc, FloatBatch ss, FloatBatch sign) noexcept {
+    constexpr auto swap = xsimd::make_batch_constant<IndexBatch, SwapPairs>();
+    return v * cc + xsimd::swizzle(v, swap) * (ss * sign);
+}
 }  // namespace detail
 
-inline void rotateInterleavedSimd(float* x, const float* C, const float* S, std::size_t R) noexcept {
-    constexpr auto swap = xsimd::make_batch_constant<xsimd::batch<std::uint32_t>, detail::SwapPairs>();
+inline void rotateInterleavedSimd(float* x, const float* c, const float* s, std::size_t h) noexcept {
+    constexpr auto lo = xsimd::make_batch_constant<detail::IndexBatch, detail::DuplicateLow>();
+    constexpr auto hi = xsimd::make_batch_constant<detail::IndexBatch, detail::DuplicateHigh>();
+    alignas(64) float signs[kFloatLanes];
+    for (std::size_t i = 0; i < kFloatLanes; ++i) signs[i] = i % 2 == 0 ? -1.0f : 1.0f;
+    const FloatBatch sign = FloatBatch::load_aligned(signs);
     std::size_t k = 0;
-    for (; k + kFloatLanes <= R; k += kFloatLanes) {
-        const FloatBatch v = FloatBatch::load_unaligned(x + k);
-        const FloatBatch partner = xsimd::swizzle(v, swap);
-        (v * FloatBatch::load_unaligned(C + k) + partner * FloatBatch::load_unaligned(S + k)).store_unaligned(x + k);
+    for (; k + kFloatLanes <= h; k += kFloatLanes) {
+        const FloatBatch cb = FloatBatch::load_unaligned(c + k), sb = FloatBatch::load_unaligned(s + k);
+        float* p = x + 2 * k;
+        const FloatBatch v0 = FloatBatch::load_unaligned(p), v1 = FloatBatch::load_unaligned(p + kFloatLanes);
+        detail::rotatePairs(v0, xsimd::swizzle(cb, lo), xsimd::swizzle(sb, lo), sign).store_unaligned(p);
+        detail::rotatePairs(v1, xsimd::swizzle(cb, hi), xsimd::swizzle(sb, hi), sign).store_unaligned(p + kFloatLanes);
     }
-    rotateInterleavedScalar(x + k, C + k, S + k, R - k);
+    rotateInterleavedScalar(x + 2 * k, c + k, s + k, h - k);
 }
 
 }  // namespace posenc::kernels

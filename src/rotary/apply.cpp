@@ -1,5 +1,7 @@
 #include "rotary/apply.hpp"
 
+#include <algorithm>
+
 #include "common/errors.hpp"
 #include "kernels/rotate.hpp"
 
@@ -7,30 +9,16 @@ namespace posenc {
 
 RopeTables::RopeTables(const RopeFrequencies& f, RopeLayout layout)
     : invFreq_(f.invFreq), layout_(layout), rotaryDim_(f.rotaryDim),
-      width_(layout == RopeLayout::half ? f.rotaryDim / 2 : f.rotaryDim) {
+      width_(static_cast<std::size_t>(f.rotaryDim / 2)) {
     if (f.rotaryDim <= 0 || f.rotaryDim % 2 != 0 || f.invFreq.size() != static_cast<std::size_t>(f.rotaryDim / 2))
         fail("rotaryDim", "must be even and match invFreq (got " + std::to_string(f.rotaryDim) + ")");
 }
 
 void RopeTables::build(const double* positions, std::size_t count, double scale) {
-    const std::size_t h = invFreq_.size();
     c_.resize(count * width_);
     s_.resize(count * width_);
-    std::vector<float> ct(h), st(h);
-    for (std::size_t t = 0; t < count; ++t) {
-        float* c = c_.data() + t * width_;
-        float* s = s_.data() + t * width_;
-        if (layout_ == RopeLayout::half) {
-            kernels::sinCosSimd(positions[t], invFreq_.data(), h, scale, c, s);
-        } else {
-            kernels::sinCosSimd(positions[t], invFreq_.data(), h, scale, ct.data(), st.data());
-            for (std::size_t k = 0; k < h; ++k) {
-                c[2 * k] = c[2 * k + 1] = ct[k];
-                s[2 * k] = -st[k];
-                s[2 * k + 1] = st[k];
-            }
-        }
-    }
+    for (std::size_t t = 0; t < count; ++t)
+        kernels::sinCosSimd(positions[t], invFreq_.data(), width_, scale, c_.data() + t * width_, s_.data() + t * width_);
 }
 
 void RopeTables::rotate(float* v, std::size_t t) const noexcept {
@@ -49,10 +37,21 @@ void checkShape(int heads, int tokens, int headDim, const RopeFrequencies& f) {
         fail("rotaryDim", "(" + std::to_string(f.rotaryDim) + ") exceeds headDim (" + std::to_string(headDim) + ")");
 }
 
-void rotateAll(float* x, int heads, int tokens, int headDim, const RopeTables& tables) {
-    for (int h = 0; h < heads; ++h)
-        for (int t = 0; t < tokens; ++t)
-            tables.rotate(x + (static_cast<std::size_t>(h) * tokens + t) * headDim, static_cast<std::size_t>(t));
+// Rotates x [heads, tokens, headDim] by angle multipliers m[t] (positions or deltas). Tokens go in
+// small chunks so the cos/sin tables stay in L1 and no large buffer is allocated per call (fresh
+// pages cost more than the rotation itself on this kind of machine).
+void rotateAll(float* x, int heads, int tokens, int headDim, const double* m, double scale, const RopeFrequencies& f,
+               RopeLayout layout) {
+    constexpr int kChunk = 128;
+    RopeTables tables(f, layout);
+    for (int t0 = 0; t0 < tokens; t0 += kChunk) {
+        const int n = std::min(kChunk, tokens - t0);
+        tables.build(m + t0, static_cast<std::size_t>(n), scale);
+        for (int h = 0; h < heads; ++h) {
+            float* base = x + (static_cast<std::size_t>(h) * tokens + t0) * headDim;
+            for (int t = 0; t < n; ++t) tables.rotate(base + static_cast<std::size_t>(t) * headDim, static_cast<std::size_t>(t));
+        }
+    }
 }
 }  // namespace
 
@@ -61,9 +60,7 @@ void applyRope(float* x, int heads, int tokens, int headDim, const std::int32_t*
     checkShape(heads, tokens, headDim, f);
     requirePositions(positions, static_cast<std::size_t>(tokens), "positions");
     std::vector<double> p(positions, positions + tokens);
-    RopeTables tables(f, layout);
-    tables.build(p.data(), p.size(), f.attentionScale);
-    rotateAll(x, heads, tokens, headDim, tables);
+    rotateAll(x, heads, tokens, headDim, p.data(), f.attentionScale, f, layout);
 }
 
 std::vector<float> applyRope(const std::vector<float>& x, int heads, int tokens, int headDim,
@@ -80,9 +77,7 @@ void rotateByDelta(float* x, int heads, int tokens, int headDim, const std::int6
                    RopeLayout layout) {
     checkShape(heads, tokens, headDim, f);
     std::vector<double> d(deltas, deltas + tokens);
-    RopeTables tables(f, layout);
-    tables.build(d.data(), d.size(), 1.0);
-    rotateAll(x, heads, tokens, headDim, tables);
+    rotateAll(x, heads, tokens, headDim, d.data(), 1.0, f, layout);
 }
 
 }  // namespace posenc

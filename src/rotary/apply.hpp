@@ -28,8 +28,8 @@ private:
     std::vector<double> invFreq_;
     RopeLayout layout_;
     int rotaryDim_;
-    std::size_t width_;           // floats per token in each of c/s
-    std::vector<float> c_, s_;    // [count, width_]
+    std::size_t width_;         // rotary pairs = floats per token in each of c and s
+    std::vector<float> c_, s_;  // [count, width_]: scale*cos, scale*sin
 };
 
 // x: [heads, tokens, headDim], rotated in place; positions: [tokens], each >= 0.

@@ -127,8 +127,8 @@ TEST_CASE("SIMD kernels equal their scalar references bit for bit") {
         kernels::rotateHalfSimd(b.data(), c.data(), s.data(), h);
         CHECK(a == b);
         a = x, b = x;
-        kernels::rotateInterleavedScalar(a.data(), c.data(), s.data(), 2 * h);
-        kernels::rotateInterleavedSimd(b.data(), c.data(), s.data(), 2 * h);
+        kernels::rotateInterleavedScalar(a.data(), c.data(), s.data(), h);
+        kernels::rotateInterleavedSimd(b.data(), c.data(), s.data(), h);
         CHECK(a == b);
     }
     // sin/cos tables: xsimd's vector sincos vs libm, both in double, rounded to float.

@@ -1,0 +1,65 @@
+// Native benchmarks. Prints one JSON object per line; bench/run.mjs collects them with the wasm
+// figures measured in the same run.
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/rotate.hpp"
+#include "posenc.hpp"
+#include "timing.hpp"
+
+using namespace posenc;
+
+namespace {
+std::vector<float> randomFloats(std::size_t n) {
+    std::mt19937 g(1);
+    std::uniform_real_distribution<float> u(-1, 1);
+    std::vector<float> v(n);
+    for (auto& x : v) x = u(g);
+    return v;
+}
+
+// Copy bandwidth over the same bytes an in-place pass touches (read + write).
+double copyGBs(std::size_t floats) {
+    std::vector<float> a = randomFloats(floats), b(floats);
+    const double t = bench::medianSeconds([&] { std::memcpy(b.data(), a.data(), floats * 4); });
+    return 2.0 * floats * 4 / t / 1e9;
+}
+
+void ropeBench() {
+    const int heads = 32, tokens = 2048, headDim = 128;
+    const std::size_t n = static_cast<std::size_t>(heads) * tokens * headDim;
+    auto x = randomFloats(n);
+    std::vector<std::int32_t> pos(tokens);
+    for (int t = 0; t < tokens; ++t) pos[t] = t;
+    RopeConfig c;
+    c.headDim = headDim;
+    const auto f = ropeFrequencies(c);
+    for (auto layout : {RopeLayout::half, RopeLayout::interleaved}) {
+        const double t = bench::medianSeconds([&] { applyRope(x.data(), heads, tokens, headDim, pos.data(), f, layout); });
+        const double gbs = 2.0 * n * 4 / t / 1e9;
+        std::printf("{\"bench\":\"applyRope\",\"target\":\"native\",\"layout\":\"%s\",\"shape\":\"[32,2048,128]\",\"ms\":%.3f,\"GBs\":%.2f}\n",
+                    layout == RopeLayout::half ? "half" : "interleaved", t * 1e3, gbs);
+    }
+    std::printf("{\"bench\":\"copy\",\"target\":\"native\",\"bytes\":%zu,\"GBs\":%.2f}\n", n * 4, copyGBs(n));
+
+    // Kernel alone, SIMD vs scalar, on cached data (one token's tables, all heads x tokens vectors).
+    std::vector<float> cs = randomFloats(headDim / 2), sn = randomFloats(headDim / 2);
+    auto y = randomFloats(static_cast<std::size_t>(4096) * headDim);
+    const double ts = bench::medianSeconds([&] {
+        for (std::size_t v = 0; v < 4096; ++v) kernels::rotateHalfScalar(y.data() + v * headDim, cs.data(), sn.data(), headDim / 2);
+    }, 21);
+    const double tv = bench::medianSeconds([&] {
+        for (std::size_t v = 0; v < 4096; ++v) kernels::rotateHalfSimd(y.data() + v * headDim, cs.data(), sn.data(), headDim / 2);
+    }, 21);
+    std::printf("{\"bench\":\"rotateHalf kernel\",\"target\":\"native\",\"scalar_us\":%.2f,\"simd_us\":%.2f,\"speedup\":%.2f}\n", ts * 1e6,
+                tv * 1e6, ts / tv);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    const char* which = argc > 1 ? argv[1] : "all";
+    if (!std::strcmp(which, "all") || !std::strcmp(which, "rope")) ropeBench();
+    return 0;
+}

@@ -1,0 +1,72 @@
+// Runs every benchmark side by side in one process tree: the native binary, the same work in wasm
+// through the npm package, and the JS peers a user would otherwise write. Prints a table and
+// writes build/bench.json. Usage: node bench/run.mjs [rope|attention|cache|all]
+import { execFileSync } from 'node:child_process';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { load } from '../bindings/posenc.mjs';
+
+const which = process.argv[2] ?? 'all';
+const pe = await load();
+const rows = [];
+
+function median(fn, reps = 9) {
+  fn();
+  const t = [];
+  for (let i = 0; i < reps; i++) { const a = performance.now(); fn(); t.push(performance.now() - a); }
+  t.sort((x, y) => x - y);
+  return t[t.length >> 1];
+}
+
+function native(name) {
+  const out = execFileSync(new URL('../build/native/posenc_bench', import.meta.url).pathname, [name]).toString();
+  return out.trim().split('\n').map((l) => JSON.parse(l));
+}
+
+// A straightforward JS RoPE (rotate_half), what a JS user would write without posenc.
+function ropeJs(x, heads, tokens, headDim, positions, base = 10000) {
+  const h = headDim / 2;
+  const inv = Float64Array.from({ length: h }, (_, i) => base ** (-2 * i / headDim));
+  const c = new Float32Array(h), s = new Float32Array(h);
+  for (let t = 0; t < tokens; t++) {
+    for (let i = 0; i < h; i++) { const a = positions[t] * inv[i]; c[i] = Math.cos(a); s[i] = Math.sin(a); }
+    for (let hh = 0; hh < heads; hh++) {
+      const o = (hh * tokens + t) * headDim;
+      for (let i = 0; i < h; i++) {
+        const a = x[o + i], b = x[o + i + h];
+        x[o + i] = a * c[i] - b * s[i];
+        x[o + i + h] = b * c[i] + a * s[i];
+      }
+    }
+  }
+}
+
+if (which === 'all' || which === 'rope') {
+  const heads = 32, tokens = 2048, headDim = 128, n = heads * tokens * headDim;
+  const positions = Int32Array.from({ length: tokens }, (_, i) => i);
+  const nat = native('rope');
+  const natCopy = nat.find((r) => r.bench === 'copy').GBs;
+  const buf = pe.alloc(n), dst = pe.alloc(n);
+  buf.view().fill(0.5);
+  const wasmCopyMs = median(() => pe.copyBuffer(dst, buf));
+  const wasmCopy = (2 * n * 4) / (wasmCopyMs / 1e3) / 1e9;
+  for (const layout of ['half', 'interleaved']) {
+    const ms = median(() => pe.applyRope(buf, { heads, tokens, headDim }, positions, { layout, inPlace: true }));
+    const gbs = (2 * n * 4) / (ms / 1e3) / 1e9;
+    const nr = nat.find((r) => r.bench === 'applyRope' && r.layout === layout);
+    rows.push({ bench: `applyRope ${layout} [32,2048,128]`, native_ms: nr.ms, native_GBs: nr.GBs, native_of_copy: nr.GBs / natCopy,
+      wasm_ms: ms, wasm_GBs: gbs, wasm_of_copy: gbs / wasmCopy, wasm_over_native: ms / nr.ms });
+  }
+  const copyArr = Float32Array.from(buf.view());
+  const jsMs = median(() => ropeJs(copyArr, heads, tokens, headDim, positions), 5);
+  const plainMs = median(() => pe.applyRope(copyArr, { heads, tokens, headDim }, positions, {}), 5);
+  rows.push({ bench: 'applyRope half: plain-JS loop vs posenc', js_ms: jsMs, posenc_zero_copy_ms: rows[0].wasm_ms, posenc_typed_array_ms: plainMs, speedup_zero_copy: jsMs / rows[0].wasm_ms });
+  rows.push({ bench: 'copy bandwidth (read+write)', native_GBs: natCopy, wasm_GBs: wasmCopy });
+  const k = nat.find((r) => r.bench === 'rotateHalf kernel');
+  rows.push({ bench: 'rotateHalf kernel, native SIMD vs scalar', scalar_us: k.scalar_us, simd_us: k.simd_us, speedup: k.speedup });
+  buf.delete(); dst.delete();
+}
+
+const fmt = (v) => (typeof v === 'number' ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(v < 1 ? 3 : 2)) : v);
+for (const r of rows) console.log(Object.entries(r).map(([k, v]) => `${k}=${fmt(v)}`).join('  '));
+mkdirSync(new URL('../build/', import.meta.url), { recursive: true });
+writeFileSync(new URL('../build/bench.json', import.meta.url), JSON.stringify(rows, null, 2));
