@@ -9,3 +9,5 @@
 #include "common/errors.hpp"
 #include "rotary/apply.hpp"
 #include "rotary/frequencies.hpp"
+#include "attention/attention.hpp"
+#include "attention/engine.hpp"

@@ -1,0 +1,196 @@
+#include "attention/attention.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "common/errors.hpp"
+
+namespace posenc {
+
+namespace {
+
+template <class... F>
+struct Overload : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overload(F...) -> Overload<F...>;
+
+// The smallest and largest qPos - kPos over the pairs the mask admits (empty: min > max).
+std::pair<std::int64_t, std::int64_t> allowedDeltaRange(const AttentionInputs& in) {
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+    for (int i = 0; i < in.dims.qLen; ++i)
+        for (int j = 0; j < in.dims.kLen; ++j)
+            if (keyAllowed(in.mask, in.qPos[i], in.kPos[j], j)) {
+                const std::int64_t d = static_cast<std::int64_t>(in.qPos[i]) - in.kPos[j];
+                lo = std::min(lo, d);
+                hi = std::max(hi, d);
+            }
+    return {lo, hi};
+}
+
+std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e) {
+    const AttentionDims& d = in.dims;
+    return std::visit(
+        Overload{
+            [&](const NoEncoding&) -> std::unique_ptr<ScoreTerm> { return std::make_unique<ScoreTerm>(); },
+            [&](const RopeEncoding&) -> std::unique_ptr<ScoreTerm> { return std::make_unique<ScoreTerm>(); },
+            [&](const AlibiEncoding& a) -> std::unique_ptr<ScoreTerm> { return std::make_unique<AlibiTerm>(a, d.heads); },
+            [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads); },
+            [&](const SwinEncoding& s) -> std::unique_ptr<ScoreTerm> {
+                auto term = std::make_unique<SwinTerm>(s, d.heads);
+                term->checkPositions(in.qPos, d.qLen, "qPositions");
+                term->checkPositions(in.kPos, d.kLen, "kPositions");
+                return term;
+            },
+            [&](const ShawEncoding& s) -> std::unique_ptr<ScoreTerm> { return std::make_unique<ShawTerm>(s, d.headDim); },
+            [&](const XlEncoding& x) -> std::unique_ptr<ScoreTerm> {
+                const auto [lo, hi] = allowedDeltaRange(in);
+                if (lo <= hi && lo < 0)
+                    fail("encoding", "'xl' needs every attended key at or before its query (i - j >= 0); use causal: true or mask future keys");
+                auto term = std::make_unique<XlTerm>(x, d.heads, d.headDim, lo <= hi ? hi : 0);
+                if (lo <= hi && hi >= term->distances())
+                    fail("encoding.r", "has " + std::to_string(term->distances()) + " distances but the call needs i - j up to " + std::to_string(hi));
+                return term;
+            },
+            [&](const DebertaEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<DebertaTerm>(x, d.heads, d.headDim, d.kLen); },
+            [&](const RelativeKeyEncoding& x) -> std::unique_ptr<ScoreTerm> {
+                auto term = std::make_unique<RelativeKeyTerm>(x, d.headDim, d.kLen);
+                const auto [lo, hi] = allowedDeltaRange(in);
+                if (lo <= hi && (lo <= -x.maxPosition || hi >= x.maxPosition))
+                    fail("encoding.maxPosition", "(" + std::to_string(x.maxPosition) + ") is too small: attended distances i - j span [" +
+                                                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
+                return term;
+            },
+        },
+        e);
+}
+
+void requireSize(const View<float>& v, std::size_t n, const char* field, const char* shape) {
+    if (v.data == nullptr && n > 0) fail(field, "is required");
+    if (v.size != n) fail(field, std::string("must have ") + std::to_string(n) + " elements " + shape + " (got " + std::to_string(v.size) + ")");
+}
+
+}  // namespace
+
+double defaultScale(const Encoding& e, int headDim) {
+    if (std::holds_alternative<T5Encoding>(e)) return 1.0;
+    if (const auto* d = std::get_if<DebertaEncoding>(&e)) return 1.0 / std::sqrt(static_cast<double>(headDim) * (1 + (d->c2p ? 1 : 0) + (d->p2c ? 1 : 0)));
+    return 1.0 / std::sqrt(static_cast<double>(headDim));
+}
+
+namespace detail {
+std::vector<std::int32_t> defaultKeyPositions(int kLen) {
+    std::vector<std::int32_t> p(static_cast<std::size_t>(kLen));
+    for (int j = 0; j < kLen; ++j) p[j] = j;
+    return p;
+}
+std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen) {
+    std::vector<std::int32_t> p(static_cast<std::size_t>(qLen));
+    const int first = std::max(kLen - qLen, 0);
+    for (int i = 0; i < qLen; ++i) p[i] = first + i;
+    return p;
+}
+
+void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out) {
+    auto term = makeTerm(in, e);
+    runAttention(in, *term, out);
+}
+}  // namespace detail
+
+void attention(const AttentionRequest& r, float* out, float* weights, float* scores) {
+    const AttentionDims& d = r.dims;
+    requirePositive(d.heads, "heads");
+    requirePositive(d.kvHeads, "kvHeads");
+    requirePositive(d.headDim, "headDim");
+    requirePositive(d.qLen, "qLen");
+    requirePositive(d.kLen, "kLen");
+    if (d.heads % d.kvHeads != 0)
+        fail("heads", "(" + std::to_string(d.heads) + ") must be a multiple of kvHeads (" + std::to_string(d.kvHeads) + ")");
+    const std::size_t qn = static_cast<std::size_t>(d.heads) * d.qLen * d.headDim;
+    const std::size_t kn = static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim;
+    requireSize(r.q, qn, "q", "[heads, qLen, headDim]");
+    requireSize(r.k, kn, "k", "[kvHeads, kLen, headDim]");
+    requireSize(r.v, kn, "v", "[kvHeads, kLen, headDim]");
+    if (r.window < 0) fail("window", "must be >= 1 (got " + std::to_string(r.window) + ")");
+    if (!r.keyMask.empty() && r.keyMask.size != static_cast<std::size_t>(d.kLen))
+        fail("keyMask", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.keyMask.size) + ")");
+    for (std::size_t j = 0; j < r.keyMask.size; ++j)
+        if (r.keyMask[j] > 1) fail("keyMask[" + std::to_string(j) + "]", "must be 0 or 1 (got " + std::to_string(r.keyMask[j]) + ")");
+    if (!std::isnan(r.scale)) requireFinite(r.scale, "scale");
+    if (!out) fail("out", "is required");
+
+    std::vector<std::int32_t> qPos = r.qPositions.empty() ? detail::defaultQueryPositions(d.qLen, d.kLen)
+                                                          : std::vector<std::int32_t>(r.qPositions.data, r.qPositions.data + r.qPositions.size);
+    std::vector<std::int32_t> kPos = r.kPositions.empty() ? detail::defaultKeyPositions(d.kLen)
+                                                          : std::vector<std::int32_t>(r.kPositions.data, r.kPositions.data + r.kPositions.size);
+    if (qPos.size() != static_cast<std::size_t>(d.qLen)) fail("qPositions", "must have qLen = " + std::to_string(d.qLen) + " entries (got " + std::to_string(qPos.size()) + ")");
+    if (kPos.size() != static_cast<std::size_t>(d.kLen)) fail("kPositions", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(kPos.size()) + ")");
+    requirePositions(qPos.data(), qPos.size(), "qPositions");
+    requirePositions(kPos.data(), kPos.size(), "kPositions");
+
+    AttentionInputs in;
+    in.dims = d;
+    in.q = r.q.data;
+    in.k = r.k.data;
+    in.v = r.v.data;
+    in.qPos = qPos.data();
+    in.kPos = kPos.data();
+    in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data};
+    in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
+
+    std::vector<float> qRot, kRot;
+    if (const auto* rope = std::get_if<RopeEncoding>(&r.encoding)) {
+        // RoPE: rotate copies of q and k at their logical positions, then plain dot products.
+        RopeConfig c = rope->config;
+        c.headDim = d.headDim;
+        const RopeFrequencies f = ropeFrequencies(c);
+        qRot.assign(r.q.data, r.q.data + qn);
+        kRot.assign(r.k.data, r.k.data + kn);
+        applyRope(qRot.data(), d.heads, d.qLen, d.headDim, qPos.data(), f, rope->layout);
+        applyRope(kRot.data(), d.kvHeads, d.kLen, d.headDim, kPos.data(), f, rope->layout);
+        in.q = qRot.data();
+        in.k = kRot.data();
+    }
+    detail::runWithEncoding(in, r.encoding, AttentionOutputs{out, weights, scores});
+}
+
+AttentionResult attention(const AttentionRequest& r, bool returnWeights, bool returnScores) {
+    AttentionResult res;
+    const AttentionDims& d = r.dims;
+    res.out.resize(static_cast<std::size_t>(std::max(d.heads, 0)) * std::max(d.qLen, 0) * std::max(d.headDim, 0));
+    const std::size_t wn = static_cast<std::size_t>(std::max(d.heads, 0)) * std::max(d.qLen, 0) * std::max(d.kLen, 0);
+    if (returnWeights) res.weights.resize(wn);
+    if (returnScores) res.scores.resize(wn);
+    attention(r, res.out.data(), returnWeights ? res.weights.data() : nullptr, returnScores ? res.scores.data() : nullptr);
+    return res;
+}
+
+void attentionBias(const Encoding& e, int heads, View<std::int32_t> qp, View<std::int32_t> kp, float* out) {
+    requirePositive(heads, "heads");
+    requirePositive(static_cast<std::int64_t>(qp.size), "qPositions.length");
+    requirePositive(static_cast<std::int64_t>(kp.size), "kPositions.length");
+    requirePositions(qp.data, qp.size, "qPositions");
+    requirePositions(kp.data, kp.size, "kPositions");
+    if (!std::holds_alternative<AlibiEncoding>(e) && !std::holds_alternative<T5Encoding>(e) && !std::holds_alternative<SwinEncoding>(e))
+        fail("encoding.kind", "must be a scalar-bias encoding ('alibi', 't5' or 'swin')");
+    AttentionInputs in;
+    in.dims = AttentionDims{heads, heads, 1, static_cast<int>(qp.size), static_cast<int>(kp.size)};
+    in.qPos = qp.data;
+    in.kPos = kp.data;
+    auto term = makeTerm(in, e);
+    for (int h = 0; h < heads; ++h)
+        for (std::size_t i = 0; i < qp.size; ++i) {
+            float* row = out + (static_cast<std::size_t>(h) * qp.size + i) * kp.size;
+            std::fill(row, row + kp.size, 0.0f);
+            term->addBias(h, qp.data[i], 0, static_cast<int>(kp.size), kp.data, row);
+        }
+}
+
+std::vector<float> attentionBias(const Encoding& e, int heads, const std::vector<std::int32_t>& q, const std::vector<std::int32_t>& k) {
+    std::vector<float> out(static_cast<std::size_t>(std::max(heads, 0)) * q.size() * k.size());
+    attentionBias(e, heads, View<std::int32_t>(q), View<std::int32_t>(k), out.data());
+    return out;
+}
+
+}  // namespace posenc

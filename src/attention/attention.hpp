@@ -1,0 +1,70 @@
+// The checked entry point: multi-head attention with any one positional encoding, on the engine.
+#pragma once
+#include <cmath>
+#include <limits>
+#include <variant>
+#include <vector>
+
+#include "attention/engine.hpp"
+#include "common/view.hpp"
+#include "rotary/apply.hpp"
+#include "scores/alibi.hpp"
+#include "scores/deberta.hpp"
+#include "scores/relative_key.hpp"
+#include "scores/shaw.hpp"
+#include "scores/swin.hpp"
+#include "scores/t5.hpp"
+#include "scores/transformer_xl.hpp"
+
+namespace posenc {
+
+struct NoEncoding {};
+struct RopeEncoding {
+    RopeConfig config;
+    RopeLayout layout = RopeLayout::half;
+};
+
+using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
+                              DebertaEncoding, RelativeKeyEncoding>;
+
+struct AttentionRequest {
+    AttentionDims dims;
+    View<float> q;                 // [heads, qLen, headDim]
+    View<float> k, v;              // [kvHeads, kLen, headDim]
+    View<std::int32_t> qPositions; // [qLen]; empty = the last qLen key positions
+    View<std::int32_t> kPositions; // [kLen]; empty = 0..kLen-1
+    bool causal = false;
+    int window = 0;                // 0 = none
+    View<std::uint8_t> keyMask;    // [kLen], 1 = attend; empty = all
+    double scale = std::numeric_limits<double>::quiet_NaN();  // NaN = the encoding's default
+    Encoding encoding;
+};
+
+struct AttentionResult {
+    std::vector<float> out, weights, scores;
+};
+
+// The scale an encoding uses when none is given: 1/sqrt(headDim); T5 1; DeBERTa 1/sqrt(k headDim),
+// k = 1 + active position terms.
+double defaultScale(const Encoding& e, int headDim);
+
+// Validates everything, then runs the engine. Outputs are caller buffers of the documented sizes
+// (weights/scores may be null).
+void attention(const AttentionRequest& r, float* out, float* weights = nullptr, float* scores = nullptr);
+AttentionResult attention(const AttentionRequest& r, bool returnWeights = false, bool returnScores = false);
+
+// [heads, Tq, Tk] bias of a scalar-bias encoding (alibi, t5, swin). ALiBi gives the paper form -m(i-j).
+std::vector<float> attentionBias(const Encoding& e, int heads, const std::vector<std::int32_t>& qPositions,
+                                 const std::vector<std::int32_t>& kPositions);
+void attentionBias(const Encoding& e, int heads, View<std::int32_t> qPositions, View<std::int32_t> kPositions, float* out);
+
+namespace detail {
+// Runs validated inputs (positions resolved, q/k already in place) with an encoding that is not rope.
+// Shared by `attention` and the KV cache.
+void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out);
+// Positions resolved against defaults.
+std::vector<std::int32_t> defaultKeyPositions(int kLen);
+std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen);
+}  // namespace detail
+
+}  // namespace posenc

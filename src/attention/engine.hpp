@@ -1,0 +1,49 @@
+// The one attention engine. Every encoding runs through it:
+//   score(i, j) = scale * (qc_i . k_j + content(i, j)) + bias(i, j), masked (causal, window, keyMask),
+//   softmax over j, out_i = sum_j w_ij (v_j + valueTerm(i, j)).
+// It streams over key blocks with an online softmax, so nothing T x T exists unless weights or scores
+// are requested; blocks the causal/window mask removes entirely are skipped.
+#pragma once
+#include <cstdint>
+
+#include "scores/score_term.hpp"
+
+namespace posenc {
+
+struct AttentionMask {
+    bool causal = false;
+    int window = 0;                         // 0 = none; else admits 0 <= qPos - kPos < window
+    const std::uint8_t* keyMask = nullptr;  // [kLen], 1 = attend; null = all
+};
+
+struct AttentionInputs {
+    AttentionDims dims;
+    const float* q = nullptr;  // [heads, qLen, headDim]
+    const float* k = nullptr;  // [kvHeads, kLen, headDim]
+    const float* v = nullptr;  // [kvHeads, kLen, headDim]
+    const std::int32_t* qPos = nullptr;  // [qLen]
+    const std::int32_t* kPos = nullptr;  // [kLen]
+    AttentionMask mask;
+    float scale = 1.0f;
+};
+
+struct AttentionOutputs {
+    float* out = nullptr;      // [heads, qLen, headDim]
+    float* weights = nullptr;  // optional [heads, qLen, kLen]
+    float* scores = nullptr;   // optional [heads, qLen, kLen], masked = -inf
+};
+
+// Shapes and pointers are assumed validated (see attention/attention.hpp for the checked entry).
+// A query whose every key is masked gets out = 0 and weights = 0 (never NaN).
+void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out);
+
+// Whether key j is visible to a query at qPos under the mask (shared with the KV cache and tests).
+inline bool keyAllowed(const AttentionMask& m, std::int32_t qPos, std::int32_t kPos, int j) {
+    if (m.keyMask && !m.keyMask[j]) return false;
+    const std::int64_t d = static_cast<std::int64_t>(qPos) - kPos;
+    if (m.causal && d < 0) return false;
+    if (m.window > 0 && (d < 0 || d >= m.window)) return false;
+    return true;
+}
+
+}  // namespace posenc

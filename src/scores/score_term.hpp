@@ -1,0 +1,40 @@
+// The interface every relative ("score term") encoding implements for the attention engine.
+//
+// score(i, j) = scale * (qc_i . k_j + content(i, j)) + bias(i, j)
+//   qc_i        the content query (q_i itself, or q_i + u for Transformer-XL)
+//   content     content x position terms (Shaw q.aK, XL (q+v).r, DeBERTa c2p + p2c, BERT relative_key)
+//   bias        scalar biases, never scaled (ALiBi, T5, Swin)
+// and optionally a value-side term: out_i += sum_j w_ij * valueTable[valueIndex(i, j)] (Shaw aV).
+//
+// The engine calls beginHead once per query head, beginQuery once per query row, then the add*
+// functions on blocks of keys. Implementations precompute per head / per query (e.g. q_i projected
+// onto every distance row once) so a block costs a gather, never a [T, T, d] intermediate.
+#pragma once
+#include <cstdint>
+
+namespace posenc {
+
+struct AttentionDims {
+    int heads = 0, kvHeads = 0, headDim = 0, qLen = 0, kLen = 0;
+};
+
+class ScoreTerm {
+public:
+    virtual ~ScoreTerm() = default;
+    // Called before the first query of head h. k: this head's keys [kLen, headDim].
+    virtual void beginHead(int /*h*/, const float* /*k*/, const std::int32_t* /*kPos*/) {}
+    // Called before the keys of query row i; returns the content query (q itself unless overridden).
+    virtual const float* beginQuery(int /*h*/, std::int32_t /*qPos*/, const float* q) { return q; }
+    // s[j - j0] += content(i, j) for keys j0..j1-1 (before scaling).
+    virtual void addContent(std::int32_t /*qPos*/, int /*j0*/, int /*j1*/, const std::int32_t* /*kPos*/, float* /*s*/) {}
+    // s[j - j0] += bias(i, j) (after scaling).
+    virtual void addBias(int /*h*/, std::int32_t /*qPos*/, int /*j0*/, int /*j1*/, const std::int32_t* /*kPos*/, float* /*s*/) {}
+    virtual bool hasContent() const { return false; }
+    virtual bool hasBias() const { return false; }
+    // Value-side term: rows of a [valueRows, headDim] table, selected per (query, key).
+    virtual int valueRows() const { return 0; }
+    virtual const float* valueTable() const { return nullptr; }
+    virtual int valueIndex(std::int32_t /*qPos*/, std::int32_t /*kPos*/) const { return 0; }
+};
+
+}  // namespace posenc

@@ -1,0 +1,34 @@
+#include "scores/shaw.hpp"
+
+#include <algorithm>
+
+#include "common/errors.hpp"
+#include "kernels/dot.hpp"
+
+namespace posenc {
+
+ShawTerm::ShawTerm(const ShawEncoding& e, int headDim) : e_(e), headDim_(headDim) {
+    if (e.clip < 0) fail("encoding.clip", "must be >= 0 (got " + std::to_string(e.clip) + ")");
+    const std::size_t rows = 2 * static_cast<std::size_t>(e.clip) + 1, want = rows * headDim;
+    if (e.keyTable.size != want)
+        fail("encoding.keyTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.keyTable.size) + ")");
+    if (!e.valueTable.empty() && e.valueTable.size != want)
+        fail("encoding.valueTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.valueTable.size) + ")");
+    qa_.resize(rows);
+}
+
+int ShawTerm::valueIndex(std::int32_t qPos, std::int32_t kPos) const {
+    const std::int64_t d = static_cast<std::int64_t>(kPos) - qPos;
+    return static_cast<int>(std::clamp<std::int64_t>(d, -e_.clip, e_.clip) + e_.clip);
+}
+
+const float* ShawTerm::beginQuery(int, std::int32_t, const float* q) {
+    for (std::size_t r = 0; r < qa_.size(); ++r) qa_[r] = kernels::dotSimd(q, e_.keyTable.data + r * headDim_, headDim_);
+    return q;
+}
+
+void ShawTerm::addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
+    for (int j = j0; j < j1; ++j) s[j - j0] += qa_[valueIndex(qPos, kPos[j])];
+}
+
+}  // namespace posenc

@@ -1,0 +1,59 @@
+#include "scores/t5.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.hpp"
+
+namespace posenc {
+
+void validate(const T5BucketOptions& o) {
+    requirePositive(o.numBuckets, "numBuckets");
+    requirePositive(o.maxDistance, "maxDistance");
+    const int n = o.bidirectional ? o.numBuckets / 2 : o.numBuckets;
+    if (n < 2) fail("numBuckets", "must leave at least 2 buckets per direction (got " + std::to_string(o.numBuckets) + ")");
+    if (o.maxDistance <= n / 2)
+        fail("maxDistance", "must exceed the exact range numBuckets'/2 = " + std::to_string(n / 2) + " (got " +
+                                std::to_string(o.maxDistance) + ")");
+}
+
+int t5Bucket(std::int64_t rel, const T5BucketOptions& o) {
+    int n = o.numBuckets, bucket = 0;
+    std::int64_t r;
+    if (o.bidirectional) {
+        n /= 2;
+        if (rel > 0) bucket += n;
+        r = rel < 0 ? -rel : rel;
+    } else {
+        r = rel < 0 ? -rel : 0;  // future keys (rel > 0) all land in bucket 0
+    }
+    const int maxExact = n / 2;
+    if (r < maxExact) return bucket + static_cast<int>(r);
+    // HF computes this in float32: log(r / maxExact) / log(maxDistance / maxExact) * (n - maxExact), truncated.
+    const float ratio = static_cast<float>(r) / static_cast<float>(maxExact);
+    const float logRange = static_cast<float>(std::log(static_cast<double>(o.maxDistance) / maxExact));
+    const float large = std::log(ratio) / logRange * static_cast<float>(n - maxExact);
+    const std::int64_t v = maxExact + static_cast<std::int64_t>(large);
+    return bucket + static_cast<int>(std::min<std::int64_t>(v, n - 1));
+}
+
+T5Term::T5Term(const T5Encoding& e, int heads) : table_(e.table.data), heads_(heads), o_(e.buckets) {
+    validate(o_);
+    if (e.heads != heads) fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
+    const std::size_t want = static_cast<std::size_t>(o_.numBuckets) * heads;
+    if (e.table.size != want)
+        fail("encoding.table", "must have numBuckets*heads = " + std::to_string(want) + " elements (got " + std::to_string(e.table.size) + ")");
+    lookup_.resize(2 * static_cast<std::size_t>(o_.maxDistance) + 1);
+    for (int r = -o_.maxDistance; r <= o_.maxDistance; ++r) lookup_[r + o_.maxDistance] = t5Bucket(r, o_);
+}
+
+int T5Term::bucket(std::int64_t rel) const {
+    const std::int64_t c = std::clamp<std::int64_t>(rel, -o_.maxDistance, o_.maxDistance);  // saturated beyond
+    return lookup_[static_cast<std::size_t>(c + o_.maxDistance)];
+}
+
+void T5Term::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
+    for (int j = j0; j < j1; ++j) s[j - j0] += table_[bucket(static_cast<std::int64_t>(kPos[j]) - qPos) * heads_ + h];
+}
+
+}  // namespace posenc

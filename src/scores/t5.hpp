@@ -1,0 +1,43 @@
+// T5 relative attention bias (HF T5Attention._relative_position_bucket): relative position
+// j - i (key - query) mapped to a bucket; a learned [numBuckets, heads] table gives the bias.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "common/view.hpp"
+#include "scores/score_term.hpp"
+
+namespace posenc {
+
+struct T5BucketOptions {
+    bool bidirectional = true;
+    int numBuckets = 32;
+    int maxDistance = 128;
+};
+
+void validate(const T5BucketOptions& o);
+// Buckets: bidirectional halves them and offsets r > 0; causal puts every future key in bucket 0;
+// exact below N'/2, log-spaced up to maxDistance (float32 log, truncation, as HF).
+int t5Bucket(std::int64_t relativePosition, const T5BucketOptions& o);
+
+struct T5Encoding {
+    int heads = 0;
+    View<float> table;  // [numBuckets, heads]
+    T5BucketOptions buckets;
+};
+
+class T5Term final : public ScoreTerm {
+public:
+    T5Term(const T5Encoding& e, int heads);
+    bool hasBias() const override { return true; }
+    void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
+    int bucket(std::int64_t rel) const;
+
+private:
+    const float* table_;
+    int heads_;
+    T5BucketOptions o_;
+    std::vector<int> lookup_;  // buckets for rel in [-maxDistance, maxDistance]; saturated beyond
+};
+
+}  // namespace posenc

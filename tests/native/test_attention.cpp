@@ -1,0 +1,455 @@
+// The attention engine and every score-term encoding against a naive long-double reference written
+// here from each reference's definition (sign conventions as in CONVENTIONS.md).
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <limits>
+
+#include "kernels/dot.hpp"
+#include "posenc.hpp"
+#include "reference.hpp"
+
+using namespace posenc;
+using ref::ld;
+
+namespace {
+
+struct Problem {
+    int heads = 4, kvHeads = 4, headDim = 16, qLen = 5, kLen = 9;
+    std::vector<float> q, k, v;
+    std::vector<std::int32_t> qPos, kPos;
+    std::vector<std::uint8_t> keyMask;
+    bool causal = false;
+    int window = 0;
+
+    Problem(int heads_, int kvHeads_, int headDim_, int qLen_, int kLen_, unsigned seed)
+        : heads(heads_), kvHeads(kvHeads_), headDim(headDim_), qLen(qLen_), kLen(kLen_) {
+        q = ref::randomVector(static_cast<std::size_t>(heads) * qLen * headDim, seed);
+        k = ref::randomVector(static_cast<std::size_t>(kvHeads) * kLen * headDim, seed + 1);
+        v = ref::randomVector(static_cast<std::size_t>(kvHeads) * kLen * headDim, seed + 2);
+        for (int j = 0; j < kLen; ++j) kPos.push_back(j);
+        for (int i = 0; i < qLen; ++i) qPos.push_back(std::max(kLen - qLen, 0) + i);
+    }
+    AttentionRequest request(Encoding e) const {
+        AttentionRequest r;
+        r.dims = AttentionDims{heads, kvHeads, headDim, qLen, kLen};
+        r.q = q;
+        r.k = k;
+        r.v = v;
+        r.qPositions = qPos;
+        r.kPositions = kPos;
+        r.keyMask = keyMask;
+        r.causal = causal;
+        r.window = window;
+        r.encoding = std::move(e);
+        return r;
+    }
+    const float* qv(int h, int i) const { return q.data() + (static_cast<std::size_t>(h) * qLen + i) * headDim; }
+    const float* kv(int h, int j) const { return k.data() + (static_cast<std::size_t>(h / (heads / kvHeads)) * kLen + j) * headDim; }
+    const float* vv(int h, int j) const { return v.data() + (static_cast<std::size_t>(h / (heads / kvHeads)) * kLen + j) * headDim; }
+    bool allowed(int i, int j) const {
+        if (!keyMask.empty() && !keyMask[j]) return false;
+        const long d = long(qPos[i]) - kPos[j];
+        if (causal && d < 0) return false;
+        if (window > 0 && (d < 0 || d >= window)) return false;
+        return true;
+    }
+};
+
+ld dotLd(const float* a, const float* b, int n) {
+    ld s = 0;
+    for (int i = 0; i < n; ++i) s += ld(a[i]) * b[i];
+    return s;
+}
+
+// What an encoding adds, written from its definition: content (scaled with q.k), bias (unscaled),
+// optional value row, optional replacement of q in the content dot product.
+struct NaiveTerms {
+    std::function<ld(int h, int i, int j)> content = [](int, int, int) { return ld(0); };
+    std::function<ld(int h, int i, int j)> bias = [](int, int, int) { return ld(0); };
+    std::function<const float*(int h, int i, int j)> valueRow;
+    std::function<ld(int h, int i, int j)> contentDot;  // default q_i . k_j
+};
+
+struct Naive {
+    std::vector<ld> out, weights, scores;
+};
+
+Naive naive(const Problem& p, const NaiveTerms& t, ld scale) {
+    Naive n;
+    const ld inf = std::numeric_limits<ld>::infinity();
+    n.out.assign(static_cast<std::size_t>(p.heads) * p.qLen * p.headDim, 0);
+    n.weights.assign(static_cast<std::size_t>(p.heads) * p.qLen * p.kLen, 0);
+    n.scores.assign(n.weights.size(), -inf);
+    for (int h = 0; h < p.heads; ++h)
+        for (int i = 0; i < p.qLen; ++i) {
+            const std::size_t row = (static_cast<std::size_t>(h) * p.qLen + i) * p.kLen;
+            ld m = -inf;
+            for (int j = 0; j < p.kLen; ++j) {
+                if (!p.allowed(i, j)) continue;
+                const ld c = t.contentDot ? t.contentDot(h, i, j) : dotLd(p.qv(h, i), p.kv(h, j), p.headDim);
+                n.scores[row + j] = scale * (c + t.content(h, i, j)) + t.bias(h, i, j);
+                m = std::max(m, n.scores[row + j]);
+            }
+            if (m == -inf) continue;
+            ld l = 0;
+            for (int j = 0; j < p.kLen; ++j) l += p.allowed(i, j) ? std::exp(n.scores[row + j] - m) : 0;
+            for (int j = 0; j < p.kLen; ++j) {
+                if (!p.allowed(i, j)) continue;
+                const ld w = std::exp(n.scores[row + j] - m) / l;
+                n.weights[row + j] = w;
+                for (int c = 0; c < p.headDim; ++c) {
+                    ld add = p.vv(h, j)[c];
+                    if (t.valueRow) add += t.valueRow(h, i, j)[c];
+                    n.out[(static_cast<std::size_t>(h) * p.qLen + i) * p.headDim + c] += w * add;
+                }
+            }
+        }
+    return n;
+}
+
+template <class A, class B>
+double maxDiff(const A& a, const B& b) {
+    REQUIRE(a.size() == b.size());
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::isinf(double(a[i])) || std::isinf(double(b[i]))) {
+            if (double(a[i]) != double(b[i])) return std::numeric_limits<double>::infinity();
+            continue;
+        }
+        m = std::max(m, std::fabs(double(a[i]) - double(b[i])));
+    }
+    return m;
+}
+
+// Runs the engine both ways (streaming; materialized with weights and scores) and compares with the
+// naive reference and with each other.
+void checkAgainstNaive(const Problem& p, const Encoding& e, const NaiveTerms& t, ld scale, double tol = 2e-5) {
+    const auto req = p.request(e);
+    const auto streamed = attention(req);
+    const auto full = attention(req, true, true);
+    const auto n = naive(p, t, scale);
+    CHECK(maxDiff(streamed.out, n.out) < tol);
+    CHECK(maxDiff(full.out, n.out) < tol);
+    CHECK(maxDiff(full.weights, n.weights) < tol);
+    CHECK(maxDiff(full.scores, n.scores) < 1e-4);
+    CHECK(maxDiff(streamed.out, full.out) < 1e-5);  // streaming == materialized
+}
+
+ld defaultScale(int d) { return 1 / std::sqrt(ld(d)); }
+
+}  // namespace
+
+TEST_CASE("no encoding: GQA, qLen != kLen, causal / window / keyMask, explicit positions") {
+    for (auto [heads, kv] : {std::pair{4, 4}, std::pair{6, 2}, std::pair{6, 1}, std::pair{3, 3}}) {
+        Problem p(heads, kv, 16, 5, 150, 10u + heads);  // kLen > block size: several key blocks
+        checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(16));
+        p.causal = true;
+        checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(16));
+        p.window = 70;
+        checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(16));
+        p.causal = false;
+        p.window = 0;
+        p.keyMask.assign(150, 1);
+        for (int j = 0; j < 150; j += 3) p.keyMask[j] = 0;
+        checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(16));
+    }
+    Problem p(2, 2, 8, 3, 4, 3);
+    p.qPos = {1000000, 5, 2147483000};
+    p.kPos = {7, 1000000, 3, 2147483000};
+    p.causal = true;
+    checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(8));
+}
+
+TEST_CASE("a fully masked query row gives zeros, never NaN; masked scores are -inf") {
+    Problem p(2, 2, 8, 2, 4, 5);
+    p.qPos = {0, 3};
+    p.kPos = {1, 2, 3, 4};
+    p.causal = true;  // query at position 0 sees no key
+    auto r = attention(p.request(NoEncoding{}), true, true);
+    for (int c = 0; c < 8; ++c) CHECK(r.out[c] == 0.0f);
+    for (int j = 0; j < 4; ++j) {
+        CHECK(r.weights[j] == 0.0f);
+        CHECK(std::isinf(r.scores[j]));
+    }
+    checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(8));
+}
+
+TEST_CASE("explicit scale multiplies content terms only, never scalar biases") {
+    Problem p(3, 3, 8, 4, 6, 7);
+    p.causal = true;
+    auto req = p.request(AlibiEncoding{3, {}, false});
+    req.scale = 0.5;
+    const auto slopes = alibiSlopes(3);
+    NaiveTerms t;
+    t.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * (p.qPos[i] - p.kPos[j]); };
+    auto got = attention(req, true, true);
+    auto want = naive(p, t, 0.5);
+    CHECK(maxDiff(got.scores, want.scores) < 1e-5);
+}
+
+TEST_CASE("ALiBi slopes: powers of two and the interleaved rule for n = 3, 6, 12") {
+    auto s3 = alibiSlopes(3);
+    CHECK(s3 == std::vector<double>{1.0 / 16, 1.0 / 256, 1.0 / 4});
+    auto s6 = alibiSlopes(6);
+    CHECK(s6 == std::vector<double>{0.25, 0.0625, 1.0 / 64, 1.0 / 256, 0.5, 0.125});
+    auto s8 = alibiSlopes(8);
+    for (int h = 0; h < 8; ++h) CHECK(s8[h] == std::pow(2.0, -(h + 1)));
+    auto s12 = alibiSlopes(12);
+    for (int h = 0; h < 8; ++h) CHECK(s12[h] == std::pow(2.0, -(h + 1)));
+    for (int k = 0; k < 4; ++k) CHECK(s12[8 + k] == doctest::Approx(std::pow(2.0, -0.5 - k)).epsilon(1e-15));
+}
+
+TEST_CASE("ALiBi on the engine: -m(i - j), symmetric variant, n = 3, 6, 12 heads, GQA") {
+    for (int heads : {3, 6, 12}) {
+        Problem p(heads, heads == 12 ? 4 : heads, 8, 7, 130, 20u + heads);
+        p.causal = true;
+        const auto slopes = alibiSlopes(heads);
+        NaiveTerms t;
+        t.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * (p.qPos[i] - p.kPos[j]); };
+        checkAgainstNaive(p, AlibiEncoding{heads, {}, false}, t, defaultScale(8));
+        p.causal = false;
+        NaiveTerms sym;
+        sym.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * std::fabs(ld(p.qPos[i] - p.kPos[j])); };
+        checkAgainstNaive(p, AlibiEncoding{heads, {}, true}, sym, defaultScale(8));
+    }
+    // attentionBias: paper form
+    auto b = attentionBias(AlibiEncoding{2, {}, false}, 2, {3}, {0, 1, 3});
+    CHECK(b == std::vector<float>{-3 * 0.0625f, -2 * 0.0625f, 0, -3 / 256.0f, -2 / 256.0f, 0});
+}
+
+TEST_CASE("T5 buckets, hand-worked (HF _relative_position_bucket, relative = key - query)") {
+    T5BucketOptions bi{true, 32, 128};
+    CHECK(t5Bucket(0, bi) == 0);
+    CHECK(t5Bucket(-3, bi) == 3);
+    CHECK(t5Bucket(3, bi) == 19);
+    CHECK(t5Bucket(-8, bi) == 8);
+    CHECK(t5Bucket(-20, bi) == 10);  // 8 + trunc(ln 2.5 / ln 16 * 8) = 8 + 2
+    CHECK(t5Bucket(-128, bi) == 15);
+    CHECK(t5Bucket(1000, bi) == 31);
+    T5BucketOptions causal{false, 32, 128};
+    CHECK(t5Bucket(5, causal) == 0);  // every future key in bucket 0
+    CHECK(t5Bucket(-5, causal) == 5);
+    CHECK(t5Bucket(-20, causal) == 17);  // 16 + trunc(ln 1.25 / ln 8 * 16) = 16 + 1
+    CHECK(t5Bucket(-100000, causal) == 31);
+}
+
+TEST_CASE("T5 bias on the engine: table[bucket(j - i), h], no 1/sqrt(d), bidirectional and causal") {
+    for (bool bidirectional : {true, false}) {
+        Problem p(3, 3, 8, 6, 140, 31);
+        p.causal = !bidirectional;
+        auto table = ref::randomVector(32 * 3, 99);
+        T5BucketOptions o{bidirectional, 32, 128};
+        NaiveTerms t;
+        t.bias = [&](int h, int i, int j) { return ld(table[t5Bucket(p.kPos[j] - p.qPos[i], o) * 3 + h]); };
+        checkAgainstNaive(p, T5Encoding{3, table, o}, t, 1.0L);
+    }
+}
+
+TEST_CASE("Swin relative index: hand-worked 2x3 window, non-square windows on the engine") {
+    auto idx = swinRelativeIndex(2, 3);
+    REQUIRE(idx.size() == 36);
+    CHECK(idx[4 * 6 + 0] == 13);  // query (1,1), key (0,0): (1+1)*5 + (1+2)
+    CHECK(idx[0 * 6 + 5] == 0);   // query (0,0), key (1,2): (-1+1)*5 + (-2+2)
+    CHECK(idx[5 * 6 + 0] == 14);
+    for (auto [wh, ww] : {std::pair{2, 3}, std::pair{3, 5}, std::pair{4, 4}}) {
+        const int n = wh * ww, heads = 3;
+        Problem p(heads, heads, 8, n, n, 40u + n);
+        auto table = ref::randomVector(static_cast<std::size_t>(2 * wh - 1) * (2 * ww - 1) * heads, 5);
+        NaiveTerms t;
+        t.bias = [&](int h, int i, int j) {
+            const int dh = p.qPos[i] / ww - p.kPos[j] / ww, dw = p.qPos[i] % ww - p.kPos[j] % ww;
+            return ld(table[((dh + wh - 1) * (2 * ww - 1) + (dw + ww - 1)) * heads + h]);
+        };
+        checkAgainstNaive(p, SwinEncoding{heads, table, wh, ww}, t, defaultScale(8));
+    }
+}
+
+TEST_CASE("Shaw: clip(j - i, -K, K) + K, key and value tables, queries at the last positions") {
+    for (int K : {0, 2, 5}) {
+        Problem p(2, 2, 8, 4, 11, 50u + K);
+        auto aK = ref::randomVector(static_cast<std::size_t>(2 * K + 1) * 8, 7);
+        auto aV = ref::randomVector(static_cast<std::size_t>(2 * K + 1) * 8, 8);
+        auto idx = [&](int i, int j) { return std::clamp(p.kPos[j] - p.qPos[i], -K, K) + K; };
+        NaiveTerms t;
+        t.content = [&](int h, int i, int j) { return dotLd(p.qv(h, i), aK.data() + idx(i, j) * 8, 8); };
+        t.valueRow = [&](int, int i, int j) { return aV.data() + idx(i, j) * 8; };
+        checkAgainstNaive(p, ShawEncoding{K, aK, aV}, t, defaultScale(8));
+        NaiveTerms keyOnly = t;
+        keyOnly.valueRow = nullptr;
+        p.causal = true;
+        checkAgainstNaive(p, ShawEncoding{K, aK, {}}, keyOnly, defaultScale(8));
+    }
+}
+
+TEST_CASE("Transformer-XL: ((q+u).k + (q+v).r_{i-j}) / sqrt(d), memory keys first; r given or built from W_R") {
+    const int heads = 2, d = 8, mlen = 6, qlen = 5, klen = mlen + qlen, dModel = 12;
+    Problem p(heads, heads, d, qlen, klen, 60);
+    for (int i = 0; i < qlen; ++i) p.qPos[i] = mlen + i;
+    p.causal = true;
+    auto u = ref::randomVector(heads * d, 1), v = ref::randomVector(heads * d, 2);
+    auto r = ref::randomVector(static_cast<std::size_t>(heads) * klen * d, 3);
+    NaiveTerms t;
+    t.contentDot = [&](int h, int i, int j) {
+        ld s = 0;
+        for (int c = 0; c < d; ++c) s += (ld(p.qv(h, i)[c]) + u[h * d + c]) * p.kv(h, j)[c];
+        return s;
+    };
+    t.content = [&](int h, int i, int j) {
+        const int delta = p.qPos[i] - p.kPos[j];
+        ld s = 0;
+        for (int c = 0; c < d; ++c) s += (ld(p.qv(h, i)[c]) + v[h * d + c]) * r[(static_cast<std::size_t>(h) * klen + delta) * d + c];
+        return s;
+    };
+    XlEncoding withR;
+    withR.u = u;
+    withR.v = v;
+    withR.r = r;
+    checkAgainstNaive(p, withR, t, defaultScale(d));
+
+    // W_R with the concat sinusoid of d_model: R_delta = [sin(delta w_k)..., cos(delta w_k)...], w_k = 1e4^(-2k/dModel)
+    auto wR = ref::randomVector(static_cast<std::size_t>(heads) * d * dModel, 4);
+    NaiveTerms tw = t;
+    tw.content = [&](int h, int i, int j) {
+        const int delta = p.qPos[i] - p.kPos[j];
+        ld s = 0;
+        for (int c = 0; c < d; ++c) {
+            ld rc = 0;
+            for (int m = 0; m < dModel; ++m) {
+                const int kk = m % (dModel / 2);
+                const ld a = delta * std::pow(10000.0L, -2.0L * kk / dModel);
+                rc += ld(wR[(static_cast<std::size_t>(h) * d + c) * dModel + m]) * (m < dModel / 2 ? std::sin(a) : std::cos(a));
+            }
+            s += (ld(p.qv(h, i)[c]) + v[h * d + c]) * rc;
+        }
+        return s;
+    };
+    XlEncoding withW;
+    withW.u = u;
+    withW.v = v;
+    withW.wR = wR;
+    withW.dModel = dModel;
+    checkAgainstNaive(p, withW, tw, defaultScale(d));
+    // future keys without a mask have no r row: a clear error
+    p.causal = false;
+    CHECK_THROWS_WITH_AS(attention(p.request(withR)), doctest::Contains("xl"), std::invalid_argument);
+}
+
+TEST_CASE("DeBERTa buckets, hand-worked; HF and microsoft differ only for delta <= -maxPosition") {
+    DebertaBucketOptions hf{256, 512, DebertaConvention::hf}, ms{256, 512, DebertaConvention::microsoft};
+    for (auto o : {hf, ms}) {
+        CHECK(debertaBucket(100, o) == 100);
+        CHECK(debertaBucket(128, o) == 128);
+        CHECK(debertaBucket(200, o) == 169);  // ceil(ln(200/128)/ln(511/128)*127) + 128
+        CHECK(debertaBucket(-200, o) == -169);
+        CHECK(debertaBucket(511, o) == 255);
+    }
+    CHECK(debertaBucket(-600, hf) == -270);
+    CHECK(debertaBucket(-600, ms) == -255);
+    CHECK(debertaBucket(-100000, ms) == -255);
+    CHECK(debertaBucket(7, DebertaBucketOptions{0, 512, DebertaConvention::hf}) == 7);
+}
+
+TEST_CASE("DeBERTa on the engine: c2p + p2c, 1/sqrt(3d), both conventions beyond max_position") {
+    const int heads = 2, d = 8, span = 8;
+    for (auto conv : {DebertaConvention::hf, DebertaConvention::microsoft}) {
+        Problem p(heads, heads, d, 6, 7, 70);
+        p.qPos = {0, 3, 40, 41, 100, 6};
+        p.kPos = {0, 1, 2, 60, 99, 100, 5};
+        DebertaEncoding e;
+        auto pk = ref::randomVector(static_cast<std::size_t>(heads) * 2 * span * d, 1);
+        auto pq = ref::randomVector(static_cast<std::size_t>(heads) * 2 * span * d, 2);
+        e.posKey = pk;
+        e.posQuery = pq;
+        e.span = span;
+        e.buckets = DebertaBucketOptions{8, 24, conv};  // mid 4, maxPosition 24: deltas up to 100 exceed it
+        auto idx = [&](int i, int j) {
+            return int(std::clamp<std::int64_t>(debertaBucket(p.qPos[i] - p.kPos[j], e.buckets) + span, 0, 2 * span - 1));
+        };
+        NaiveTerms t;
+        t.content = [&](int h, int i, int j) {
+            const std::size_t row = (static_cast<std::size_t>(h) * 2 * span + idx(i, j)) * d;
+            return dotLd(p.qv(h, i), pk.data() + row, d) + dotLd(p.kv(h, j), pq.data() + row, d);
+        };
+        checkAgainstNaive(p, e, t, 1 / std::sqrt(ld(3 * d)));
+        e.p2c = false;  // c2p only: k = 2
+        NaiveTerms c2p;
+        c2p.content = [&](int h, int i, int j) { return dotLd(p.qv(h, i), pk.data() + (static_cast<std::size_t>(h) * 2 * span + idx(i, j)) * d, d); };
+        checkAgainstNaive(p, e, c2p, 1 / std::sqrt(ld(2 * d)));
+    }
+}
+
+TEST_CASE("BERT relative_key and relative_key_query: row (i - j) + max_pos - 1") {
+    const int heads = 3, d = 8, maxPos = 12;
+    for (bool keyQuery : {false, true}) {
+        Problem p(heads, heads, d, 5, 12, 80);
+        auto E = ref::randomVector(static_cast<std::size_t>(2 * maxPos - 1) * d, 9);
+        NaiveTerms t;
+        t.content = [&](int h, int i, int j) {
+            const float* row = E.data() + (p.qPos[i] - p.kPos[j] + maxPos - 1) * d;
+            return dotLd(p.qv(h, i), row, d) + (keyQuery ? dotLd(p.kv(h, j), row, d) : 0);
+        };
+        checkAgainstNaive(p, RelativeKeyEncoding{E, maxPos, keyQuery}, t, defaultScale(d));
+    }
+    Problem p(1, 1, 8, 2, 20, 3);
+    auto E = ref::randomVector(static_cast<std::size_t>(2 * 4 - 1) * 8, 9);
+    CHECK_THROWS_WITH_AS(attention(p.request(RelativeKeyEncoding{E, 4, false})), doctest::Contains("maxPosition"), std::invalid_argument);
+}
+
+TEST_CASE("RoPE on the engine equals rotating q and k by hand, GQA, partial rotary, large positions") {
+    Problem p(4, 2, 16, 3, 70, 90);
+    p.qPos = {1000000, 1000001, 1000069};
+    for (int j = 0; j < 70; ++j) p.kPos[j] = 1000000 + j;
+    p.causal = true;
+    RopeEncoding rope;
+    rope.config.partialRotaryFactor = 0.5;
+    rope.config.base = 500000;
+    const auto w = ref::defaultInvFreq(8, 500000);
+    auto rot = [&](const float* x, int pos) {
+        std::vector<ld> head(x, x + 8);
+        auto r = ref::rope(head, pos, w, true);
+        std::vector<ld> out(x, x + 16);
+        std::copy(r.begin(), r.end(), out.begin());
+        return out;
+    };
+    NaiveTerms t;
+    t.contentDot = [&](int h, int i, int j) {
+        auto a = rot(p.qv(h, i), p.qPos[i]), b = rot(p.kv(h, j), p.kPos[j]);
+        ld s = 0;
+        for (int c = 0; c < 16; ++c) s += a[c] * b[c];
+        return s;
+    };
+    checkAgainstNaive(p, rope, t, defaultScale(16));
+}
+
+TEST_CASE("bad attention input: clear errors naming the field") {
+    Problem p(4, 4, 8, 2, 3, 1);
+    auto req = p.request(NoEncoding{});
+    req.dims.kvHeads = 3;
+    CHECK_THROWS_WITH_AS(attention(req), doctest::Contains("kvHeads"), std::invalid_argument);
+    req = p.request(NoEncoding{});
+    req.window = -1;
+    CHECK_THROWS_WITH_AS(attention(req), doctest::Contains("window"), std::invalid_argument);
+    req = p.request(NoEncoding{});
+    req.k = View<float>(p.k.data(), p.k.size() - 1);
+    CHECK_THROWS_WITH_AS(attention(req), doctest::Contains("k must have"), std::invalid_argument);
+    std::vector<float> table(5);
+    CHECK_THROWS_WITH_AS(attention(p.request(T5Encoding{4, table, {}})), doctest::Contains("encoding.table"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(attention(p.request(ShawEncoding{-1, table, {}})), doctest::Contains("clip"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(attention(p.request(AlibiEncoding{3, {}, false})), doctest::Contains("encoding.heads"), std::invalid_argument);
+    std::vector<std::int32_t> bad = {0, -1};
+    req = p.request(NoEncoding{});
+    req.qPositions = bad;
+    CHECK_THROWS_WITH_AS(attention(req), doctest::Contains("qPositions[1]"), std::invalid_argument);
+}
+
+TEST_CASE("dot / axpy SIMD kernels equal their scalar references") {
+    for (std::size_t n : {1u, 7u, 16u, 33u, 128u}) {
+        auto a = ref::randomVector(n, 1), b = ref::randomVector(n, 2);
+        CHECK(kernels::dotSimd(a.data(), b.data(), n) == doctest::Approx(kernels::dotScalar(a.data(), b.data(), n)).epsilon(1e-6));
+        auto y1 = b, y2 = b;
+        kernels::axpyScalar(0.37f, a.data(), y1.data(), n);
+        kernels::axpySimd(0.37f, a.data(), y2.data(), n);
+        CHECK(y1 == y2);
+    }
+}
