@@ -135,6 +135,119 @@ int rotateByDelta(const RopeSpec& spec, int layout, double x, int heads, int tok
     });
 }
 
+// --- score terms and attention ---------------------------------------------------------------------
+enum EncodingKind : int { kNone, kRope, kAlibi, kT5, kSwin, kShaw, kXl, kDeberta, kRelativeKey };
+
+// Flat mirror of posenc::Encoding; tables are heap offsets plus element counts.
+struct EncodingSpec {
+    int kind;
+    int heads;
+    double slopes; int slopesLength; bool symmetric;
+    double table; int tableLength;
+    bool bidirectional; int numBuckets, maxDistance;
+    int windowH, windowW;
+    int clip; double keyTable; int keyTableLength; double valueTable; int valueTableLength;
+    double u; int uLength; double v; int vLength; double r; int rLength; double wR; int wRLength; int dModel;
+    double posKey; int posKeyLength; double posQuery; int posQueryLength; int span, bucketSize, maxPosition, convention;
+    bool c2p, p2c, keyQuery;
+    RopeSpec rope; int ropeLayout;
+};
+
+template <class T>
+posenc::View<T> view(double offset, int length) {
+    return length > 0 ? posenc::View<T>(at<const T>(offset), static_cast<std::size_t>(length)) : posenc::View<T>();
+}
+
+posenc::Encoding toEncoding(const EncodingSpec& e) {
+    switch (e.kind) {
+        case kNone: return posenc::NoEncoding{};
+        case kRope: return posenc::RopeEncoding{toConfig(e.rope), static_cast<posenc::RopeLayout>(e.ropeLayout)};
+        case kAlibi: return posenc::AlibiEncoding{e.heads, view<float>(e.slopes, e.slopesLength), e.symmetric};
+        case kT5: return posenc::T5Encoding{e.heads, view<float>(e.table, e.tableLength), {e.bidirectional, e.numBuckets, e.maxDistance}};
+        case kSwin: return posenc::SwinEncoding{e.heads, view<float>(e.table, e.tableLength), e.windowH, e.windowW};
+        case kShaw: return posenc::ShawEncoding{e.clip, view<float>(e.keyTable, e.keyTableLength), view<float>(e.valueTable, e.valueTableLength)};
+        case kXl: return posenc::XlEncoding{view<float>(e.u, e.uLength), view<float>(e.v, e.vLength), view<float>(e.r, e.rLength),
+                                            view<float>(e.wR, e.wRLength), e.dModel};
+        case kDeberta: {
+            posenc::DebertaEncoding d;
+            d.posKey = view<float>(e.posKey, e.posKeyLength);
+            d.posQuery = view<float>(e.posQuery, e.posQueryLength);
+            d.span = e.span;
+            d.buckets = {e.bucketSize, e.maxPosition, static_cast<posenc::DebertaConvention>(e.convention)};
+            d.c2p = e.c2p;
+            d.p2c = e.p2c;
+            return d;
+        }
+        case kRelativeKey: return posenc::RelativeKeyEncoding{view<float>(e.table, e.tableLength), e.maxPosition, e.keyQuery};
+        default: posenc::fail("encoding.kind", "is not a known encoding");
+    }
+}
+
+struct AttentionSpec {
+    int heads, kvHeads, headDim, qLen, kLen;
+    double q, k, v, qPositions, kPositions, keyMask;  // positions / keyMask: 0 = default
+    bool causal;
+    int window;
+    double scale;  // NaN = the encoding's default
+    double out, weights, scores;  // weights / scores: 0 = not requested
+};
+
+int attention(const AttentionSpec& a, const EncodingSpec& e) {
+    return guarded([&] {
+        posenc::AttentionRequest r;
+        r.dims = posenc::AttentionDims{a.heads, a.kvHeads, a.headDim, a.qLen, a.kLen};
+        const std::size_t qn = static_cast<std::size_t>(a.heads) * a.qLen * a.headDim;
+        const std::size_t kn = static_cast<std::size_t>(a.kvHeads) * a.kLen * a.headDim;
+        r.q = posenc::View<float>(at<const float>(a.q), qn);
+        r.k = posenc::View<float>(at<const float>(a.k), kn);
+        r.v = posenc::View<float>(at<const float>(a.v), kn);
+        if (a.qPositions) r.qPositions = posenc::View<std::int32_t>(at<const std::int32_t>(a.qPositions), static_cast<std::size_t>(a.qLen));
+        if (a.kPositions) r.kPositions = posenc::View<std::int32_t>(at<const std::int32_t>(a.kPositions), static_cast<std::size_t>(a.kLen));
+        if (a.keyMask) r.keyMask = posenc::View<std::uint8_t>(at<const std::uint8_t>(a.keyMask), static_cast<std::size_t>(a.kLen));
+        r.causal = a.causal;
+        r.window = a.window;
+        r.scale = a.scale;
+        r.encoding = toEncoding(e);
+        posenc::attention(r, at<float>(a.out), a.weights ? at<float>(a.weights) : nullptr, a.scores ? at<float>(a.scores) : nullptr);
+    });
+}
+
+int attentionBias(const EncodingSpec& e, double qPositions, int qLen, double kPositions, int kLen, double out) {
+    return guarded([&] {
+        posenc::attentionBias(toEncoding(e), e.heads, view<std::int32_t>(qPositions, qLen), view<std::int32_t>(kPositions, kLen), at<float>(out));
+    });
+}
+
+int t5Buckets(double rel, int n, bool bidirectional, int numBuckets, int maxDistance, double out) {
+    return guarded([&] {
+        const posenc::T5BucketOptions o{bidirectional, numBuckets, maxDistance};
+        posenc::validate(o);
+        for (int i = 0; i < n; ++i) at<std::int32_t>(out)[i] = posenc::t5Bucket(at<const std::int32_t>(rel)[i], o);
+    });
+}
+
+int debertaBuckets(double rel, int n, int bucketSize, int maxPosition, int convention, double out) {
+    return guarded([&] {
+        const posenc::DebertaBucketOptions o{bucketSize, maxPosition, static_cast<posenc::DebertaConvention>(convention)};
+        posenc::validate(o);
+        for (int i = 0; i < n; ++i) at<std::int32_t>(out)[i] = static_cast<std::int32_t>(posenc::debertaBucket(at<const std::int32_t>(rel)[i], o));
+    });
+}
+
+int alibiSlopes(int heads, double out) {
+    return guarded([&] {
+        const auto s = posenc::alibiSlopes(heads);
+        std::copy(s.begin(), s.end(), at<double>(out));
+    });
+}
+
+int swinRelativeIndex(int windowH, int windowW, double out) {
+    return guarded([&] {
+        const auto idx = posenc::swinRelativeIndex(windowH, windowW);
+        std::copy(idx.begin(), idx.end(), at<std::int32_t>(out));
+    });
+}
+
 // Plain memcpy inside the wasm heap: the copy-bandwidth yardstick the benchmarks compare against.
 void copyBytes(double dst, double src, double bytes) {
     std::memcpy(at<char>(dst), at<const char>(src), static_cast<std::size_t>(bytes));
@@ -170,4 +283,68 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("applyRope", &applyRope);
     function("rotateByDelta", &rotateByDelta);
     function("copyBytes", &copyBytes);
+    value_object<EncodingSpec>("EncodingSpec")
+        .field("kind", &EncodingSpec::kind)
+        .field("heads", &EncodingSpec::heads)
+        .field("slopes", &EncodingSpec::slopes)
+        .field("slopesLength", &EncodingSpec::slopesLength)
+        .field("symmetric", &EncodingSpec::symmetric)
+        .field("table", &EncodingSpec::table)
+        .field("tableLength", &EncodingSpec::tableLength)
+        .field("bidirectional", &EncodingSpec::bidirectional)
+        .field("numBuckets", &EncodingSpec::numBuckets)
+        .field("maxDistance", &EncodingSpec::maxDistance)
+        .field("windowH", &EncodingSpec::windowH)
+        .field("windowW", &EncodingSpec::windowW)
+        .field("clip", &EncodingSpec::clip)
+        .field("keyTable", &EncodingSpec::keyTable)
+        .field("keyTableLength", &EncodingSpec::keyTableLength)
+        .field("valueTable", &EncodingSpec::valueTable)
+        .field("valueTableLength", &EncodingSpec::valueTableLength)
+        .field("u", &EncodingSpec::u)
+        .field("uLength", &EncodingSpec::uLength)
+        .field("v", &EncodingSpec::v)
+        .field("vLength", &EncodingSpec::vLength)
+        .field("r", &EncodingSpec::r)
+        .field("rLength", &EncodingSpec::rLength)
+        .field("wR", &EncodingSpec::wR)
+        .field("wRLength", &EncodingSpec::wRLength)
+        .field("dModel", &EncodingSpec::dModel)
+        .field("posKey", &EncodingSpec::posKey)
+        .field("posKeyLength", &EncodingSpec::posKeyLength)
+        .field("posQuery", &EncodingSpec::posQuery)
+        .field("posQueryLength", &EncodingSpec::posQueryLength)
+        .field("span", &EncodingSpec::span)
+        .field("bucketSize", &EncodingSpec::bucketSize)
+        .field("maxPosition", &EncodingSpec::maxPosition)
+        .field("convention", &EncodingSpec::convention)
+        .field("c2p", &EncodingSpec::c2p)
+        .field("p2c", &EncodingSpec::p2c)
+        .field("keyQuery", &EncodingSpec::keyQuery)
+        .field("rope", &EncodingSpec::rope)
+        .field("ropeLayout", &EncodingSpec::ropeLayout);
+    value_object<AttentionSpec>("AttentionSpec")
+        .field("heads", &AttentionSpec::heads)
+        .field("kvHeads", &AttentionSpec::kvHeads)
+        .field("headDim", &AttentionSpec::headDim)
+        .field("qLen", &AttentionSpec::qLen)
+        .field("kLen", &AttentionSpec::kLen)
+        .field("q", &AttentionSpec::q)
+        .field("k", &AttentionSpec::k)
+        .field("v", &AttentionSpec::v)
+        .field("qPositions", &AttentionSpec::qPositions)
+        .field("kPositions", &AttentionSpec::kPositions)
+        .field("keyMask", &AttentionSpec::keyMask)
+        .field("causal", &AttentionSpec::causal)
+        .field("window", &AttentionSpec::window)
+        .field("scale", &AttentionSpec::scale)
+        .field("out", &AttentionSpec::out)
+        .field("weights", &AttentionSpec::weights)
+        .field("scores", &AttentionSpec::scores);
+    function("attention", &attention);
+    function("attentionBias", &attentionBias);
+    function("t5Buckets", &t5Buckets);
+    function("debertaBuckets", &debertaBuckets);
+    function("alibiSlopes", &alibiSlopes);
+    function("swinRelativeIndex", &swinRelativeIndex);
 }

@@ -4,6 +4,7 @@ import createPosencModule from '../dist/posenc_wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, ropeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
+import { encodingSpec } from './encoding.mjs';
 
 const SINUSOID_LAYOUTS = ['interleaved', 'concat', 'tensor2tensor'];
 
@@ -89,12 +90,116 @@ function makeApi(m) {
     }, (...a) => m.rotateByDelta(...a));
   }
 
+  // --- attention and score terms ------------------------------------------------------------------
+  function attention(args) {
+    const a = v.object(args, 'args');
+    const heads = v.positive(a.heads, 'heads');
+    const kvHeads = a.kvHeads === undefined ? heads : v.positive(a.kvHeads, 'kvHeads');
+    const headDim = v.positive(a.headDim, 'headDim');
+    const qLen = v.positive(a.qLen, 'qLen');
+    const kLen = v.positive(a.kLen, 'kLen');
+    const causal = v.boolean(a.causal, 'causal', false);
+    const window = a.window === undefined || a.window === null ? 0 : v.positive(a.window, 'window');
+    const scale = a.scale === undefined || a.scale === null ? NaN : v.number(a.scale, 'scale');
+    const returnWeights = v.boolean(a.returnWeights, 'returnWeights', false);
+    const returnScores = v.boolean(a.returnScores, 'returnScores', false);
+    const qPositions = a.qPositions === undefined ? null : v.positions(a.qPositions, 'qPositions');
+    const kPositions = a.kPositions === undefined ? null : v.positions(a.kPositions, 'kPositions');
+    if (qPositions) v.requireLength(qPositions.length, qLen, 'qPositions', 'qLen');
+    if (kPositions) v.requireLength(kPositions.length, kLen, 'kPositions', 'kLen');
+    const keyMask = a.keyMask === undefined || a.keyMask === null ? null : v.mask(a.keyMask, 'keyMask');
+    if (keyMask) v.requireLength(keyMask.length, kLen, 'keyMask', 'kLen');
+    if (heads % kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of kvHeads (${kvHeads})`);
+    const qn = heads * qLen * headDim, kn = kvHeads * kLen * headDim, wn = heads * qLen * kLen;
+    return run((s) => {
+      const { spec } = encodingSpec(s, a.encoding, { headDim, heads });
+      const q = s.f32(a.q, 'q', qn), k = s.f32(a.k, 'k', kn), vv = s.f32(a.v, 'v', kn);
+      const out = s.out(qn);
+      const weights = returnWeights ? s.out(wn, 'weights') : 0;
+      const scores = returnScores ? s.out(wn, 'scores') : 0;
+      let mask = 0;
+      if (keyMask) { mask = s.alloc(kLen, 'keyMask'); m.HEAPU8.set(keyMask, mask); }
+      check(m, m.attention({
+        heads, kvHeads, headDim, qLen, kLen, q, k, v: vv,
+        qPositions: qPositions ? s.i32(qPositions, 'qPositions') : 0, kPositions: kPositions ? s.i32(kPositions, 'kPositions') : 0,
+        keyMask: mask, causal, window, scale, out, weights, scores,
+      }, spec));
+      const result = { out: s.result(out, qn, a.out) };
+      if (returnWeights) result.weights = s.result(weights, wn);
+      if (returnScores) result.scores = s.result(scores, wn);
+      return result;
+    });
+  }
+
+  function attentionBias(encoding, qPositions, kPositions) {
+    const qp = v.positions(qPositions, 'qPositions'), kp = v.positions(kPositions, 'kPositions');
+    return run((s) => {
+      const { spec, scalarBias } = encodingSpec(s, encoding);
+      if (!scalarBias) throw new RangeError(`encoding.kind must be a scalar-bias encoding ('alibi', 't5' or 'swin') (got '${encoding.kind}')`);
+      const n = spec.heads * qp.length * kp.length;
+      const out = s.out(n);
+      check(m, m.attentionBias(spec, s.i32(qp, 'qPositions'), qp.length, s.i32(kp, 'kPositions'), kp.length, out));
+      return s.result(out, n);
+    });
+  }
+
+  function t5Bucket(relativePositions, options) {
+    const o = v.object(options, 'options');
+    const rel = v.int32Array(relativePositions, 'relativePositions');
+    return run((s) => {
+      const out = s.alloc(rel.length * 4, 'out');
+      check(m, m.t5Buckets(s.i32(rel, 'relativePositions'), rel.length, v.boolean(o.bidirectional, 'bidirectional', true),
+        o.numBuckets === undefined ? 32 : v.positive(o.numBuckets, 'numBuckets'), o.maxDistance === undefined ? 128 : v.positive(o.maxDistance, 'maxDistance'), out));
+      return s.int32Result(out, rel.length);
+    });
+  }
+
+  function debertaBucket(relativePositions, options) {
+    const o = v.object(options, 'options');
+    const rel = v.int32Array(relativePositions, 'relativePositions');
+    const bucketSize = v.nonNegative(o.bucketSize, 'bucketSize');
+    const maxPosition = v.positive(o.maxPosition, 'maxPosition');
+    const convention = v.oneOf(o.convention, 'convention', ['hf', 'microsoft'], 'hf');
+    return run((s) => {
+      const out = s.alloc(rel.length * 4, 'out');
+      check(m, m.debertaBuckets(s.i32(rel, 'relativePositions'), rel.length, bucketSize, maxPosition, convention, out));
+      return s.int32Result(out, rel.length);
+    });
+  }
+
+  function alibiSlopes(numHeads) {
+    const n = v.positive(numHeads, 'numHeads', 1 << 20);
+    return run((s) => {
+      const out = s.alloc(n * 8, 'numHeads');
+      check(m, m.alibiSlopes(n, out));
+      return Float32Array.from(new Float64Array(m.HEAPF64.buffer, out, n));
+    });
+  }
+
+  function swinRelativeIndex(windowSize) {
+    if (!Array.isArray(windowSize) || windowSize.length !== 2) throw new TypeError(`windowSize must be [wh, ww] (got ${v.describe(windowSize)})`);
+    const wh = v.positive(windowSize[0], 'windowSize[0]'), ww = v.positive(windowSize[1], 'windowSize[1]');
+    const n = wh * ww;
+    if (n > 16384) throw new RangeError(`windowSize gives ${n} tokens per window; at most 16384 supported`);
+    return run((s) => {
+      const out = s.alloc(n * n * 4, 'windowSize');
+      check(m, m.swinRelativeIndex(wh, ww, out));
+      return s.int32Result(out, n * n);
+    });
+  }
+
   return {
     sinusoidal,
     ropeFrequencies,
     ropeConfigFromHF,
     applyRope,
     rotateByDelta,
+    attention,
+    attentionBias,
+    t5Bucket,
+    debertaBucket,
+    alibiSlopes,
+    swinRelativeIndex,
     alloc(length) { return new HeapBuffer(m, v.positive(length, 'length', 2 ** 30 - 16)); },
     /** Benchmark yardstick: memcpy between two heap buffers inside wasm. */
     copyBuffer(dst, src) {

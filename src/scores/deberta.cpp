@@ -36,7 +36,7 @@ std::int64_t debertaBucket(std::int64_t rel, const DebertaBucketOptions& o) {
 }
 
 DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen)
-    : e_(e), heads_(heads), headDim_(headDim), kLen_(kLen) {
+    : e_(e), headDim_(headDim), kLen_(kLen) {
     validate(e.buckets);
     requirePositive(e.span, "encoding.span");
     if (!e.c2p && !e.p2c) fail("encoding.terms", "must name at least one of 'c2p', 'p2c'");

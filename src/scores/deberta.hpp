@@ -43,7 +43,7 @@ public:
 
 private:
     DebertaEncoding e_;
-    int heads_, headDim_, kLen_;
+    int headDim_, kLen_;
     std::vector<float> qp_;       // q_i . posKey[h][r]            [2 span]
     std::vector<float> kp_;       // k_j . posQuery[h][r]          [kLen, 2 span]
     std::vector<int> lookup_;     // idx for delta in [-L, L]

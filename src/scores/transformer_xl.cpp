@@ -7,7 +7,7 @@
 namespace posenc {
 
 XlTerm::XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDistance)
-    : e_(e), heads_(heads), headDim_(headDim), r_(nullptr), qu_(headDim), qv_(headDim) {
+    : e_(e), headDim_(headDim), r_(nullptr), qu_(headDim), qv_(headDim) {
     const std::size_t hd = static_cast<std::size_t>(heads) * headDim;
     if (e.u.size != hd) fail("encoding.u", "must be [heads, headDim] = " + std::to_string(hd) + " elements (got " + std::to_string(e.u.size) + ")");
     if (e.v.size != hd) fail("encoding.v", "must be [heads, headDim] = " + std::to_string(hd) + " elements (got " + std::to_string(e.v.size) + ")");

@@ -29,7 +29,7 @@ public:
 
 private:
     XlEncoding e_;
-    int heads_, headDim_, distances_;
+    int headDim_, distances_;
     std::vector<float> builtR_;  // [heads, distances, headDim] when built from wR
     const float* r_;
     std::vector<float> qu_, qv_, qr_;  // q+u, q+v, (q+v).r_d for every d

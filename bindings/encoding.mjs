@@ -1,0 +1,114 @@
+// Validates an `encoding` object ({kind, ...}) and builds the flat spec the binding takes, placing
+// its tables on the heap. Sizes are checked by the C++ core (messages name `encoding.<field>`).
+import * as v from './validate.mjs';
+import { HeapBuffer } from './heap.mjs';
+import { ropeSpec, ropeSpecOnHeap, ROPE_LAYOUTS } from './rope-config.mjs';
+
+export const ENCODING_KINDS = ['none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey'];
+const SCALAR_BIAS = ['alibi', 't5', 'swin'];
+const DEBERTA_CONVENTIONS = ['hf', 'microsoft'];
+
+const EMPTY_ROPE = {
+  headDim: 2, base: 10000, partialRotaryFactor: 1, scalingType: 0, factor: 1, originalMaxPositionEmbeddings: 0, betaFast: 32,
+  betaSlow: 1, mscale: 1, mscaleAllDim: 0, truncate: true, attentionFactor: NaN, lowFreqFactor: 1, highFreqFactor: 4,
+  shortFactor: 0, longFactor: 0, shortFactorLength: 0, longFactorLength: 0, seqLen: 0, convention: 0,
+};
+
+function blank() {
+  return {
+    kind: 0, heads: 0, slopes: 0, slopesLength: 0, symmetric: false, table: 0, tableLength: 0, bidirectional: true, numBuckets: 32,
+    maxDistance: 128, windowH: 0, windowW: 0, clip: 0, keyTable: 0, keyTableLength: 0, valueTable: 0, valueTableLength: 0,
+    u: 0, uLength: 0, v: 0, vLength: 0, r: 0, rLength: 0, wR: 0, wRLength: 0, dModel: 0, posKey: 0, posKeyLength: 0,
+    posQuery: 0, posQueryLength: 0, span: 0, bucketSize: 0, maxPosition: 0, convention: 0, c2p: true, p2c: true,
+    keyQuery: false, rope: EMPTY_ROPE, ropeLayout: 0,
+  };
+}
+
+function tensorLength(t) { return t instanceof HeapBuffer ? t.length : t.length; }
+
+// Places an optional float table on the heap: returns [offset, length].
+function table(scope, value, field, required) {
+  if (value === undefined || value === null) {
+    if (required) throw new TypeError(`${field} is required`);
+    return [0, 0];
+  }
+  const ptr = scope.f32(value, field);
+  return [ptr, tensorLength(value)];
+}
+
+export function encodingKind(encoding) {
+  const e = v.object(encoding ?? { kind: 'none' }, 'encoding');
+  return ENCODING_KINDS[v.oneOf(e.kind ?? 'none', 'encoding.kind', ENCODING_KINDS, 'none')];
+}
+
+// headDim is needed by rope (its headDim comes from the attention call).
+export function encodingSpec(scope, encoding, { headDim = 2, heads } = {}) {
+  const e = v.object(encoding ?? { kind: 'none' }, 'encoding');
+  const kind = encodingKind(e);
+  const s = blank();
+  s.kind = ENCODING_KINDS.indexOf(kind);
+  const f = (name) => `encoding.${name}`;
+  switch (kind) {
+    case 'none': break;
+    case 'rope': {
+      const { kind: _k, layout, ...rope } = e;
+      s.rope = ropeSpecOnHeap(scope, ropeSpec({ ...rope, headDim }, 'encoding'));
+      s.ropeLayout = v.oneOf(layout, f('layout'), ROPE_LAYOUTS, 'half');
+      break;
+    }
+    case 'alibi':
+      s.heads = v.positive(e.heads ?? heads, f('heads'));
+      [s.slopes, s.slopesLength] = table(scope, e.slopes, f('slopes'), false);
+      s.symmetric = v.boolean(e.symmetric, f('symmetric'), false);
+      break;
+    case 't5':
+      s.heads = v.positive(e.heads ?? heads, f('heads'));
+      [s.table, s.tableLength] = table(scope, e.table, f('table'), true);
+      s.bidirectional = v.boolean(e.bidirectional, f('bidirectional'), true);
+      s.numBuckets = e.numBuckets === undefined ? 32 : v.positive(e.numBuckets, f('numBuckets'));
+      s.maxDistance = e.maxDistance === undefined ? 128 : v.positive(e.maxDistance, f('maxDistance'));
+      break;
+    case 'swin': {
+      s.heads = v.positive(e.heads ?? heads, f('heads'));
+      [s.table, s.tableLength] = table(scope, e.table, f('table'), true);
+      const ws = e.windowSize;
+      if (!Array.isArray(ws) || ws.length !== 2) throw new TypeError(`${f('windowSize')} must be [wh, ww] (got ${v.describe(ws)})`);
+      s.windowH = v.positive(ws[0], f('windowSize[0]'));
+      s.windowW = v.positive(ws[1], f('windowSize[1]'));
+      break;
+    }
+    case 'shaw':
+      s.clip = v.integer(e.clip, f('clip'));
+      [s.keyTable, s.keyTableLength] = table(scope, e.keyTable, f('keyTable'), true);
+      [s.valueTable, s.valueTableLength] = table(scope, e.valueTable, f('valueTable'), false);
+      break;
+    case 'xl':
+      [s.u, s.uLength] = table(scope, e.u, f('u'), true);
+      [s.v, s.vLength] = table(scope, e.v, f('v'), true);
+      [s.r, s.rLength] = table(scope, e.r, f('r'), false);
+      [s.wR, s.wRLength] = table(scope, e.wR, f('wR'), false);
+      s.dModel = e.dModel === undefined ? 0 : v.positive(e.dModel, f('dModel'));
+      if (!s.rLength && !s.wRLength) throw new TypeError(`${f('r')} (or ${f('wR')} with ${f('dModel')}) is required`);
+      break;
+    case 'deberta': {
+      const terms = e.terms ?? ['c2p', 'p2c'];
+      if (!Array.isArray(terms) || terms.some((t) => t !== 'c2p' && t !== 'p2c'))
+        throw new RangeError(`${f('terms')} must be an array of 'c2p' and/or 'p2c' (got ${v.describe(terms)})`);
+      s.c2p = terms.includes('c2p');
+      s.p2c = terms.includes('p2c');
+      [s.posKey, s.posKeyLength] = table(scope, e.posKey, f('posKey'), s.c2p);
+      [s.posQuery, s.posQueryLength] = table(scope, e.posQuery, f('posQuery'), s.p2c);
+      s.span = v.positive(e.span, f('span'));
+      s.bucketSize = e.bucketSize === undefined ? 256 : v.nonNegative(e.bucketSize, f('bucketSize'));
+      s.maxPosition = e.maxPosition === undefined ? 512 : v.positive(e.maxPosition, f('maxPosition'));
+      s.convention = v.oneOf(e.convention, f('convention'), DEBERTA_CONVENTIONS, 'hf');
+      break;
+    }
+    case 'relativeKey':
+      [s.table, s.tableLength] = table(scope, e.table, f('table'), true);
+      s.maxPosition = v.positive(e.maxPosition, f('maxPosition'));
+      s.keyQuery = v.boolean(e.keyQuery, f('keyQuery'), false);
+      break;
+  }
+  return { kind, spec: s, scalarBias: SCALAR_BIAS.includes(kind) };
+}

@@ -1,0 +1,218 @@
+// pe.attention and the relative helpers through the package: every encoding kind's JS wiring against
+// a float64 reference written here from the definitions (CONVENTIONS.md), plus defaults and errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { load } from 'posenc';
+import { maxAbsDiff, randomFloats, ropeReference } from './helpers.mjs';
+
+const pe = await load();
+
+// Naive reference: score = scale*(qc.k + content) + bias, masked, softmax, out = sum w (v + valueRow).
+function naive(p, { content = () => 0, bias = () => 0, valueRow, contentQuery, rotate }, scale) {
+  const { heads, kvHeads, headDim: d, qLen, kLen, q, k, v } = p;
+  const group = heads / kvHeads;
+  const out = new Float64Array(heads * qLen * d), weights = new Float64Array(heads * qLen * kLen);
+  const qPos = p.qPositions ?? Array.from({ length: qLen }, (_, i) => Math.max(kLen - qLen, 0) + i);
+  const kPos = p.kPositions ?? Array.from({ length: kLen }, (_, j) => j);
+  const allowed = (i, j) => (!p.keyMask || p.keyMask[j]) && (!p.causal || kPos[j] <= qPos[i]) &&
+    (!p.window || (qPos[i] - kPos[j] >= 0 && qPos[i] - kPos[j] < p.window));
+  for (let h = 0; h < heads; h++) {
+    const kh = Math.floor(h / group);
+    for (let i = 0; i < qLen; i++) {
+      let qi = Array.from(q.subarray((h * qLen + i) * d, (h * qLen + i + 1) * d));
+      if (rotate) qi = rotate(qi, qPos[i]);
+      const qc = contentQuery ? contentQuery(h, qi) : qi;
+      const s = new Float64Array(kLen).fill(-Infinity);
+      for (let j = 0; j < kLen; j++) {
+        if (!allowed(i, j)) continue;
+        let kj = Array.from(k.subarray((kh * kLen + j) * d, (kh * kLen + j + 1) * d));
+        if (rotate) kj = rotate(kj, kPos[j]);
+        let dot = 0;
+        for (let c = 0; c < d; c++) dot += qc[c] * kj[c];
+        s[j] = scale * (dot + content(h, qi, kj, qPos[i], kPos[j])) + bias(h, qPos[i], kPos[j]);
+      }
+      const m = Math.max(...s);
+      if (m === -Infinity) continue;
+      let l = 0;
+      for (let j = 0; j < kLen; j++) l += Math.exp(s[j] - m);
+      for (let j = 0; j < kLen; j++) {
+        const w = Math.exp(s[j] - m) / l;
+        weights[(h * qLen + i) * kLen + j] = w;
+        if (!w) continue;
+        const vr = valueRow ? valueRow(qPos[i], kPos[j]) : null;
+        for (let c = 0; c < d; c++) out[(h * qLen + i) * d + c] += w * (v[(kh * kLen + j) * d + c] + (vr ? vr[c] : 0));
+      }
+    }
+  }
+  return { out, weights };
+}
+
+function problem(heads, kvHeads, headDim, qLen, kLen, seed) {
+  return { heads, kvHeads, headDim, qLen, kLen, q: randomFloats(heads * qLen * headDim, seed),
+    k: randomFloats(kvHeads * kLen * headDim, seed + 1), v: randomFloats(kvHeads * kLen * headDim, seed + 2) };
+}
+
+const dot = (a, b, n = a.length) => { let s = 0; for (let i = 0; i < n; i++) s += a[i] * b[i]; return s; };
+const row = (t, r, d) => t.subarray(r * d, (r + 1) * d);
+
+function check(p, encoding, terms, scale, tol = 2e-5) {
+  const got = pe.attention({ ...p, encoding, returnWeights: true });
+  const streamed = pe.attention({ ...p, encoding });
+  const want = naive(p, terms, scale);
+  assert.ok(maxAbsDiff(got.out, want.out) < tol, `${encoding.kind} out ${maxAbsDiff(got.out, want.out)}`);
+  assert.ok(maxAbsDiff(got.weights, want.weights) < tol, `${encoding.kind} weights`);
+  assert.ok(maxAbsDiff(streamed.out, got.out) < 1e-5, `${encoding.kind} streaming vs materialized`);
+}
+
+test('defaults: queries sit at the last key positions; out only unless asked; GQA reads repeat_kv heads', () => {
+  const p = problem(6, 2, 8, 3, 10, 1);
+  const r = pe.attention({ ...p, causal: true });
+  assert.deepEqual(Object.keys(r), ['out']);
+  check({ ...p, causal: true }, { kind: 'none' }, {}, 1 / Math.sqrt(8));
+  check({ ...p, qPositions: [9, 2, 4], kPositions: [0, 5, 1, 9, 3, 2, 8, 7, 6, 4], causal: true }, { kind: 'none' }, {}, 1 / Math.sqrt(8));
+  check({ ...p, keyMask: [1, 0, 1, 1, 0, 1, 1, 1, 1, 0], window: 4, causal: true }, { kind: 'none' }, {}, 1 / Math.sqrt(8));
+});
+
+test('scores are the final logits: scaled, biased, masked to -Infinity', () => {
+  const p = problem(1, 1, 4, 1, 3, 3);
+  const r = pe.attention({ ...p, causal: true, qPositions: [1], encoding: { kind: 'alibi', heads: 1, slopes: [0.5] }, returnScores: true });
+  const q = p.q, k = p.k;
+  assert.ok(Math.abs(r.scores[0] - (dot(q, row(k, 0, 4)) / 2 - 0.5)) < 1e-6);
+  assert.ok(Math.abs(r.scores[1] - dot(q, row(k, 1, 4)) / 2) < 1e-6);
+  assert.equal(r.scores[2], -Infinity);
+});
+
+test('a fully masked row returns zeros, never NaN', () => {
+  const p = problem(2, 2, 4, 2, 3, 5);
+  const r = pe.attention({ ...p, qPositions: [0, 2], kPositions: [1, 2, 3], causal: true, returnWeights: true });
+  assert.deepEqual(Array.from(r.out.subarray(0, 4)), [0, 0, 0, 0]);
+  assert.ok(r.out.every(Number.isFinite));
+});
+
+test('rope: q and k rotated at their positions (attention scale folded in), then scaled dot', () => {
+  const p = { ...problem(2, 1, 8, 2, 5, 7), causal: true };
+  const encoding = { kind: 'rope', partialRotaryFactor: 0.5, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 16 } };
+  const f = pe.ropeFrequencies({ headDim: 8, ...encoding });
+  const rotate = (x, pos) => [...ropeReference(x.slice(0, 4), pos, Array.from(f.invFreq), 'half', f.attentionScale), ...x.slice(4)];
+  check(p, encoding, { rotate }, 1 / Math.sqrt(8), 5e-5);
+});
+
+test('alibi (n = 3, 6, 12 heads; symmetric option) and attentionBias paper form', () => {
+  for (const heads of [3, 6, 12]) {
+    const p = { ...problem(heads, heads, 8, 4, 9, 10 + heads), causal: true };
+    const slopes = pe.alibiSlopes(heads);
+    check(p, { kind: 'alibi', heads }, { bias: (h, i, j) => -slopes[h] * (i - j) }, 1 / Math.sqrt(8));
+    check({ ...p, causal: false }, { kind: 'alibi', heads, symmetric: true }, { bias: (h, i, j) => -slopes[h] * Math.abs(i - j) }, 1 / Math.sqrt(8));
+  }
+  assert.deepEqual(Array.from(pe.alibiSlopes(3)), [1 / 16, 1 / 256, 1 / 4]);
+  const b = pe.attentionBias({ kind: 'alibi', heads: 3 }, [5, 6], [0, 5]);
+  assert.equal(b.length, 3 * 2 * 2);
+  assert.equal(b[0], -5 / 16);
+  assert.equal(b[3], -6 / 16 + 5 / 16);
+});
+
+test('t5: table [numBuckets, heads], bucket of key − query, scale 1; attentionBias agrees', () => {
+  const heads = 3;
+  for (const bidirectional of [true, false]) {
+    const p = { ...problem(heads, heads, 8, 4, 40, 30), causal: !bidirectional };
+    const table = randomFloats(16 * heads, 31);
+    const enc = { kind: 't5', heads, table, bidirectional, numBuckets: 16, maxDistance: 20 };
+    const bucket = (rel) => pe.t5Bucket([rel], { bidirectional, numBuckets: 16, maxDistance: 20 })[0];
+    check(p, enc, { bias: (h, i, j) => table[bucket(j - i) * heads + h] }, 1);
+    const bias = pe.attentionBias(enc, [3], [0, 3, 10]);
+    assert.equal(bias[2 * 0 + 1], table[bucket(0) * heads]);
+    assert.equal(bias[2], table[bucket(7) * heads]);
+  }
+  assert.deepEqual(Array.from(pe.t5Bucket([0, -3, 3, -20, -128, 1000], {})), [0, 3, 19, 10, 15, 31]);
+  assert.deepEqual(Array.from(pe.t5Bucket([5, -5, -20], { bidirectional: false })), [0, 5, 17]);
+});
+
+test('swin: index from window coordinates, non-square window', () => {
+  const [wh, ww] = [2, 3], heads = 2, n = wh * ww;
+  const idx = pe.swinRelativeIndex([wh, ww]);
+  assert.equal(idx.length, 36);
+  assert.equal(idx[4 * 6 + 0], 13);
+  assert.equal(idx[5 * 6 + 0], 14);
+  assert.equal(idx[0 * 6 + 5], 0);
+  const table = randomFloats(3 * 5 * heads, 40);
+  const p = problem(heads, heads, 8, n, n, 41);
+  check(p, { kind: 'swin', heads, table, windowSize: [wh, ww] }, { bias: (h, i, j) => table[idx[i * n + j] * heads + h] }, 1 / Math.sqrt(8));
+});
+
+test('shaw: clip(j − i) key and value tables, fewer queries than keys', () => {
+  const K = 2, d = 8;
+  const p = problem(2, 2, d, 3, 8, 50);
+  const aK = randomFloats((2 * K + 1) * d, 51), aV = randomFloats((2 * K + 1) * d, 52);
+  const idx = (i, j) => Math.min(K, Math.max(-K, j - i)) + K;
+  check(p, { kind: 'shaw', clip: K, keyTable: aK, valueTable: aV }, {
+    content: (h, qi, kj, i, j) => dot(qi, row(aK, idx(i, j), d)),
+    valueRow: (i, j) => row(aV, idx(i, j), d),
+  }, 1 / Math.sqrt(d));
+});
+
+test('xl: (q+u)·k + (q+v)·r[i−j], queries after the memory', () => {
+  const heads = 2, d = 4, mlen = 3, qLen = 2, kLen = mlen + qLen;
+  const p = { ...problem(heads, heads, d, qLen, kLen, 60), causal: true };
+  const u = randomFloats(heads * d, 61), v = randomFloats(heads * d, 62), r = randomFloats(heads * kLen * d, 63);
+  check(p, { kind: 'xl', u, v, r }, {
+    contentQuery: (h, qi) => qi.map((x, c) => x + u[h * d + c]),
+    content: (h, qi, kj, i, j) => dot(qi.map((x, c) => x + v[h * d + c]), row(r, h * kLen + (i - j), d)),
+  }, 1 / Math.sqrt(d));
+});
+
+test('deberta: c2p + p2c at clamp(bucket(i − j) + span), 1/√(3d); conventions differ beyond maxPosition', () => {
+  const heads = 2, d = 4, span = 8;
+  const posKey = randomFloats(heads * 2 * span * d, 70), posQuery = randomFloats(heads * 2 * span * d, 71);
+  for (const convention of ['hf', 'microsoft']) {
+    const p = { ...problem(heads, heads, d, 3, 4, 72), qPositions: [0, 50, 100], kPositions: [0, 1, 60, 100] };
+    const bucket = (rel) => pe.debertaBucket([rel], { bucketSize: 8, maxPosition: 24, convention })[0];
+    const idx = (i, j) => Math.min(2 * span - 1, Math.max(0, bucket(i - j) + span));
+    let head = 0;
+    check(p, { kind: 'deberta', posKey, posQuery, span, bucketSize: 8, maxPosition: 24, convention }, {
+      contentQuery: (h, qi) => { head = h; return qi; },
+      content: (h, qi, kj, i, j) => dot(qi, row(posKey, h * 2 * span + idx(i, j), d)) + dot(kj, row(posQuery, h * 2 * span + idx(i, j), d)),
+    }, 1 / Math.sqrt(3 * d));
+    void head;
+  }
+  assert.deepEqual(Array.from(pe.debertaBucket([-600, 200, 511], { bucketSize: 256, maxPosition: 512 })), [-270, 169, 255]);
+  assert.deepEqual(Array.from(pe.debertaBucket([-600], { bucketSize: 256, maxPosition: 512, convention: 'microsoft' })), [-255]);
+});
+
+test('relativeKey: q·E[i − j + maxPos − 1] (+ k·E for keyQuery)', () => {
+  const d = 4, maxPosition = 6;
+  const E = randomFloats((2 * maxPosition - 1) * d, 80);
+  const p = problem(2, 2, d, 3, 6, 81);
+  for (const keyQuery of [false, true]) {
+    check(p, { kind: 'relativeKey', table: E, maxPosition, keyQuery }, {
+      content: (h, qi, kj, i, j) => dot(qi, row(E, i - j + maxPosition - 1, d)) + (keyQuery ? dot(kj, row(E, i - j + maxPosition - 1, d)) : 0),
+    }, 1 / Math.sqrt(d));
+  }
+});
+
+test('bad attention input: clear errors, module still usable', () => {
+  const p = problem(4, 4, 8, 2, 3, 90);
+  const cases = [
+    [{ ...p, kvHeads: 3 }, RangeError, /kvHeads/],
+    [{ ...p, window: 0 }, RangeError, /window/],
+    [{ ...p, k: p.k.subarray(1) }, RangeError, /^k must have/],
+    [{ ...p, q: 'q' }, TypeError, /^q /],
+    [{ ...p, keyMask: [1, 2, 1] }, RangeError, /keyMask\[1\]/],
+    [{ ...p, keyMask: [1, 1] }, RangeError, /keyMask/],
+    [{ ...p, qPositions: [0, -1] }, RangeError, /qPositions\[1\]/],
+    [{ ...p, heads: '4' }, TypeError, /heads/],
+    [{ ...p, encoding: { kind: 'magic' } }, RangeError, /encoding.kind/],
+    [{ ...p, encoding: { kind: 't5', heads: 4, table: [1, 2] } }, RangeError, /encoding.table/],
+    [{ ...p, encoding: { kind: 't5', heads: 4 } }, TypeError, /encoding.table/],
+    [{ ...p, encoding: { kind: 'shaw', clip: -1, keyTable: [] } }, RangeError, /encoding.clip/],
+    [{ ...p, encoding: { kind: 'alibi', heads: 3 } }, RangeError, /encoding.heads/],
+    [{ ...p, encoding: { kind: 'rope', partialRotaryFactor: 0.375 } }, RangeError, /rotaryDim|partialRotaryFactor/],
+    [{ ...p, encoding: { kind: 'swin', heads: 4, table: new Float32Array(3 * 3 * 4), windowSize: [2, 2] }, kLen: 3 }, RangeError, /kPositions|qPositions|window/],
+  ];
+  for (const [args, type, re] of cases) {
+    assert.throws(() => pe.attention(args), (e) => e instanceof type && re.test(e.message), re.source);
+    assert.equal(pe.attention(p).out.length, 4 * 2 * 8);
+  }
+  assert.throws(() => pe.attentionBias({ kind: 'shaw', clip: 1, keyTable: [] }, [0], [0]), RangeError);
+  assert.throws(() => pe.swinRelativeIndex([2]), TypeError);
+  assert.throws(() => pe.t5Bucket([1.5], {}), RangeError);
+});
