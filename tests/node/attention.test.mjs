@@ -206,7 +206,7 @@ test('bad attention input: clear errors, module still usable', () => {
     [{ ...p, encoding: { kind: 'shaw', clip: -1, keyTable: [] } }, RangeError, /encoding.clip/],
     [{ ...p, encoding: { kind: 'alibi', heads: 3 } }, RangeError, /encoding.heads/],
     [{ ...p, encoding: { kind: 'rope', partialRotaryFactor: 0.375 } }, RangeError, /rotaryDim|partialRotaryFactor/],
-    [{ ...p, encoding: { kind: 'swin', heads: 4, table: new Float32Array(3 * 3 * 4), windowSize: [2, 2] }, kLen: 3 }, RangeError, /kPositions|qPositions|window/],
+    [{ ...p, encoding: { kind: 'swin', heads: 4, table: new Float32Array(3 * 3 * 4), windowSize: [2, 2] }, kPositions: [0, 1, 7] }, RangeError, /kPositions|qPositions|window/],
   ];
   for (const [args, type, re] of cases) {
     assert.throws(() => pe.attention(args), (e) => e instanceof type && re.test(e.message), re.source);
