@@ -1,6 +1,9 @@
 // Native benchmarks. Prints one JSON object per line; bench/run.mjs collects them with the wasm
 // figures measured in the same run.
+#include <sys/resource.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -56,10 +59,45 @@ void ropeBench() {
     std::printf("{\"bench\":\"rotateHalf kernel\",\"target\":\"native\",\"scalar_us\":%.2f,\"simd_us\":%.2f,\"speedup\":%.2f}\n", ts * 1e6,
                 tv * 1e6, ts / tv);
 }
+// Causal self-attention, [heads, T, headDim], RoPE (and optionally ALiBi on top via a second run).
+double attentionMs(int heads, int T, int headDim, bool alibi, int reps) {
+    const std::size_t n = static_cast<std::size_t>(heads) * T * headDim;
+    auto q = randomFloats(n), k = randomFloats(n), v = randomFloats(n);
+    std::vector<float> out(n);
+    AttentionRequest r;
+    r.dims = AttentionDims{heads, heads, headDim, T, T};
+    r.q = q;
+    r.k = k;
+    r.v = v;
+    r.causal = true;
+    if (alibi) r.encoding = AlibiEncoding{heads, {}, false};
+    else r.encoding = RopeEncoding{};
+    return bench::medianSeconds([&] { attention(r, out.data()); }, reps) * 1e3;
+}
+
+void attentionBench() {
+    for (int T : {1024, 4096}) {
+        const double rope = attentionMs(8, T, 64, false, T > 1024 ? 3 : 5);
+        const double alibi = attentionMs(8, T, 64, true, T > 1024 ? 3 : 5);
+        std::printf("{\"bench\":\"attention\",\"target\":\"native\",\"T\":%d,\"rope_ms\":%.2f,\"alibi_ms\":%.2f}\n", T, rope, alibi);
+    }
+}
+
+// Peak RSS of one causal RoPE attention at [heads, T, 64]: memory must stay O(T d).
+void attentionRss(int heads, int T) {
+    const double ms = attentionMs(heads, T, 64, false, 1);
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    const double inputsMiB = 4.0 * heads * T * 64 * 4 / (1 << 20);  // q, k, v, out
+    std::printf("{\"bench\":\"attention peak RSS\",\"target\":\"native\",\"heads\":%d,\"T\":%d,\"ms\":%.0f,\"peakRssMiB\":%.1f,\"tensorsMiB\":%.1f,\"TxT_floatMiB\":%.0f}\n",
+                heads, T, ms, ru.ru_maxrss / 1024.0, inputsMiB, 4.0 * T * T / (1 << 20));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
     const char* which = argc > 1 ? argv[1] : "all";
     if (!std::strcmp(which, "all") || !std::strcmp(which, "rope")) ropeBench();
+    if (!std::strcmp(which, "all") || !std::strcmp(which, "attention")) attentionBench();
+    if (!std::strcmp(which, "attention-rss")) attentionRss(argc > 2 ? std::atoi(argv[2]) : 8, argc > 3 ? std::atoi(argv[3]) : 32768);
     return 0;
 }

@@ -66,6 +66,67 @@ if (which === 'all' || which === 'rope') {
   buf.delete(); dst.delete();
 }
 
+// Plain-JS causal attention with ALiBi (what a JS user would write): scores row, softmax, weighted sum.
+function attentionJs(q, k, v, heads, T, d, slopes) {
+  const out = new Float32Array(heads * T * d), s = new Float64Array(T), scale = 1 / Math.sqrt(d);
+  for (let h = 0; h < heads; h++) {
+    for (let i = 0; i < T; i++) {
+      let m = -Infinity;
+      for (let j = 0; j <= i; j++) {
+        let dot = 0;
+        for (let c = 0; c < d; c++) dot += q[(h * T + i) * d + c] * k[(h * T + j) * d + c];
+        s[j] = dot * scale - slopes[h] * (i - j);
+        if (s[j] > m) m = s[j];
+      }
+      let l = 0;
+      for (let j = 0; j <= i; j++) { s[j] = Math.exp(s[j] - m); l += s[j]; }
+      for (let j = 0; j <= i; j++) {
+        const w = s[j] / l;
+        for (let c = 0; c < d; c++) out[(h * T + i) * d + c] += w * v[(h * T + j) * d + c];
+      }
+    }
+  }
+  return out;
+}
+
+if (which === 'all' || which === 'attention') {
+  const nat = native('attention');
+  for (const T of [1024, 4096]) {
+    const heads = 8, headDim = 64, n = heads * T * headDim;
+    const bufs = ['q', 'k', 'v', 'o'].map(() => pe.alloc(n));
+    for (const b of bufs.slice(0, 3)) { const view = b.view(); for (let i = 0; i < n; i++) view[i] = Math.sin(i * 0.37); }
+    const [q, k, v, o] = bufs;
+    const reps = T > 1024 ? 3 : 5;
+    const rope = median(() => pe.attention({ q, k, v, heads, headDim, qLen: T, kLen: T, causal: true, encoding: { kind: 'rope' }, out: o }), reps);
+    const alibi = median(() => pe.attention({ q, k, v, heads, headDim, qLen: T, kLen: T, causal: true, encoding: { kind: 'alibi', heads }, out: o }), reps);
+    const nr = nat.find((r) => r.T === T);
+    const row = { bench: `causal attention [8,${T},64]`, native_rope_ms: nr.rope_ms, wasm_rope_ms: rope, native_alibi_ms: nr.alibi_ms, wasm_alibi_ms: alibi,
+      wasm_over_native_rope: rope / nr.rope_ms, wasm_over_native_alibi: alibi / nr.alibi_ms };
+    if (T === 1024) {
+      const qa = Float32Array.from(q.view()), ka = Float32Array.from(k.view()), va = Float32Array.from(v.view());
+      const slopes = pe.alibiSlopes(heads);
+      const js = median(() => attentionJs(qa, ka, va, heads, T, headDim, slopes), 1);
+      row.plain_js_alibi_ms = js;
+      row.speedup_vs_plain_js = js / alibi;
+    }
+    rows.push(row);
+    bufs.forEach((b) => b.delete());
+  }
+  const rss = JSON.parse(execFileSync(new URL('../build/native/posenc_bench', import.meta.url).pathname, ['attention-rss', '1', '32768']).toString());
+  const before = process.memoryUsage().rss;
+  const T = 32768, n = T * 64;
+  const bufs = ['q', 'k', 'v', 'o'].map(() => pe.alloc(n));
+  for (const b of bufs.slice(0, 3)) b.view().fill(0.01);
+  const [q, k, v, o] = bufs;
+  const heapBefore = pe.heapBytes();
+  const t0 = performance.now();
+  pe.attention({ q, k, v, heads: 1, headDim: 64, qLen: T, kLen: T, causal: true, encoding: { kind: 'rope' }, out: o });
+  rows.push({ bench: 'attention T=32768, 1 head, dim 64: peak memory', native_peak_rss_MiB: rss.peakRssMiB, tensors_MiB: rss.tensorsMiB,
+    TxT_matrix_would_be_MiB: rss.TxT_floatMiB, native_ms: rss.ms, wasm_ms: performance.now() - t0,
+    wasm_heap_MiB: pe.heapBytes() / 2 ** 20, wasm_heap_growth_MiB: (pe.heapBytes() - heapBefore) / 2 ** 20, node_rss_delta_MiB: (process.memoryUsage().rss - before) / 2 ** 20 });
+  bufs.forEach((b) => b.delete());
+}
+
 const fmt = (v) => (typeof v === 'number' ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(v < 1 ? 3 : 2)) : v);
 for (const r of rows) console.log(Object.entries(r).map(([k, v]) => `${k}=${fmt(v)}`).join('  '));
 mkdirSync(new URL('../build/', import.meta.url), { recursive: true });

@@ -201,6 +201,8 @@ function makeApi(m) {
     alibiSlopes,
     swinRelativeIndex,
     alloc(length) { return new HeapBuffer(m, v.positive(length, 'length', 2 ** 30 - 16)); },
+    /** Bytes in the wasm heap now (it grows on demand and never shrinks). */
+    heapBytes() { return m.HEAPU8.length; },
     /** Benchmark yardstick: memcpy between two heap buffers inside wasm. */
     copyBuffer(dst, src) {
       if (!(dst instanceof HeapBuffer) || !(src instanceof HeapBuffer)) throw new TypeError('copyBuffer takes two buffers from pe.alloc');

@@ -16,6 +16,7 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 struct BlockRange {
     std::int32_t minPos, maxPos;
     bool any;  // any key in the block passes keyMask
+    bool all;  // every key in the block passes keyMask
 };
 
 // Per key block: the position range of its unmasked keys, so whole blocks can be skipped.
@@ -23,9 +24,12 @@ std::vector<BlockRange> blockRanges(const AttentionInputs& in) {
     const int kLen = in.dims.kLen;
     std::vector<BlockRange> r((kLen + kBlock - 1) / kBlock);
     for (std::size_t b = 0; b < r.size(); ++b) {
-        BlockRange br{std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min(), false};
+        BlockRange br{std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min(), false, true};
         for (int j = static_cast<int>(b) * kBlock; j < std::min(kLen, static_cast<int>(b + 1) * kBlock); ++j) {
-            if (in.mask.keyMask && !in.mask.keyMask[j]) continue;
+            if (in.mask.keyMask && !in.mask.keyMask[j]) {
+                br.all = false;
+                continue;
+            }
             br.any = true;
             br.minPos = std::min(br.minPos, in.kPos[j]);
             br.maxPos = std::max(br.maxPos, in.kPos[j]);
@@ -41,24 +45,47 @@ bool blockSkipped(const BlockRange& b, const AttentionMask& m, std::int32_t qPos
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.maxPos >= m.window) return true;
     return false;
 }
+
+// No key of the block is masked for this query (its per-key checks can be skipped).
+bool blockFullyAllowed(const BlockRange& b, const AttentionMask& m, std::int32_t qPos) {
+    if (!b.all) return false;
+    if ((m.causal || m.window > 0) && b.maxPos > qPos) return false;
+    if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.minPos >= m.window) return false;
+    return true;
+}
+
+// K of one kv head transposed to [headDim, ld], zero-padded to whole blocks: block scores then
+// vectorise across keys (see kernels::blockScoresSimd).
+void transposeKeys(const float* K, int kLen, std::size_t hd, std::size_t ld, std::vector<float>& Kt) {
+    Kt.assign(hd * ld, 0.0f);
+    for (int j = 0; j < kLen; ++j)
+        for (std::size_t c = 0; c < hd; ++c) Kt[c * ld + j] = K[j * hd + c];
+}
+
 }  // namespace
 
 void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out) {
     const AttentionDims& d = in.dims;
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
+    const std::size_t ld = (static_cast<std::size_t>(d.kLen) + kBlock - 1) / kBlock * kBlock;
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
     const auto blocks = blockRanges(in);
     const bool materialize = out.weights != nullptr || out.scores != nullptr;
     const int valueRows = term.valueRows();
     const float* valueTable = term.valueTable();
 
-    std::vector<float> s(kBlock), acc(hd), wsum(static_cast<std::size_t>(valueRows));
-    std::vector<float> row(materialize ? static_cast<std::size_t>(d.kLen) : 0);
+    std::vector<float> s(kBlock), acc(hd), wsum(static_cast<std::size_t>(valueRows)), Kt;
+    std::vector<float> row(materialize ? ld : 0);
+    int transposedHead = -1;
 
     for (int h = 0; h < d.heads; ++h) {
         const int kvh = h / group;
         const float* K = in.k + static_cast<std::size_t>(kvh) * d.kLen * hd;
         const float* V = in.v + static_cast<std::size_t>(kvh) * d.kLen * hd;
+        if (kvh != transposedHead) {
+            transposeKeys(K, d.kLen, hd, ld, Kt);
+            transposedHead = kvh;
+        }
         term.beginHead(h, K, in.kPos);
         for (int i = 0; i < d.qLen; ++i) {
             const std::int32_t qPos = in.qPos[i];
@@ -74,14 +101,14 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     if (materialize) std::fill(sb, sb + n, kNegInf);
                     continue;
                 }
-                // scores of this block
-                for (int j = j0; j < j1; ++j) sb[j - j0] = kernels::dotSimd(qc, K + j * hd, hd);
+                kernels::blockScoresSimd(qc, Kt.data(), ld, static_cast<std::size_t>(j0), static_cast<std::size_t>(n), hd, sb);
                 if (term.hasContent()) term.addContent(qPos, j0, j1, in.kPos, sb);
                 for (int t = 0; t < n; ++t) sb[t] *= in.scale;
                 if (term.hasBias()) term.addBias(h, qPos, j0, j1, in.kPos, sb);
+                const bool whole = blockFullyAllowed(blocks[b], in.mask, qPos);
                 float blockMax = kNegInf;
                 for (int j = j0; j < j1; ++j) {
-                    if (!keyAllowed(in.mask, qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
+                    if (!whole && !keyAllowed(in.mask, qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
                     blockMax = std::max(blockMax, sb[j - j0]);
                 }
                 if (materialize || blockMax == kNegInf) continue;
@@ -91,30 +118,23 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                 l *= c;
                 kernels::scaleSimd(c, acc.data(), hd);
                 for (float& w : wsum) w *= c;
-                for (int j = j0; j < j1; ++j) {
-                    if (sb[j - j0] == kNegInf) continue;
-                    const float p = std::exp(sb[j - j0] - mNew);
-                    l += p;
-                    kernels::axpySimd(p, V + j * hd, acc.data(), hd);
-                    if (valueRows) wsum[term.valueIndex(qPos, in.kPos[j])] += p;
-                }
+                l += kernels::expShiftSimd(sb, static_cast<std::size_t>(n), mNew);  // masked: exp(-inf) = 0
+                kernels::accumulateRowsSimd(sb, static_cast<std::size_t>(n), V + j0 * hd, hd, acc.data());
+                if (valueRows)
+                    for (int j = j0; j < j1; ++j) wsum[term.valueIndex(qPos, in.kPos[j])] += sb[j - j0];
                 m = mNew;
             }
 
             float* o = out.out + (static_cast<std::size_t>(h) * d.qLen + i) * hd;
             const std::size_t rowOffset = (static_cast<std::size_t>(h) * d.qLen + i) * d.kLen;
             if (materialize) {  // softmax over the stored row, then out = sum_j w_j (v_j + aV)
-                if (out.scores) std::copy(row.begin(), row.end(), out.scores + rowOffset);
-                m = *std::max_element(row.begin(), row.end());
-                for (int j = 0; j < d.kLen; ++j) {
-                    row[j] = (m == kNegInf || row[j] == kNegInf) ? 0.0f : std::exp(row[j] - m);
-                    l += row[j];
-                }
-                for (int j = 0; j < d.kLen; ++j) {
-                    if (row[j] == 0.0f) continue;
-                    kernels::axpySimd(row[j], V + j * hd, acc.data(), hd);
-                    if (valueRows) wsum[term.valueIndex(qPos, in.kPos[j])] += row[j];
-                }
+                if (out.scores) std::copy(row.begin(), row.begin() + d.kLen, out.scores + rowOffset);
+                m = *std::max_element(row.begin(), row.begin() + d.kLen);
+                if (m != kNegInf) l = kernels::expShiftSimd(row.data(), static_cast<std::size_t>(d.kLen), m);
+                else std::fill(row.begin(), row.end(), 0.0f);
+                kernels::accumulateRowsSimd(row.data(), static_cast<std::size_t>(d.kLen), V, hd, acc.data());
+                if (valueRows)
+                    for (int j = 0; j < d.kLen; ++j) wsum[term.valueIndex(qPos, in.kPos[j])] += row[j];
                 if (out.weights) {
                     const float inv = l > 0 ? 1.0f / l : 0.0f;
                     for (int j = 0; j < d.kLen; ++j) out.weights[rowOffset + j] = row[j] * inv;

@@ -43,9 +43,10 @@ AlibiTerm::AlibiTerm(const AlibiEncoding& e, int heads) : symmetric_(e.symmetric
 
 void AlibiTerm::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
     const double m = slopes_[h];
-    for (int j = j0; j < j1; ++j) {
-        const double d = static_cast<double>(qPos) - kPos[j];
-        s[j - j0] += static_cast<float>(-m * (symmetric_ ? std::fabs(d) : d));
+    if (symmetric_) {
+        for (int j = j0; j < j1; ++j) s[j - j0] += static_cast<float>(-m * std::fabs(static_cast<double>(qPos) - kPos[j]));
+    } else {
+        for (int j = j0; j < j1; ++j) s[j - j0] += static_cast<float>(-m * (static_cast<double>(qPos) - kPos[j]));
     }
 }
 

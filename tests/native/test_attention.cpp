@@ -453,3 +453,34 @@ TEST_CASE("dot / axpy SIMD kernels equal their scalar references") {
         CHECK(y1 == y2);
     }
 }
+
+TEST_CASE("block-score and exp SIMD kernels equal their scalar references") {
+    for (std::size_t d : {1u, 8u, 17u, 64u}) {
+        const std::size_t ld = 128;
+        auto q = ref::randomVector(d, 3), Kt = ref::randomVector(d * ld, 4);
+        for (std::size_t n : {1u, 15u, 16u, 64u}) {
+            std::vector<float> a(ld), b(ld);
+            kernels::blockScoresScalar(q.data(), Kt.data(), ld, 64, n, d, a.data());
+            kernels::blockScoresSimd(q.data(), Kt.data(), ld, 64, n, d, b.data());
+            for (std::size_t t = 0; t < n; ++t) CHECK(a[t] == b[t]);  // same summation order: bit-equal
+        }
+    }
+    auto x = ref::randomVector(70, 5, -30.f, 5.f);
+    x[3] = -std::numeric_limits<float>::infinity();
+    auto a = x, b = x;
+    const float sa = kernels::expShiftScalar(a.data(), a.size(), 5.0f), sb = kernels::expShiftSimd(b.data(), b.size(), 5.0f);
+    CHECK(b[3] == 0.0f);
+    for (std::size_t i = 0; i < a.size(); ++i) CHECK(b[i] == doctest::Approx(a[i]).epsilon(4 * std::numeric_limits<float>::epsilon()));
+    CHECK(sb == doctest::Approx(sa).epsilon(1e-6));
+}
+
+TEST_CASE("value-row accumulation SIMD kernel equals its scalar reference") {
+    for (std::size_t hd : {1u, 8u, 20u, 64u})
+        for (std::size_t n : {1u, 13u, 64u}) {
+            auto p = ref::randomVector(n, 1), V = ref::randomVector(n * hd, 2), acc = ref::randomVector(hd, 3);
+            auto a = acc, b = acc;
+            kernels::accumulateRowsScalar(p.data(), n, V.data(), hd, a.data());
+            kernels::accumulateRowsSimd(p.data(), n, V.data(), hd, b.data());
+            CHECK(a == b);
+        }
+}
