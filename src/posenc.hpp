@@ -11,3 +11,4 @@
 #include "rotary/frequencies.hpp"
 #include "attention/attention.hpp"
 #include "attention/engine.hpp"
+#include "cache/kv_cache.hpp"

@@ -77,12 +77,15 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     std::vector<float> s(kBlock), acc(hd), wsum(static_cast<std::size_t>(valueRows)), Kt;
     std::vector<float> row(materialize ? ld : 0);
     int transposedHead = -1;
+    // Transposing K pays off only when several query rows read it (prefill); a decode step (one
+    // query per head) takes direct dot products over the keys as they are stored.
+    const bool transpose = static_cast<long>(d.qLen) * group >= 4;
 
     for (int h = 0; h < d.heads; ++h) {
         const int kvh = h / group;
         const float* K = in.k + static_cast<std::size_t>(kvh) * d.kLen * hd;
         const float* V = in.v + static_cast<std::size_t>(kvh) * d.kLen * hd;
-        if (kvh != transposedHead) {
+        if (transpose && kvh != transposedHead) {
             transposeKeys(K, d.kLen, hd, ld, Kt);
             transposedHead = kvh;
         }
@@ -101,7 +104,8 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     if (materialize) std::fill(sb, sb + n, kNegInf);
                     continue;
                 }
-                kernels::blockScoresSimd(qc, Kt.data(), ld, static_cast<std::size_t>(j0), static_cast<std::size_t>(n), hd, sb);
+                if (transpose) kernels::blockScoresSimd(qc, Kt.data(), ld, static_cast<std::size_t>(j0), static_cast<std::size_t>(n), hd, sb);
+                else for (int j = j0; j < j1; ++j) sb[j - j0] = kernels::dotSimd(qc, K + j * hd, hd);
                 if (term.hasContent()) term.addContent(qPos, j0, j1, in.kPos, sb);
                 for (int t = 0; t < n; ++t) sb[t] *= in.scale;
                 if (term.hasBias()) term.addBias(h, qPos, j0, j1, in.kPos, sb);

@@ -1,0 +1,223 @@
+#include "cache/kv_cache.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/errors.hpp"
+
+namespace posenc {
+
+namespace {
+constexpr std::int64_t kMaxPosition = 2147483647;
+}
+
+KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
+    requirePositive(c.batch, "batch");
+    requirePositive(c.kvHeads, "kvHeads");
+    requirePositive(c.headDim, "headDim");
+    requirePositive(c.capacity, "capacity");
+    requireNonNegative(c.window, "window");
+    requireNonNegative(c.sinks, "sinks");
+    if (c.window > 0 && c.sinks + c.window > c.capacity)
+        fail("capacity", "(" + std::to_string(c.capacity) + ") must hold sinks + window = " + std::to_string(c.sinks + c.window) + " slots");
+    if (c.window == 0 && c.sinks > c.capacity) fail("sinks", "must not exceed capacity");
+    if (c.rope) {
+        RopeConfig rc = c.rope->config;
+        rc.headDim = c.headDim;
+        freqs_ = ropeFrequencies(rc);
+        if (freqs_->rotaryDim > c.headDim) fail("rope", "rotary dim exceeds headDim");
+        config_.rope->config = rc;
+        tables_.emplace(*freqs_, c.rope->layout);
+    }
+    const std::size_t slots = static_cast<std::size_t>(c.batch) * c.capacity;
+    keys_.assign(slots * c.kvHeads * c.headDim, 0.0f);
+    values_.assign(keys_.size(), 0.0f);
+    pos_.assign(slots, -1);
+    occupied_.assign(slots, 0);
+    rows_.assign(static_cast<std::size_t>(c.batch), Row{});
+}
+
+int KVCache::slotFor(Row& r) const {
+    const KVCacheConfig& c = config_;
+    if (r.sinksFilled < c.sinks) return r.sinksFilled++;
+    if (c.window == 0) return c.sinks + r.filled++;
+    if (r.ringCount < c.window) return c.sinks + (r.ringStart + r.ringCount++) % c.window;
+    const int slot = c.sinks + r.ringStart;  // overwrite the oldest
+    r.ringStart = (r.ringStart + 1) % c.window;
+    return slot;
+}
+
+void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> positions, View<std::uint8_t> mask) {
+    const KVCacheConfig& c = config_;
+    requirePositive(T, "T");
+    const std::size_t hd = static_cast<std::size_t>(c.headDim);
+    const std::size_t n = static_cast<std::size_t>(c.batch) * c.kvHeads * T * hd;
+    if (k.size != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(k.size) + ")");
+    if (v.size != n) fail("v", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(v.size) + ")");
+    const std::size_t bt = static_cast<std::size_t>(c.batch) * T;
+    if (!positions.empty() && positions.size != bt)
+        fail("positions", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(positions.size) + ")");
+    if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
+
+    // Plan every row first (positions and slots) on copies of the bookkeeping; commit only if all is valid.
+    std::vector<Row> planned = rows_;
+    scratchPos_.assign(bt, -1);
+    scratchSlots_.assign(bt, -1);
+    for (int b = 0; b < c.batch; ++b) {
+        Row& r = planned[b];
+        for (int t = 0; t < T; ++t) {
+            const std::size_t at = static_cast<std::size_t>(b) * T + t;
+            if (!mask.empty() && mask[at] > 1) fail("mask[" + std::to_string(at) + "]", "must be 0 or 1 (got " + std::to_string(mask[at]) + ")");
+            if (!mask.empty() && mask[at] == 0) continue;  // padding: no position, no slot
+            std::int64_t p = positions.empty() ? r.next : positions[at];
+            if (p < 0 || p > kMaxPosition)
+                fail(positions.empty() ? "positions" : "positions[" + std::to_string(at) + "]",
+                     "must be a position in [0, 2^31) (got " + std::to_string(p) + ")");
+            if (c.window == 0 && r.sinksFilled >= c.sinks && c.sinks + r.filled >= c.capacity)
+                fail("capacity", "exceeded: row " + std::to_string(b) + " already holds " + std::to_string(c.capacity) +
+                                     " tokens (no window is set, so nothing can be evicted)");
+            scratchPos_[at] = static_cast<std::int32_t>(p);
+            scratchSlots_[at] = slotFor(r);
+            r.next = p + 1;
+        }
+    }
+
+    // Commit: copy (and rotate) every real token into its slot; one rotation table for all of them.
+    scratchAngles_.clear();
+    for (std::size_t at = 0; at < bt; ++at)
+        if (scratchSlots_[at] >= 0) scratchAngles_.push_back(scratchPos_[at]);
+    if (tables_) tables_->build(scratchAngles_.data(), scratchAngles_.size(), freqs_->attentionScale);
+    std::size_t token = 0;
+    for (int b = 0; b < c.batch; ++b) {
+        for (int t = 0; t < T; ++t) {
+            const std::size_t at = static_cast<std::size_t>(b) * T + t;
+            const int slot = scratchSlots_[at];
+            if (slot < 0) continue;
+            for (int h = 0; h < c.kvHeads; ++h) {
+                const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * hd;
+                const std::size_t dst = ((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + slot) * hd;
+                std::memcpy(&keys_[dst], k.data + src, hd * sizeof(float));
+                std::memcpy(&values_[dst], v.data + src, hd * sizeof(float));
+                if (tables_) tables_->rotate(&keys_[dst], token);
+            }
+            ++token;
+            pos_[static_cast<std::size_t>(b) * c.capacity + slot] = scratchPos_[at];
+            occupied_[static_cast<std::size_t>(b) * c.capacity + slot] = 1;
+        }
+    }
+    rows_ = planned;
+}
+
+void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
+                     float* out, double scale) {
+    const KVCacheConfig& c = config_;
+    requirePositive(heads, "heads");
+    requirePositive(qLen, "qLen");
+    if (heads % c.kvHeads != 0)
+        fail("heads", "(" + std::to_string(heads) + ") must be a multiple of the cache's kvHeads (" + std::to_string(c.kvHeads) + ")");
+    if (std::holds_alternative<RopeEncoding>(encoding))
+        fail("encoding.kind", "'rope' is the cache's own: configure `rope` on the cache and attend with 'none' (or a score-term encoding)");
+    const std::size_t hd = static_cast<std::size_t>(c.headDim);
+    const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd;
+    if (q.size != perRow * c.batch)
+        fail("q", "must be [batch, heads, qLen, headDim] = " + std::to_string(perRow * c.batch) + " elements (got " + std::to_string(q.size) + ")");
+    const std::size_t bq = static_cast<std::size_t>(c.batch) * qLen;
+    if (!qPositions.empty() && qPositions.size != bq)
+        fail("qPositions", "must have batch*qLen = " + std::to_string(bq) + " entries (got " + std::to_string(qPositions.size) + ")");
+    if (!qPositions.empty()) requirePositions(qPositions.data, qPositions.size, "qPositions");
+    if (!std::isnan(scale)) requireFinite(scale, "scale");
+
+    std::vector<std::int32_t> qp(bq);
+    for (int b = 0; b < c.batch; ++b)
+        for (int i = 0; i < qLen; ++i)
+            qp[static_cast<std::size_t>(b) * qLen + i] = qPositions.empty()
+                ? static_cast<std::int32_t>(std::max<std::int64_t>(rows_[b].next - qLen + i, 0))
+                : qPositions[static_cast<std::size_t>(b) * qLen + i];
+
+    std::vector<float> qRot(q.data, q.data + q.size);
+    for (int b = 0; b < c.batch; ++b) {
+        float* qb = qRot.data() + perRow * b;
+        const std::int32_t* pb = qp.data() + static_cast<std::size_t>(b) * qLen;
+        if (freqs_) applyRope(qb, heads, qLen, c.headDim, pb, *freqs_, c.rope->layout);
+        AttentionInputs in;
+        in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, c.capacity};
+        in.q = qb;
+        in.k = keys_.data() + static_cast<std::size_t>(b) * c.kvHeads * c.capacity * hd;
+        in.v = values_.data() + static_cast<std::size_t>(b) * c.kvHeads * c.capacity * hd;
+        in.qPos = pb;
+        in.kPos = pos_.data() + static_cast<std::size_t>(b) * c.capacity;
+        in.mask = AttentionMask{causal, 0, occupied_.data() + static_cast<std::size_t>(b) * c.capacity};
+        in.scale = static_cast<float>(std::isnan(scale) ? defaultScale(encoding, c.headDim) : scale);
+        detail::runWithEncoding(in, encoding, AttentionOutputs{out + perRow * b, nullptr, nullptr});
+    }
+}
+
+void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles) {
+    if (!tables_ || slots.empty()) return;
+    const KVCacheConfig& c = config_;
+    const std::size_t hd = static_cast<std::size_t>(c.headDim);
+    tables_->build(angles.data(), angles.size(), 1.0);  // keys already carry the attention scale
+    for (int h = 0; h < c.kvHeads; ++h)
+        for (std::size_t s = 0; s < slots.size(); ++s)
+            tables_->rotate(&keys_[((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + slots[s]) * hd], s);
+}
+
+void KVCache::shift(std::int64_t delta) {
+    const KVCacheConfig& c = config_;
+    for (std::size_t i = 0; i < pos_.size(); ++i) {
+        if (!occupied_[i]) continue;
+        const std::int64_t p = pos_[i] + delta;
+        if (p < 0 || p > kMaxPosition)
+            fail("delta", "moves the token in slot " + std::to_string(i % c.capacity) + " of row " + std::to_string(i / c.capacity) +
+                              " to position " + std::to_string(p) + ", outside [0, 2^31)");
+    }
+    for (const Row& r : rows_)
+        if (r.next + delta < 0 || r.next + delta > kMaxPosition + 1) fail("delta", "moves the next position outside [0, 2^31)");
+    for (int b = 0; b < c.batch; ++b) {
+        std::vector<int> slots;
+        for (int s = 0; s < c.capacity; ++s)
+            if (occupied_[static_cast<std::size_t>(b) * c.capacity + s]) {
+                slots.push_back(s);
+                pos_[static_cast<std::size_t>(b) * c.capacity + s] += static_cast<std::int32_t>(delta);
+            }
+        rotateSlots(b, slots, std::vector<double>(slots.size(), static_cast<double>(delta)));
+        rows_[b].next += delta;
+    }
+}
+
+void KVCache::renumber(View<std::int32_t> np) {
+    const KVCacheConfig& c = config_;
+    if (np.size != pos_.size())
+        fail("newPositions", "must have batch*capacity = " + std::to_string(pos_.size()) + " entries in positions() order (got " + std::to_string(np.size) + ")");
+    for (std::size_t i = 0; i < pos_.size(); ++i) {
+        if (occupied_[i] && np[i] < 0)
+            fail("newPositions[" + std::to_string(i) + "]", "must be a position >= 0 for an occupied slot (got " + std::to_string(np[i]) + ")");
+        if (!occupied_[i] && np[i] != -1)
+            fail("newPositions[" + std::to_string(i) + "]", "must stay -1: the slot is empty (got " + std::to_string(np[i]) + ")");
+    }
+    for (int b = 0; b < c.batch; ++b) {
+        std::vector<int> slots;
+        std::vector<double> deltas;
+        std::int64_t maxPos = -1;
+        for (int s = 0; s < c.capacity; ++s) {
+            const std::size_t i = static_cast<std::size_t>(b) * c.capacity + s;
+            if (!occupied_[i]) continue;
+            slots.push_back(s);
+            deltas.push_back(static_cast<double>(np[i]) - pos_[i]);
+            pos_[i] = np[i];
+            maxPos = std::max<std::int64_t>(maxPos, np[i]);
+        }
+        rotateSlots(b, slots, deltas);
+        if (maxPos >= 0) rows_[b].next = maxPos + 1;
+    }
+}
+
+std::vector<std::int32_t> KVCache::positions() const { return pos_; }
+
+std::vector<std::int32_t> KVCache::nextPositions() const {
+    std::vector<std::int32_t> n;
+    for (const Row& r : rows_) n.push_back(static_cast<std::int32_t>(std::min<std::int64_t>(r.next, kMaxPosition)));
+    return n;
+}
+
+}  // namespace posenc

@@ -1,0 +1,78 @@
+// KV-cache position bookkeeping. A cache slot is not a position: every slot carries the logical
+// position of the token in it, keys are stored already rotated at that position (as inference
+// engines do), and attention runs through the same engine as `attention` with those positions.
+//
+// Layout per batch row: `sinks` slots kept forever, then either plain slots up to `capacity`
+// (no window: appending past capacity is an error) or a ring of `window` slots holding the most
+// recent tokens. Padding (mask 0) gets neither a slot nor a position. Every call validates fully
+// before it changes anything, so a failed call leaves the cache exactly as it was.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "attention/attention.hpp"
+
+namespace posenc {
+
+struct KVCacheConfig {
+    int batch = 1;
+    int kvHeads = 0;
+    int headDim = 0;
+    int capacity = 0;
+    int window = 0;  // 0 = no sliding window
+    int sinks = 0;
+    std::optional<RopeEncoding> rope;  // keys are rotated with it on append
+};
+
+class KVCache {
+public:
+    explicit KVCache(const KVCacheConfig& config);
+
+    // k, v: raw [batch, kvHeads, T, headDim]. positions: [batch * T] (empty = each row continues from
+    // its next position); mask: [batch * T], 1 = real token (empty = all real).
+    void append(View<float> k, View<float> v, int T, View<std::int32_t> positions = {}, View<std::uint8_t> mask = {});
+
+    // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, headDim]. qPositions [batch * qLen]
+    // (empty = each row's last qLen positions, next - qLen .. next - 1). `encoding` adds score terms
+    // (alibi, t5, ...); the cache's own rope rotates q. scale: NaN = the encoding's default.
+    void attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
+                float* out, double scale = std::numeric_limits<double>::quiet_NaN());
+
+    // Moves every cached position by delta and re-rotates the cached keys.
+    void shift(std::int64_t delta);
+    // New logical positions in positions() order ([batch, capacity]); empty slots must stay -1.
+    void renumber(View<std::int32_t> newPositions);
+
+    std::vector<std::int32_t> positions() const;      // [batch, capacity], -1 = empty slot
+    std::vector<std::int32_t> nextPositions() const;  // [batch]
+    const KVCacheConfig& config() const { return config_; }
+    // Raw storage (for tests and zero-copy readers): [batch, kvHeads, capacity, headDim].
+    const std::vector<float>& keys() const { return keys_; }
+    const std::vector<float>& values() const { return values_; }
+
+private:
+    struct Row {
+        int sinksFilled = 0;
+        int filled = 0;     // plain slots used (no window)
+        int ringStart = 0;  // oldest ring slot (window)
+        int ringCount = 0;
+        std::int64_t next = 0;
+    };
+    int slotFor(Row& row) const;  // advances the row's bookkeeping
+    void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles);
+
+    KVCacheConfig config_;
+    std::optional<RopeFrequencies> freqs_;
+    std::optional<RopeTables> tables_;  // cos/sin for the tokens of one call, reused
+    std::vector<float> keys_, values_;
+    std::vector<std::int32_t> pos_;
+    std::vector<std::uint8_t> occupied_;
+    std::vector<Row> rows_;
+    // scratch reused across calls (no allocation per decode step once warm)
+    std::vector<std::int32_t> scratchPos_;
+    std::vector<int> scratchSlots_;
+    std::vector<double> scratchAngles_;
+};
+
+}  // namespace posenc

@@ -1,0 +1,311 @@
+// KV cache: decoding through the cache equals full attention at the right positions; windows, sinks,
+// renumbering; the classic mistakes change the scores; failed calls change nothing.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "posenc.hpp"
+#include "reference.hpp"
+
+using namespace posenc;
+
+namespace {
+constexpr int kvHeads = 2, heads = 4, d = 16;
+
+RopeEncoding rope() {
+    RopeEncoding r;
+    r.config.base = 10000;
+    r.config.partialRotaryFactor = 0.5;
+    r.config.scaling.type = RopeScalingType::yarn;  // keys carry an attention scale: re-rotation must not re-apply it
+    r.config.scaling.factor = 2;
+    r.config.scaling.originalMaxPositionEmbeddings = 16;
+    return r;
+}
+
+// Raw per-token data for one batch row: k, v [kvHeads, T, d], q [heads, T, d].
+struct Sequence {
+    int T;
+    std::vector<float> k, v, q;
+    Sequence(int T_, unsigned seed) : T(T_) {
+        k = ref::randomVector(static_cast<std::size_t>(kvHeads) * T * d, seed);
+        v = ref::randomVector(static_cast<std::size_t>(kvHeads) * T * d, seed + 1);
+        q = ref::randomVector(static_cast<std::size_t>(heads) * T * d, seed + 2);
+    }
+    // token t's slice of a [H, T, d] tensor
+    std::vector<float> token(const std::vector<float>& x, int H, int t) const {
+        std::vector<float> out;
+        for (int h = 0; h < H; ++h) out.insert(out.end(), x.begin() + (static_cast<std::size_t>(h) * T + t) * d, x.begin() + (static_cast<std::size_t>(h) * T + t + 1) * d);
+        return out;
+    }
+    // keys/values of a subset of tokens, [H, n, d]
+    std::vector<float> pick(const std::vector<float>& x, int H, const std::vector<int>& tokens) const {
+        std::vector<float> out;
+        for (int h = 0; h < H; ++h)
+            for (int t : tokens) out.insert(out.end(), x.begin() + (static_cast<std::size_t>(h) * T + t) * d, x.begin() + (static_cast<std::size_t>(h) * T + t + 1) * d);
+        return out;
+    }
+};
+
+// Full attention for one query token over chosen keys at chosen positions.
+std::vector<float> reference(const Sequence& s, int queryToken, std::int32_t qPos, const std::vector<int>& keyTokens,
+                             const std::vector<std::int32_t>& kPos, const Encoding& e) {
+    AttentionRequest r;
+    const auto q = s.token(s.q, heads, queryToken);
+    const auto k = s.pick(s.k, kvHeads, keyTokens), v = s.pick(s.v, kvHeads, keyTokens);
+    std::vector<std::int32_t> qp = {qPos};
+    r.dims = AttentionDims{heads, kvHeads, d, 1, static_cast<int>(keyTokens.size())};
+    r.q = q;
+    r.k = k;
+    r.v = v;
+    r.qPositions = qp;
+    r.kPositions = kPos;
+    r.causal = true;
+    r.encoding = e;
+    return attention(r).out;
+}
+
+double maxDiff(const std::vector<float>& a, const std::vector<float>& b) {
+    REQUIRE(a.size() == b.size());
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(double(a[i]) - b[i]));
+    return m;
+}
+
+// Interleaves rows' per-token tensors into the [batch, H, 1, d] layout the cache takes.
+std::vector<float> stack(const std::vector<std::vector<float>>& rows) {
+    std::vector<float> out;
+    for (const auto& r : rows) out.insert(out.end(), r.begin(), r.end());
+    return out;
+}
+}  // namespace
+
+TEST_CASE("decoding token by token = full attention; batch 2 with different left padding; RoPE, ALiBi, T5") {
+    const int T = 12;
+    const int pad[2] = {0, 3};  // row 1 starts with 3 padding steps
+    Sequence rows[2] = {Sequence(T, 10), Sequence(T, 20)};
+    auto t5table = ref::randomVector(32 * heads, 5);
+    struct Setup {
+        const char* name;
+        bool cacheRope;
+        Encoding enc;
+    };
+    std::vector<Setup> setups = {{"rope", true, NoEncoding{}}, {"alibi", false, AlibiEncoding{heads, {}, false}},
+                                 {"t5", false, T5Encoding{heads, t5table, {false, 32, 128}}}};
+    for (auto& setup : setups) {
+        INFO(setup.name);
+        KVCacheConfig c;
+        c.batch = 2;
+        c.kvHeads = kvHeads;
+        c.headDim = d;
+        c.capacity = T;
+        if (setup.cacheRope) c.rope = rope();
+        KVCache cache(c);
+        Encoding refEnc = setup.cacheRope ? Encoding{rope()} : setup.enc;
+        for (int step = 0; step < T; ++step) {
+            std::vector<std::uint8_t> mask = {1, static_cast<std::uint8_t>(step >= pad[1])};
+            std::vector<std::vector<float>> ks, vs, qs;
+            for (int b = 0; b < 2; ++b) {
+                ks.push_back(rows[b].token(rows[b].k, kvHeads, step));
+                vs.push_back(rows[b].token(rows[b].v, kvHeads, step));
+                qs.push_back(rows[b].token(rows[b].q, heads, step));
+            }
+            cache.append(stack(ks), stack(vs), 1, {}, mask);
+            std::vector<float> out(2 * heads * d);
+            cache.attend(stack(qs), heads, 1, setup.enc, {}, true, out.data());
+            for (int b = 0; b < 2; ++b) {
+                if (step < pad[b]) continue;
+                // the row's real tokens are positions 0.. regardless of padding
+                std::vector<int> keys;
+                std::vector<std::int32_t> kp;
+                for (int t = pad[b]; t <= step; ++t) {
+                    keys.push_back(t);
+                    kp.push_back(t - pad[b]);
+                }
+                const auto want = reference(rows[b], step, step - pad[b], keys, kp, refEnc);
+                std::vector<float> got(out.begin() + b * heads * d, out.begin() + (b + 1) * heads * d);
+                CHECK(maxDiff(got, want) < 1e-5);
+            }
+        }
+        CHECK(cache.nextPositions() == std::vector<std::int32_t>{T, T - pad[1]});
+    }
+}
+
+TEST_CASE("sliding window with sinks = attention over the kept keys at their original positions") {
+    const int T = 30, sinks = 2, window = 5;
+    Sequence s(T, 30);
+    KVCacheConfig c;
+    c.kvHeads = kvHeads;
+    c.headDim = d;
+    c.capacity = sinks + window;
+    c.window = window;
+    c.sinks = sinks;
+    c.rope = rope();
+    KVCache cache(c);
+    cache.append(s.k, s.v, T);  // one prefill call: the ring keeps the last 5
+    CHECK(cache.nextPositions()[0] == T);  // position = tokens seen, not slots used
+    auto pos = cache.positions();
+    std::vector<std::int32_t> sorted(pos.begin(), pos.end());
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(sorted == std::vector<std::int32_t>{0, 1, 25, 26, 27, 28, 29});
+    // one more token: position 30, evicting 25
+    Sequence next(1, 40);
+    cache.append(next.k, next.v, 1);
+    std::vector<float> out(heads * d);
+    cache.attend(next.q, heads, 1, NoEncoding{}, {}, true, out.data());
+    // reference: keys 0, 1, 26..29 from s plus the new token
+    std::vector<float> k = s.pick(s.k, kvHeads, {0, 1, 26, 27, 28, 29}), v = s.pick(s.v, kvHeads, {0, 1, 26, 27, 28, 29});
+    std::vector<float> kk, vv;
+    for (int h = 0; h < kvHeads; ++h) {
+        kk.insert(kk.end(), k.begin() + h * 6 * d, k.begin() + (h + 1) * 6 * d);
+        kk.insert(kk.end(), next.k.begin() + h * d, next.k.begin() + (h + 1) * d);
+        vv.insert(vv.end(), v.begin() + h * 6 * d, v.begin() + (h + 1) * 6 * d);
+        vv.insert(vv.end(), next.v.begin() + h * d, next.v.begin() + (h + 1) * d);
+    }
+    std::vector<std::int32_t> kp = {0, 1, 26, 27, 28, 29, 30}, qp = {30};
+    AttentionRequest r;
+    r.dims = AttentionDims{heads, kvHeads, d, 1, 7};
+    r.q = next.q;
+    r.k = kk;
+    r.v = vv;
+    r.kPositions = kp;
+    r.qPositions = qp;
+    r.causal = true;
+    r.encoding = rope();
+    CHECK(maxDiff(out, attention(r).out) < 1e-5);
+
+    // Mistake 1: using the slot count (7) as the new token's position changes the scores.
+    std::vector<float> wrong(heads * d);
+    std::vector<std::int32_t> slotPos = {7};
+    cache.attend(next.q, heads, 1, NoEncoding{}, slotPos, true, wrong.data());
+    CHECK(maxDiff(wrong, out) > 1e-3);
+}
+
+TEST_CASE("renumbering (context shift) re-rotates keys: equals keys rotated from scratch at the new positions") {
+    const int T = 10;
+    Sequence s(T, 50);
+    KVCacheConfig c;
+    c.kvHeads = kvHeads;
+    c.headDim = d;
+    c.capacity = 16;
+    c.rope = rope();
+    KVCache cache(c);
+    cache.append(s.k, s.v, T);
+    // keep the first two tokens (sinks) where they are, move the rest by +100
+    auto np = cache.positions();
+    for (int slot = 2; slot < T; ++slot) np[slot] = slot + 100;
+    cache.renumber(np);
+    CHECK(cache.nextPositions()[0] == 110);  // 1 + the largest new position
+    Sequence qs(1, 60);
+    std::vector<float> out(heads * d);
+    std::vector<std::int32_t> qp = {110};
+    cache.attend(qs.q, heads, 1, NoEncoding{}, qp, true, out.data());
+    std::vector<std::int32_t> kp(np.begin(), np.begin() + T);
+    AttentionRequest r;
+    r.dims = AttentionDims{heads, kvHeads, d, 1, T};
+    r.q = qs.q;
+    r.k = s.k;
+    r.v = s.v;
+    r.kPositions = kp;
+    r.qPositions = qp;
+    r.causal = true;
+    r.encoding = rope();
+    const auto fromScratch = attention(r).out;
+    CHECK(maxDiff(out, fromScratch) < 1e-5);
+
+    // Mistake 2: renumbering positions without re-rotating the cached keys changes the scores:
+    // attention at the new positions with keys still rotated at the old ones.
+    KVCacheConfig plain = c;
+    plain.rope.reset();
+    KVCache stale(plain);
+    // keys rotated at the OLD positions 0..9, stored as-is
+    std::vector<float> kOld = s.k;
+    std::vector<std::int32_t> oldPos;
+    for (int t = 0; t < T; ++t) oldPos.push_back(t);
+    RopeConfig rc = rope().config;
+    rc.headDim = d;
+    const auto f = ropeFrequencies(rc);
+    applyRope(kOld.data(), kvHeads, T, d, oldPos.data(), f, RopeLayout::half);
+    stale.append(kOld, s.v, T, kp);  // labelled with the new positions, never re-rotated
+    std::vector<float> qRot = qs.q;
+    applyRope(qRot.data(), heads, 1, d, qp.data(), f, RopeLayout::half);
+    std::vector<float> bad(heads * d);
+    stale.attend(qRot, heads, 1, NoEncoding{}, qp, true, bad.data());
+    CHECK(maxDiff(bad, out) > 1e-3);
+
+    // shift(delta) then shift(-delta) returns the cache's keys to float tolerance
+    const auto before = cache.keys();
+    cache.shift(1000003);
+    cache.shift(-1000003);
+    CHECK(maxDiff(cache.keys(), before) < 1e-5);
+}
+
+TEST_CASE("padding gets no position and no slot; counting it is the third classic mistake") {
+    Sequence s(4, 70);
+    KVCacheConfig c;
+    c.kvHeads = kvHeads;
+    c.headDim = d;
+    c.capacity = 8;
+    c.rope = rope();
+    KVCache cache(c);
+    std::vector<std::uint8_t> mask = {0, 0, 1, 1};  // left padding
+    cache.append(s.k, s.v, 4, {}, mask);
+    auto pos = cache.positions();
+    CHECK(pos[0] == 0);
+    CHECK(pos[1] == 1);
+    CHECK(pos[2] == -1);
+    CHECK(cache.nextPositions()[0] == 2);
+    // the real tokens' keys sit at positions 0 and 1; pretending the padding counted (2 and 3) differs
+    Sequence qs(1, 71);
+    std::vector<float> right(heads * d), wrong(heads * d);
+    cache.attend(qs.q, heads, 1, NoEncoding{}, {}, true, right.data());
+    KVCache counted(c);
+    std::vector<std::int32_t> padPos = {0, 1, 2, 3};
+    counted.append(s.k, s.v, 4, padPos, mask);
+    std::vector<std::int32_t> q4 = {4};
+    counted.attend(qs.q, heads, 1, NoEncoding{}, q4, true, wrong.data());
+    CHECK(maxDiff(right, wrong) > 1e-3);
+}
+
+TEST_CASE("a failed call leaves the cache byte for byte unchanged") {
+    Sequence s(6, 80);
+    KVCacheConfig c;
+    c.batch = 1;
+    c.kvHeads = kvHeads;
+    c.headDim = d;
+    c.capacity = 6;
+    c.rope = rope();
+    KVCache cache(c);
+    cache.append(s.pick(s.k, kvHeads, {0, 1, 2, 3}), s.pick(s.v, kvHeads, {0, 1, 2, 3}), 4);
+    const auto k0 = cache.keys(), v0 = cache.values();
+    const auto p0 = cache.positions(), n0 = cache.nextPositions();
+    auto unchanged = [&] {
+        CHECK(cache.keys() == k0);
+        CHECK(cache.values() == v0);
+        CHECK(cache.positions() == p0);
+        CHECK(cache.nextPositions() == n0);
+    };
+    // capacity: 4 held + 3 more > 6, no window
+    CHECK_THROWS_WITH_AS(cache.append(s.pick(s.k, kvHeads, {0, 1, 2}), s.pick(s.v, kvHeads, {0, 1, 2}), 3), doctest::Contains("capacity"), std::invalid_argument);
+    unchanged();
+    CHECK_THROWS_WITH_AS(cache.append(s.pick(s.k, kvHeads, {0}), s.pick(s.v, kvHeads, {0, 1}), 1), doctest::Contains("v must"), std::invalid_argument);
+    unchanged();
+    std::vector<std::int32_t> badPos = {-5};
+    CHECK_THROWS_WITH_AS(cache.append(s.pick(s.k, kvHeads, {0}), s.pick(s.v, kvHeads, {0}), 1, badPos), doctest::Contains("positions[0]"), std::invalid_argument);
+    unchanged();
+    std::vector<std::uint8_t> badMask = {2};
+    CHECK_THROWS_WITH_AS(cache.append(s.pick(s.k, kvHeads, {0}), s.pick(s.v, kvHeads, {0}), 1, {}, badMask), doctest::Contains("mask[0]"), std::invalid_argument);
+    unchanged();
+    CHECK_THROWS_WITH_AS(cache.shift(-3), doctest::Contains("delta"), std::invalid_argument);
+    unchanged();
+    std::vector<std::int32_t> np = p0;
+    np[5] = 9;  // an empty slot
+    CHECK_THROWS_WITH_AS(cache.renumber(np), doctest::Contains("newPositions[5]"), std::invalid_argument);
+    unchanged();
+    std::vector<float> out(heads * d);
+    CHECK_THROWS_WITH_AS(cache.attend(s.q, heads, 1, NoEncoding{}, {}, true, out.data()), doctest::Contains("q must"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(cache.attend(s.token(s.q, heads, 0), heads, 1, rope(), {}, true, out.data()), doctest::Contains("rope"), std::invalid_argument);
+    unchanged();
+    // a valid call still works afterwards
+    cache.append(s.pick(s.k, kvHeads, {4, 5}), s.pick(s.v, kvHeads, {4, 5}), 2);
+    CHECK(cache.nextPositions()[0] == 6);
+}
