@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "posenc.hpp"
@@ -248,6 +249,70 @@ int swinRelativeIndex(int windowH, int windowW, double out) {
     });
 }
 
+// --- KV cache ---------------------------------------------------------------------------------------
+// Owns one posenc::KVCache; every method returns a status like the free functions.
+class KVCacheHandle {
+public:
+    int create(int batch, int kvHeads, int headDim, int capacity, int window, int sinks, bool hasRope, const RopeSpec& rope,
+               int ropeLayout) {
+        return guarded([&] {
+            posenc::KVCacheConfig c;
+            c.batch = batch;
+            c.kvHeads = kvHeads;
+            c.headDim = headDim;
+            c.capacity = capacity;
+            c.window = window;
+            c.sinks = sinks;
+            if (hasRope) c.rope = posenc::RopeEncoding{toConfig(rope), static_cast<posenc::RopeLayout>(ropeLayout)};
+            cache_ = std::make_unique<posenc::KVCache>(c);
+        });
+    }
+    int append(double k, double v, int T, double positions, double mask) {
+        return guarded([&] {
+            const auto& c = live().config();
+            const std::size_t n = static_cast<std::size_t>(c.batch) * c.kvHeads * T * c.headDim, bt = static_cast<std::size_t>(c.batch) * T;
+            live().append(view<float>(k, static_cast<int>(n)), view<float>(v, static_cast<int>(n)), T,
+                          positions ? posenc::View<std::int32_t>(at<const std::int32_t>(positions), bt) : posenc::View<std::int32_t>(),
+                          mask ? posenc::View<std::uint8_t>(at<const std::uint8_t>(mask), bt) : posenc::View<std::uint8_t>());
+        });
+    }
+    int attend(double q, int heads, int qLen, const EncodingSpec& e, double qPositions, bool causal, double scale, double out) {
+        return guarded([&] {
+            const auto& c = live().config();
+            const std::size_t n = static_cast<std::size_t>(c.batch) * heads * qLen * c.headDim, bq = static_cast<std::size_t>(c.batch) * qLen;
+            live().attend(posenc::View<float>(at<const float>(q), n), heads, qLen, toEncoding(e),
+                          qPositions ? posenc::View<std::int32_t>(at<const std::int32_t>(qPositions), bq) : posenc::View<std::int32_t>(), causal,
+                          at<float>(out), scale);
+        });
+    }
+    int shift(double delta) { return guarded([&] { live().shift(static_cast<std::int64_t>(delta)); }); }
+    int renumber(double positions) {
+        return guarded([&] {
+            const auto& c = live().config();
+            live().renumber(posenc::View<std::int32_t>(at<const std::int32_t>(positions), static_cast<std::size_t>(c.batch) * c.capacity));
+        });
+    }
+    int positions(double out) {
+        return guarded([&] {
+            const auto p = live().positions();
+            std::copy(p.begin(), p.end(), at<std::int32_t>(out));
+        });
+    }
+    int nextPositions(double out) {
+        return guarded([&] {
+            const auto p = live().nextPositions();
+            std::copy(p.begin(), p.end(), at<std::int32_t>(out));
+        });
+    }
+
+private:
+    posenc::KVCache& live() {
+        if (!cache_) posenc::fail("cache", "was not created");
+        return *cache_;
+    }
+    std::unique_ptr<posenc::KVCache> cache_;
+};
+
 // Plain memcpy inside the wasm heap: the copy-bandwidth yardstick the benchmarks compare against.
 void copyBytes(double dst, double src, double bytes) {
     std::memcpy(at<char>(dst), at<const char>(src), static_cast<std::size_t>(bytes));
@@ -347,4 +412,13 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("debertaBuckets", &debertaBuckets);
     function("alibiSlopes", &alibiSlopes);
     function("swinRelativeIndex", &swinRelativeIndex);
+    class_<KVCacheHandle>("KVCacheHandle")
+        .constructor<>()
+        .function("create", &KVCacheHandle::create)
+        .function("append", &KVCacheHandle::append)
+        .function("attend", &KVCacheHandle::attend)
+        .function("shift", &KVCacheHandle::shift)
+        .function("renumber", &KVCacheHandle::renumber)
+        .function("positions", &KVCacheHandle::positions)
+        .function("nextPositions", &KVCacheHandle::nextPositions);
 }

@@ -5,6 +5,7 @@ import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, ropeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
 import { encodingSpec } from './encoding.mjs';
+import { makeKVCacheClass } from './kv-cache.mjs';
 
 const SINUSOID_LAYOUTS = ['interleaved', 'concat', 'tensor2tensor'];
 
@@ -200,6 +201,7 @@ function makeApi(m) {
     debertaBucket,
     alibiSlopes,
     swinRelativeIndex,
+    KVCache: makeKVCacheClass(m, run, check),
     alloc(length) { return new HeapBuffer(m, v.positive(length, 'length', 2 ** 30 - 16)); },
     /** Bytes in the wasm heap now (it grows on demand and never shrinks). */
     heapBytes() { return m.HEAPU8.length; },

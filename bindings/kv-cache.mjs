@@ -1,0 +1,118 @@
+// pe.KVCache: a JS class over the C++ KVCache (src/cache/). Validates, copies tensors in and out,
+// and owns the native object (delete() / [Symbol.dispose]).
+import * as v from './validate.mjs';
+import { HeapBuffer } from './heap.mjs';
+import { ropeSpec, ropeSpecOnHeap, ROPE_LAYOUTS } from './rope-config.mjs';
+import { encodingSpec } from './encoding.mjs';
+
+export function makeKVCacheClass(m, run, check) {
+  return class KVCache {
+    #handle; #batch; #kvHeads; #headDim; #capacity;
+
+    constructor(options) {
+      const o = v.object(options, 'options');
+      this.#batch = o.batch === undefined ? 1 : v.positive(o.batch, 'batch');
+      this.#kvHeads = v.positive(o.kvHeads, 'kvHeads');
+      this.#headDim = v.positive(o.headDim, 'headDim');
+      this.#capacity = v.positive(o.capacity, 'capacity');
+      const window = o.window === undefined || o.window === null ? 0 : v.positive(o.window, 'window');
+      const sinks = o.sinks === undefined ? 0 : v.nonNegative(o.sinks, 'sinks');
+      const hasRope = o.rope !== undefined && o.rope !== null;
+      const { kind: _k, layout, ...rope } = hasRope ? v.object(o.rope, 'rope') : {};
+      const spec = ropeSpec({ ...rope, headDim: this.#headDim }, 'rope');
+      const ropeLayout = v.oneOf(layout, 'rope.layout', ROPE_LAYOUTS, 'half');
+      const slots = this.#batch * this.#capacity * this.#kvHeads * this.#headDim;
+      if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
+      const handle = new m.KVCacheHandle();
+      try {
+        run((s) => check(m, handle.create(this.#batch, this.#kvHeads, this.#headDim, this.#capacity, window, sinks, hasRope, ropeSpecOnHeap(s, spec), ropeLayout)));
+      } catch (e) {
+        handle.delete();
+        throw e;
+      }
+      this.#handle = handle;
+    }
+
+    get batch() { return this.#batch; }
+    get capacity() { return this.#capacity; }
+
+    #live() {
+      if (!this.#handle) throw new RangeError('KVCache has been deleted');
+      return this.#handle;
+    }
+
+    // k, v: raw [batch, kvHeads, T, headDim]; positions / mask: [batch * T].
+    append(k, vals, options) {
+      const h = this.#live();
+      const o = v.object(options, 'options');
+      const per = this.#batch * this.#kvHeads * this.#headDim;
+      const len = k instanceof HeapBuffer || ArrayBuffer.isView(k) || Array.isArray(k) ? k.length : NaN;
+      if (!Number.isInteger(len)) throw new TypeError(`k must be a Float32Array or a buffer from pe.alloc (got ${v.describe(k)})`);
+      if (len === 0 || len % per !== 0) throw new RangeError(`k must be [batch, kvHeads, T, headDim]: a positive multiple of ${per} elements (got ${len})`);
+      const T = len / per;
+      const positions = o.positions === undefined ? null : v.positions(o.positions, 'positions');
+      if (positions) v.requireLength(positions.length, this.#batch * T, 'positions', 'batch*T');
+      const mask = o.mask === undefined || o.mask === null ? null : v.mask(o.mask, 'mask');
+      if (mask) v.requireLength(mask.length, this.#batch * T, 'mask', 'batch*T');
+      run((s) => {
+        const kp = s.f32(k, 'k', len), vp = s.f32(vals, 'v', len);
+        let mp = 0;
+        if (mask) { mp = s.alloc(mask.length, 'mask'); m.HEAPU8.set(mask, mp); }
+        check(m, h.append(kp, vp, T, positions ? s.i32(positions, 'positions') : 0, mp));
+      });
+      return this;
+    }
+
+    // q: [batch, heads, qLen, headDim] -> { out } of the same shape.
+    attend(q, options) {
+      const h = this.#live();
+      const o = v.object(options, 'options');
+      const heads = v.positive(o.heads, 'heads');
+      const causal = v.boolean(o.causal, 'causal', true);
+      const scale = o.scale === undefined || o.scale === null ? NaN : v.number(o.scale, 'scale');
+      const per = this.#batch * heads * this.#headDim;
+      const len = q instanceof HeapBuffer || ArrayBuffer.isView(q) || Array.isArray(q) ? q.length : NaN;
+      if (!Number.isInteger(len)) throw new TypeError(`q must be a Float32Array or a buffer from pe.alloc (got ${v.describe(q)})`);
+      if (len === 0 || len % per !== 0) throw new RangeError(`q must be [batch, heads, qLen, headDim]: a positive multiple of ${per} elements (got ${len})`);
+      const qLen = len / per;
+      const qPositions = o.qPositions === undefined ? null : v.positions(o.qPositions, 'qPositions');
+      if (qPositions) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
+      return run((s) => {
+        const { spec } = encodingSpec(s, o.encoding, { headDim: this.#headDim, heads });
+        const qp = s.f32(q, 'q', len);
+        const out = s.out(len);
+        check(m, h.attend(qp, heads, qLen, spec, qPositions ? s.i32(qPositions, 'qPositions') : 0, causal, scale, out));
+        return { out: s.result(out, len, o.out) };
+      });
+    }
+
+    shift(delta) {
+      const h = this.#live();
+      v.integer(delta, 'delta', { min: -(2 ** 31 - 1) });
+      check(m, h.shift(delta));
+      return this;
+    }
+
+    renumber(newPositions) {
+      const h = this.#live();
+      const np = v.int32Array(newPositions, 'newPositions', { min: -1 });
+      v.requireLength(np.length, this.#batch * this.#capacity, 'newPositions', 'batch*capacity, in positions() order');
+      run((s) => check(m, h.renumber(s.i32(np, 'newPositions'))));
+      return this;
+    }
+
+    positions() {
+      const h = this.#live();
+      const n = this.#batch * this.#capacity;
+      return run((s) => { const out = s.alloc(n * 4, 'positions'); check(m, h.positions(out)); return s.int32Result(out, n); });
+    }
+
+    nextPositions() {
+      const h = this.#live();
+      return run((s) => { const out = s.alloc(this.#batch * 4, 'nextPositions'); check(m, h.nextPositions(out)); return s.int32Result(out, this.#batch); });
+    }
+
+    delete() { if (this.#handle) { this.#handle.delete(); this.#handle = null; } }
+    [Symbol.dispose]() { this.delete(); }
+  };
+}
