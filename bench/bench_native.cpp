@@ -92,12 +92,32 @@ void attentionRss(int heads, int T) {
     std::printf("{\"bench\":\"attention peak RSS\",\"target\":\"native\",\"heads\":%d,\"T\":%d,\"ms\":%.0f,\"peakRssMiB\":%.1f,\"tensorsMiB\":%.1f,\"TxT_floatMiB\":%.0f}\n",
                 heads, T, ms, ru.ru_maxrss / 1024.0, inputsMiB, 4.0 * T * T / (1 << 20));
 }
+// One decode step against a full cache: kvHeads 8, headDim 64, `cached` tokens, RoPE, 8 query heads.
+void cacheBench(int cached) {
+    const int kvHeads = 8, headDim = 64, heads = 8;
+    KVCacheConfig c;
+    c.kvHeads = kvHeads;
+    c.headDim = headDim;
+    c.capacity = cached + 1;
+    c.rope = RopeEncoding{};
+    KVCache cache(c);
+    const std::size_t n = static_cast<std::size_t>(kvHeads) * cached * headDim;
+    auto k = randomFloats(n), v = randomFloats(n);
+    cache.append(k, v, cached);
+    auto q = randomFloats(static_cast<std::size_t>(heads) * headDim);
+    std::vector<float> out(q.size());
+    const double t = bench::medianSeconds([&] { cache.attend(q, heads, 1, NoEncoding{}, {}, true, out.data()); }, 15);
+    const double bytes = 2.0 * n * 4;  // every cached key and value read once
+    std::printf("{\"bench\":\"decode step\",\"target\":\"native\",\"cached\":%d,\"ms\":%.3f,\"GBs\":%.2f,\"copyGBs\":%.2f}\n", cached, t * 1e3,
+                bytes / t / 1e9, copyGBs(n));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
     const char* which = argc > 1 ? argv[1] : "all";
     if (!std::strcmp(which, "all") || !std::strcmp(which, "rope")) ropeBench();
     if (!std::strcmp(which, "all") || !std::strcmp(which, "attention")) attentionBench();
+    if (!std::strcmp(which, "all") || !std::strcmp(which, "cache")) cacheBench(32768);
     if (!std::strcmp(which, "attention-rss")) attentionRss(argc > 2 ? std::atoi(argv[2]) : 8, argc > 3 ? std::atoi(argv[3]) : 32768);
     return 0;
 }

@@ -127,6 +127,22 @@ if (which === 'all' || which === 'attention') {
   bufs.forEach((b) => b.delete());
 }
 
+if (which === 'all' || which === 'cache') {
+  const [nat] = native('cache');
+  const kvHeads = 8, headDim = 64, heads = 8, cached = 32768, n = kvHeads * cached * headDim;
+  const cache = new pe.KVCache({ kvHeads, headDim, capacity: cached + 1, rope: {} });
+  const k = pe.alloc(n), v = pe.alloc(n), dst = pe.alloc(n);
+  k.view().fill(0.1); v.view().fill(0.2);
+  cache.append(k, v);
+  const q = new Float32Array(heads * headDim).fill(0.3);
+  const ms = median(() => cache.attend(q, { heads }), 15);
+  const copyMs = median(() => pe.copyBuffer(dst, k), 9);
+  const bytes = 2 * n * 4;
+  rows.push({ bench: 'decode step, 32768 cached tokens, 8 kv heads x 64', native_ms: nat.ms, native_GBs: nat.GBs, native_of_copy: nat.GBs / nat.copyGBs,
+    wasm_ms: ms, wasm_GBs: bytes / (ms / 1e3) / 1e9, wasm_of_copy: (bytes / (ms / 1e3)) / ((2 * n * 4) / (copyMs / 1e3)), wasm_over_native: ms / nat.ms });
+  cache.delete(); k.delete(); v.delete(); dst.delete();
+}
+
 const fmt = (v) => (typeof v === 'number' ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(v < 1 ? 3 : 2)) : v);
 for (const r of rows) console.log(Object.entries(r).map(([k, v]) => `${k}=${fmt(v)}`).join('  '));
 mkdirSync(new URL('../build/', import.meta.url), { recursive: true });
