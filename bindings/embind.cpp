@@ -56,11 +56,121 @@ T* at(double offset) {
 
 std::string lastError() { return gLastError; }
 
+template <class T>
+posenc::View<T> view(double offset, int length) {
+    return length > 0 ? posenc::View<T>(at<const T>(offset), static_cast<std::size_t>(length)) : posenc::View<T>();
+}
+
 // --- additive ----------------------------------------------------------------------------------
 int sinusoidal(double positions, int count, int dim, double base, int layout, double out) {
     return guarded([&] {
         posenc::SinusoidalOptions o{dim, base, static_cast<posenc::SinusoidLayout>(layout)};
         posenc::sinusoidal(at<const std::int32_t>(positions), static_cast<std::size_t>(count), o, at<float>(out));
+    });
+}
+
+int learned(double positions, int count, double table, int tableLength, int dim, int outOfRange, int interpolateTo, double out) {
+    return guarded([&] {
+        posenc::LearnedOptions o{view<float>(table, tableLength), dim, static_cast<posenc::OutOfRange>(outOfRange), interpolateTo};
+        posenc::learned(at<const std::int32_t>(positions), static_cast<std::size_t>(count), o, at<float>(out));
+    });
+}
+
+int positionIds(double mask, int batch, int length, int style, int paddingIdx, int past, double out) {
+    return guarded([&] {
+        posenc::positionIds(at<const std::uint8_t>(mask), batch, length, static_cast<posenc::PositionIdStyle>(style), paddingIdx, past, at<std::int32_t>(out));
+    });
+}
+
+int nextPositions(double mask, int batch, int length, int past, double out) {
+    return guarded([&] { posenc::nextPositions(at<const std::uint8_t>(mask), batch, length, past, at<std::int32_t>(out)); });
+}
+
+int modalityPositions(double modalities, int count, double offsets, int modalityCount, double lengths, double out) {
+    return guarded([&] {
+        posenc::modalityPositions(at<const std::int32_t>(modalities), static_cast<std::size_t>(count), view<std::int32_t>(offsets, modalityCount),
+                                  lengths ? view<std::int32_t>(lengths, modalityCount) : posenc::View<std::int32_t>(), at<std::int32_t>(out));
+    });
+}
+
+int binaryEncoding(double positions, int count, int dim, int bits, int radix, int code, double table, int tableLength, double out) {
+    return guarded([&] {
+        posenc::BinaryOptions o{dim, {bits, radix, static_cast<posenc::CodeKind>(code)}, view<float>(table, tableLength)};
+        posenc::binaryEncoding(at<const std::int32_t>(positions), static_cast<std::size_t>(count), o, at<float>(out));
+    });
+}
+
+int codeDistance(double a, double b, int bits, int radix, int code, double out) {
+    return guarded([&] {
+        const posenc::CodeOptions o{bits, radix, static_cast<posenc::CodeKind>(code)};
+        *at<std::int32_t>(out) = posenc::codeDistance(static_cast<std::int64_t>(a), static_cast<std::int64_t>(b), o);
+    });
+}
+
+int lowRank(double positions, int count, double coefficients, int coefficientsLength, double basis, int basisLength, int rank, int dim, double out) {
+    return guarded([&] {
+        posenc::lowRank(at<const std::int32_t>(positions), static_cast<std::size_t>(count), view<float>(coefficients, coefficientsLength),
+                        view<float>(basis, basisLength), rank, dim, at<float>(out));
+    });
+}
+
+int sparse(double positions, int count, double indices, double values, int entries, int k, double basis, int basisLength, int dim, double out) {
+    return guarded([&] {
+        posenc::sparse(at<const std::int32_t>(positions), static_cast<std::size_t>(count), view<std::int32_t>(indices, entries), view<float>(values, entries), k,
+                       view<float>(basis, basisLength), dim, at<float>(out));
+    });
+}
+
+int randomFeatures(double positions, int count, int dim, double seed, int kind, double sigma, double scale, int hidden, double out) {
+    return guarded([&] {
+        posenc::RandomFeatureOptions o;
+        o.dim = dim;
+        o.seed = static_cast<std::uint64_t>(seed);
+        o.kind = static_cast<posenc::RandomFeatureKind>(kind);
+        o.sigma = sigma;
+        o.scale = scale;
+        o.hidden = hidden;
+        posenc::randomFeatures(at<const std::int32_t>(positions), static_cast<std::size_t>(count), o, at<float>(out));
+    });
+}
+
+// shape / dims: int32[axes]; tables: float64[axes] heap offsets of each [shape[a], dims[a]] table.
+int axial(double positions, int count, double shape, double dims, double tables, int axes, int combine, double out) {
+    return guarded([&] {
+        posenc::AxialOptions o;
+        o.combine = static_cast<posenc::AxialCombine>(combine);
+        for (int a = 0; a < axes; ++a) {
+            o.shape.push_back(at<const std::int32_t>(shape)[a]);
+            o.dims.push_back(at<const std::int32_t>(dims)[a]);
+            const std::int64_t n = static_cast<std::int64_t>(o.shape.back()) * o.dims.back();
+            o.tables.push_back(posenc::View<float>(at<const float>(at<const double>(tables)[a]), n > 0 ? static_cast<std::size_t>(n) : 0));
+        }
+        posenc::axial(at<const std::int32_t>(positions), static_cast<std::size_t>(count), o, at<float>(out));
+    });
+}
+
+int twoLevel(double segments, int count, double segmentTable, int segmentLength, double innerTable, int innerLength, int segmentDim, int innerDim,
+             int combine, double out) {
+    return guarded([&] {
+        posenc::twoLevel(at<const std::int32_t>(segments), static_cast<std::size_t>(count), view<float>(segmentTable, segmentLength),
+                         view<float>(innerTable, innerLength), segmentDim, innerDim, static_cast<posenc::AxialCombine>(combine), at<float>(out));
+    });
+}
+
+int sineNd(int frames, int height, int width, double mask, int numPosFeats, double temperature, bool normalize, double scale, double out) {
+    return guarded([&] {
+        posenc::SineNdOptions o{numPosFeats, temperature, normalize, scale};
+        const std::size_t cells = static_cast<std::size_t>(std::max(frames, 1)) * std::max(height, 0) * std::max(width, 0);
+        const posenc::View<std::uint8_t> m = mask ? posenc::View<std::uint8_t>(at<const std::uint8_t>(mask), cells) : posenc::View<std::uint8_t>();
+        if (frames == 0) posenc::sine2d(height, width, m, o, at<float>(out));
+        else posenc::sine3d(frames, height, width, m, o, at<float>(out));
+    });
+}
+
+int resizeGrid(double grid, int gridLength, int fromH, int fromW, int toH, int toW, int dim, int mode, int mapping, int prefixTokens, double out) {
+    return guarded([&] {
+        posenc::ResizeOptions o{fromH, fromW, toH, toW, dim, static_cast<posenc::ResizeMode>(mode), static_cast<posenc::ResizeMapping>(mapping), prefixTokens};
+        posenc::resizeGrid(view<float>(grid, gridLength), o, at<float>(out));
     });
 }
 
@@ -153,11 +263,6 @@ struct EncodingSpec {
     bool c2p, p2c, keyQuery;
     RopeSpec rope; int ropeLayout;
 };
-
-template <class T>
-posenc::View<T> view(double offset, int length) {
-    return length > 0 ? posenc::View<T>(at<const T>(offset), static_cast<std::size_t>(length)) : posenc::View<T>();
-}
 
 posenc::Encoding toEncoding(const EncodingSpec& e) {
     switch (e.kind) {
@@ -323,6 +428,19 @@ void copyBytes(double dst, double src, double bytes) {
 EMSCRIPTEN_BINDINGS(posenc) {
     function("lastError", &lastError);
     function("sinusoidal", &sinusoidal);
+    function("learned", &learned);
+    function("positionIds", &positionIds);
+    function("nextPositions", &nextPositions);
+    function("modalityPositions", &modalityPositions);
+    function("binaryEncoding", &binaryEncoding);
+    function("codeDistance", &codeDistance);
+    function("lowRank", &lowRank);
+    function("sparse", &sparse);
+    function("randomFeatures", &randomFeatures);
+    function("axial", &axial);
+    function("twoLevel", &twoLevel);
+    function("sineNd", &sineNd);
+    function("resizeGrid", &resizeGrid);
     value_object<RopeSpec>("RopeSpec")
         .field("headDim", &RopeSpec::headDim)
         .field("base", &RopeSpec::base)

@@ -6,6 +6,8 @@ import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, ropeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
 import { encodingSpec } from './encoding.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
+import { makeAdditive } from './additive.mjs';
+import { parameterCount } from './parameters.mjs';
 
 const SINUSOID_LAYOUTS = ['interleaved', 'concat', 'tensor2tensor'];
 
@@ -191,6 +193,8 @@ function makeApi(m) {
 
   return {
     sinusoidal,
+    ...makeAdditive(m, run, check),
+    parameterCount,
     ropeFrequencies,
     ropeConfigFromHF,
     applyRope,

@@ -1,0 +1,242 @@
+// The additive family beyond sinusoidal: argument checks, heap copies and calls into the core.
+import * as v from './validate.mjs';
+import { HeapBuffer } from './heap.mjs';
+
+const len = (t) => (t instanceof HeapBuffer ? t.length : t?.length);
+
+function floatTable(s, value, field, required = true) {
+  if (value === undefined || value === null) {
+    if (required) throw new TypeError(`${field} is required`);
+    return [0, 0];
+  }
+  return [s.f32(value, field), len(value)];
+}
+
+function intList(value, field, { min } = {}) {
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) throw new TypeError(`${field} must be an array of integers (got ${v.describe(value)})`);
+  return v.int32Array(value, field, min === undefined ? {} : { min });
+}
+
+const COMBINE = ['concat', 'sum'];
+
+export function makeAdditive(m, run, check) {
+  function learned(positions, options) {
+    const o = v.object(options, 'options');
+    const pos = v.positions(positions);
+    const dim = v.positive(o.dim, 'dim');
+    const outOfRange = v.oneOf(o.outOfRange, 'outOfRange', ['error', 'clamp', 'interpolate'], 'error');
+    const interpolateTo = o.interpolateTo === undefined ? 0 : v.positive(o.interpolateTo, 'interpolateTo');
+    return run((s) => {
+      const [table, tableLength] = floatTable(s, o.table, 'table');
+      const out = s.out(pos.length * dim);
+      check(m, m.learned(s.i32(pos, 'positions'), pos.length, table, tableLength, dim, outOfRange, interpolateTo, out));
+      return s.result(out, pos.length * dim, o.out);
+    });
+  }
+
+  function maskArgs(mask, o) {
+    const batch = o.batch === undefined ? 1 : v.positive(o.batch, 'batch');
+    const mk = v.mask(mask, 'mask');
+    const length = o.length === undefined ? mk.length / batch : v.positive(o.length, 'length');
+    if (!Number.isInteger(length) || length < 1) throw new RangeError(`mask must have batch*length entries (got ${mk.length} for batch ${batch})`);
+    v.requireLength(mk.length, batch * length, 'mask', 'batch*length');
+    const past = o.past === undefined ? 0 : v.nonNegative(o.past, 'past');
+    return { mk, batch, length, past };
+  }
+
+  function positionIds(mask, options) {
+    const o = v.object(options, 'options');
+    const { mk, batch, length, past } = maskArgs(mask, o);
+    const style = v.oneOf(o.style, 'style', ['hf', 'roberta'], 'hf');
+    const paddingIdx = o.paddingIdx === undefined ? 1 : v.nonNegative(o.paddingIdx, 'paddingIdx');
+    return run((s) => {
+      const mp = s.alloc(mk.length, 'mask');
+      m.HEAPU8.set(mk, mp);
+      const out = s.alloc(mk.length * 4, 'out');
+      check(m, m.positionIds(mp, batch, length, style, paddingIdx, past, out));
+      return s.int32Result(out, mk.length);
+    });
+  }
+
+  function nextPositions(mask, options) {
+    const o = v.object(options, 'options');
+    const { mk, batch, length, past } = maskArgs(mask, o);
+    return run((s) => {
+      const mp = s.alloc(mk.length, 'mask');
+      m.HEAPU8.set(mk, mp);
+      const out = s.alloc(batch * 4, 'out');
+      check(m, m.nextPositions(mp, batch, length, past, out));
+      return s.int32Result(out, batch);
+    });
+  }
+
+  function modalityPositions(modalities, options) {
+    const o = v.object(options, 'options');
+    const mods = v.int32Array(modalities, 'modalities');
+    const offsets = intList(o.offsets, 'offsets');
+    const lengths = o.lengths === undefined ? null : intList(o.lengths, 'lengths');
+    return run((s) => {
+      const out = s.alloc(mods.length * 4, 'out');
+      check(m, m.modalityPositions(s.i32(mods, 'modalities'), mods.length, s.i32(offsets, 'offsets'), offsets.length, lengths ? s.i32(lengths, 'lengths') : 0, out));
+      return s.int32Result(out, mods.length);
+    });
+  }
+
+  const codeOptions = (o) => ({
+    bits: v.positive(o.bits, 'bits'),
+    radix: o.radix === undefined ? 2 : v.integer(o.radix, 'radix', { min: 2 }),
+    code: v.oneOf(o.code, 'code', ['binary', 'gray'], 'binary'),
+  });
+
+  function binary(positions, options) {
+    const o = v.object(options, 'options');
+    const pos = v.positions(positions);
+    const c = codeOptions(o);
+    const dim = o.dim === undefined ? c.bits : v.positive(o.dim, 'dim');
+    return run((s) => {
+      const [table, tableLength] = floatTable(s, o.table, 'table', false);
+      const out = s.out(pos.length * dim);
+      check(m, m.binaryEncoding(s.i32(pos, 'positions'), pos.length, dim, c.bits, c.radix, c.code, table, tableLength, out));
+      return s.result(out, pos.length * dim, o.out);
+    });
+  }
+
+  function codeDistance(a, b, options) {
+    const o = v.object(options, 'options');
+    const c = codeOptions(o);
+    v.nonNegative(a, 'a');
+    v.nonNegative(b, 'b');
+    return run((s) => {
+      const out = s.alloc(4, 'out');
+      check(m, m.codeDistance(a, b, c.bits, c.radix, c.code, out));
+      return m.HEAP32[out >> 2];
+    });
+  }
+
+  function lowRank(positions, options) {
+    const o = v.object(options, 'options');
+    const pos = v.positions(positions);
+    const rank = v.positive(o.rank, 'rank'), dim = v.positive(o.dim, 'dim');
+    return run((s) => {
+      const [coef, coefLength] = floatTable(s, o.coefficients, 'coefficients');
+      const [basis, basisLength] = floatTable(s, o.basis, 'basis');
+      const out = s.out(pos.length * dim);
+      check(m, m.lowRank(s.i32(pos, 'positions'), pos.length, coef, coefLength, basis, basisLength, rank, dim, out));
+      return s.result(out, pos.length * dim, o.out);
+    });
+  }
+
+  function sparse(positions, options) {
+    const o = v.object(options, 'options');
+    const pos = v.positions(positions);
+    const k = v.positive(o.k, 'k'), dim = v.positive(o.dim, 'dim');
+    const indices = intList(o.indices, 'indices');
+    return run((s) => {
+      const values = s.f32(o.values, 'values');
+      v.requireLength(len(o.values), indices.length, 'values', 'like indices');
+      const [basis, basisLength] = floatTable(s, o.basis, 'basis');
+      const out = s.out(pos.length * dim);
+      check(m, m.sparse(s.i32(pos, 'positions'), pos.length, s.i32(indices, 'indices'), values, indices.length, k, basis, basisLength, dim, out));
+      return s.result(out, pos.length * dim, o.out);
+    });
+  }
+
+  function randomFeatures(positions, options) {
+    const o = v.object(options, 'options');
+    const pos = v.positions(positions);
+    const dim = v.positive(o.dim, 'dim');
+    const seed = o.seed === undefined ? 0 : v.integer(o.seed, 'seed', { min: 0, max: Number.MAX_SAFE_INTEGER });
+    const kind = v.oneOf(o.kind, 'kind', ['fourier', 'mlp'], 'fourier');
+    const sigma = v.optionalNumber(o.sigma, 'sigma', 1), scale = v.optionalNumber(o.scale, 'scale', 1);
+    const hidden = o.hidden === undefined ? 64 : v.positive(o.hidden, 'hidden');
+    return run((s) => {
+      const out = s.out(pos.length * dim);
+      check(m, m.randomFeatures(s.i32(pos, 'positions'), pos.length, dim, seed, kind, sigma, scale, hidden, out));
+      return s.result(out, pos.length * dim, o.out);
+    });
+  }
+
+  function axial(positions, options) {
+    const o = v.object(options, 'options');
+    const pos = v.positions(positions);
+    const shape = intList(o.shape, 'shape', { min: 1 });
+    const dims = intList(o.dims, 'dims', { min: 1 });
+    if (!Array.isArray(o.tables)) throw new TypeError(`tables must be an array of Float32Arrays (got ${v.describe(o.tables)})`);
+    if (o.tables.length !== shape.length || dims.length !== shape.length)
+      throw new RangeError(`tables and dims must have one entry per axis of shape (${shape.length}); got ${o.tables.length} tables, ${dims.length} dims`);
+    const combine = v.oneOf(o.combine, 'combine', COMBINE, 'concat');
+    if (combine === 1 && dims.some((d) => d !== dims[0])) throw new RangeError(`dims must all be equal when combine is 'sum' (got [${Array.from(dims)}])`);
+    const width = combine === 1 ? dims[0] : dims.reduce((a, b) => a + b, 0);
+    return run((s) => {
+      const ptrs = Float64Array.from(o.tables, (t, a) => {
+        const p = s.f32(t, `tables[${a}]`);
+        v.requireLength(len(t), shape[a] * dims[a], `tables[${a}]`, `[shape[${a}], dims[${a}]]`);
+        return p;
+      });
+      const out = s.out(pos.length * width);
+      check(m, m.axial(s.i32(pos, 'positions'), pos.length, s.i32(shape, 'shape'), s.i32(dims, 'dims'), s.f64(ptrs, 'tables'), shape.length, combine, out));
+      return s.result(out, pos.length * width, o.out);
+    });
+  }
+
+  function twoLevel(segments, options) {
+    const o = v.object(options, 'options');
+    const seg = v.int32Array(segments, 'segments');
+    const segmentDim = v.positive(o.segmentDim, 'segmentDim'), innerDim = v.positive(o.innerDim, 'innerDim');
+    const combine = v.oneOf(o.combine, 'combine', COMBINE, 'concat');
+    const width = combine === 1 ? segmentDim : segmentDim + innerDim;
+    return run((s) => {
+      const [st, stl] = floatTable(s, o.segmentTable, 'segmentTable');
+      const [it, itl] = floatTable(s, o.innerTable, 'innerTable');
+      const out = s.out(seg.length * width);
+      check(m, m.twoLevel(s.i32(seg, 'segments'), seg.length, st, stl, it, itl, segmentDim, innerDim, combine, out));
+      return s.result(out, seg.length * width, o.out);
+    });
+  }
+
+  function sine(frames, o) {
+    const height = v.positive(o.height, 'height'), width = v.positive(o.width, 'width');
+    const numPosFeats = o.numPosFeats === undefined ? 64 : v.positive(o.numPosFeats, 'numPosFeats');
+    const temperature = v.optionalNumber(o.temperature, 'temperature', 10000);
+    const normalize = v.boolean(o.normalize, 'normalize', false);
+    const scale = v.optionalNumber(o.scale, 'scale', 2 * Math.PI);
+    const cells = Math.max(frames, 1) * height * width;
+    const mask = o.mask === undefined || o.mask === null ? null : v.mask(o.mask, 'mask');
+    if (mask) v.requireLength(mask.length, cells, 'mask', frames ? 'frames*height*width' : 'height*width');
+    const n = cells * (frames ? 3 : 2) * numPosFeats;
+    return run((s) => {
+      let mp = 0;
+      if (mask) { mp = s.alloc(mask.length, 'mask'); m.HEAPU8.set(mask, mp); }
+      const out = s.out(n);
+      check(m, m.sineNd(frames, height, width, mp, numPosFeats, temperature, normalize, scale, out));
+      return s.result(out, n, o.out);
+    });
+  }
+
+  function resizeGrid(grid, options) {
+    const o = v.object(options, 'options');
+    const pair = (x, f) => {
+      if (!Array.isArray(x) || x.length !== 2) throw new TypeError(`${f} must be [h, w] (got ${v.describe(x)})`);
+      return [v.positive(x[0], `${f}[0]`), v.positive(x[1], `${f}[1]`)];
+    };
+    const [fh, fw] = pair(o.from, 'from'), [th, tw] = pair(o.to, 'to');
+    const dim = v.positive(o.dim, 'dim');
+    const mode = v.oneOf(o.mode, 'mode', ['bicubic', 'bilinear'], 'bicubic');
+    const mapping = v.oneOf(o.mapping, 'mapping', ['size', 'scaleFactor'], 'size');
+    const prefixTokens = o.prefixTokens === undefined ? 0 : v.nonNegative(o.prefixTokens, 'prefixTokens');
+    const n = (prefixTokens + th * tw) * dim;
+    return run((s) => {
+      const [g, gl] = floatTable(s, grid, 'grid');
+      const out = s.out(n);
+      check(m, m.resizeGrid(g, gl, fh, fw, th, tw, dim, mode, mapping, prefixTokens, out));
+      return s.result(out, n, o.out);
+    });
+  }
+
+  return {
+    learned, positionIds, nextPositions, modalityPositions, binary, codeDistance, lowRank, sparse, randomFeatures, axial, twoLevel,
+    sine2d: (options) => sine(0, v.object(options, 'options')),
+    sine3d: (options) => { const o = v.object(options, 'options'); return sine(v.positive(o.frames, 'frames'), o); },
+    resizeGrid,
+  };
+}
