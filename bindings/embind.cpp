@@ -187,6 +187,10 @@ struct RopeSpec {
     int shortFactorLength, longFactorLength;
     double seqLen;
     int convention;
+    int multiAxis;
+    double sections;  // heap offset of int32 pairs-per-axis
+    int sectionsLength;
+    double xposScaleBase;
 };
 
 posenc::RopeConfig toConfig(const RopeSpec& s) {
@@ -212,17 +216,24 @@ posenc::RopeConfig toConfig(const RopeSpec& s) {
     const double* lf = at<const double>(s.longFactor);
     k.shortFactor.assign(sf, sf + s.shortFactorLength);
     k.longFactor.assign(lf, lf + s.longFactorLength);
+    c.multiAxis = static_cast<posenc::MultiAxis>(s.multiAxis);
+    const std::int32_t* sec = at<const std::int32_t>(s.sections);
+    c.sections.assign(sec, sec + s.sectionsLength);
+    c.xposScaleBase = s.xposScaleBase;
     return c;
 }
 
-// out (float64): [rotaryDim, attentionScale, invFreq[0..rotaryDim/2)]; room for 2 + headDim/2.
+// out (float64): [rotaryDim, attentionScale, axes, invFreq[0..rotaryDim/2), axisOfPair[0..rotaryDim/2)];
+// room for 3 + headDim.
 int ropeFrequencies(const RopeSpec& spec, double out) {
     return guarded([&] {
         const auto f = posenc::ropeFrequencies(toConfig(spec));
         double* o = at<double>(out);
         o[0] = f.rotaryDim;
         o[1] = f.attentionScale;
-        std::copy(f.invFreq.begin(), f.invFreq.end(), o + 2);
+        o[2] = f.axes;
+        std::copy(f.invFreq.begin(), f.invFreq.end(), o + 3);
+        for (std::size_t k = 0; k < f.invFreq.size(); ++k) o[3 + f.invFreq.size() + k] = f.axisOfPair.empty() ? 0 : f.axisOfPair[k];
     });
 }
 
@@ -461,7 +472,11 @@ EMSCRIPTEN_BINDINGS(posenc) {
         .field("shortFactorLength", &RopeSpec::shortFactorLength)
         .field("longFactorLength", &RopeSpec::longFactorLength)
         .field("seqLen", &RopeSpec::seqLen)
-        .field("convention", &RopeSpec::convention);
+        .field("convention", &RopeSpec::convention)
+        .field("multiAxis", &RopeSpec::multiAxis)
+        .field("sections", &RopeSpec::sections)
+        .field("sectionsLength", &RopeSpec::sectionsLength)
+        .field("xposScaleBase", &RopeSpec::xposScaleBase);
     function("ropeFrequencies", &ropeFrequencies);
     function("applyRope", &applyRope);
     function("rotateByDelta", &rotateByDelta);

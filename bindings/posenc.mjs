@@ -39,12 +39,14 @@ function makeApi(m) {
   function ropeFrequencies(options) {
     const spec = ropeSpec(options);
     return run((s) => {
-      const n = 2 + Math.floor(spec.headDim / 2);
+      const n = 3 + spec.headDim;
       const out = s.alloc(n * 8, 'invFreq');
       check(m, m.ropeFrequencies(ropeSpecOnHeap(s, spec), out));
       const raw = new Float64Array(m.HEAPF64.buffer, out, n);
-      const rotaryDim = raw[0];
-      return { invFreq: Float32Array.from(raw.subarray(2, 2 + rotaryDim / 2)), attentionScale: raw[1], rotaryDim };
+      const rotaryDim = raw[0], axes = raw[2], h = rotaryDim / 2;
+      const result = { invFreq: Float32Array.from(raw.subarray(3, 3 + h)), attentionScale: raw[1], rotaryDim };
+      if (axes > 1) Object.assign(result, { axes, axisOfPair: Int32Array.from(raw.subarray(3 + h, 3 + 2 * h)) });
+      return result;
     });
   }
 
@@ -59,7 +61,7 @@ function makeApi(m) {
     if (spec.headDim !== headDim) throw new RangeError(`headDim of the options (${spec.headDim}) must equal the shape's headDim (${headDim})`);
     const layout = v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');
     const inPlace = v.boolean(o.inPlace, 'inPlace', false);
-    const extra = prepare(tokens);
+    const extra = prepare(tokens, spec);
     const n = heads * tokens * headDim;
     return run((s) => {
       const ptr = s.f32(x, 'x', n);  // a HeapBuffer is used where it lies, so inPlace needs no copy
@@ -76,9 +78,10 @@ function makeApi(m) {
   }
 
   function applyRope(x, shape, positions, options) {
-    return rotate(x, shape, options, (tokens) => {
+    return rotate(x, shape, options, (tokens, spec) => {
       const pos = v.positions(positions);
-      v.requireLength(pos.length, tokens, 'positions', 'one per token');
+      const axes = spec.multiAxis === 0 ? 1 : spec.multiAxis === 2 ? 2 : spec.sectionsList.length;
+      v.requireLength(pos.length, tokens * axes, 'positions', axes > 1 ? `[axes = ${axes}, tokens]` : 'one per token');
       return (s) => s.i32(pos, 'positions');
     }, (...a) => m.applyRope(...a));
   }

@@ -5,6 +5,7 @@ export const SCALING_TYPES = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama
 const SCALING_ALIASES = { default: 'none', su: 'longrope', ntk_aware: 'ntk' };
 export const CONVENTIONS = ['hf', 'ggml'];
 export const ROPE_LAYOUTS = ['half', 'interleaved'];
+export const MULTI_AXIS = ['none', 'mrope', 'axial2d'];
 
 function factorList(value, field) {
   if (value === undefined) return new Float64Array(0);
@@ -44,14 +45,19 @@ export function ropeSpec(options, field = 'options') {
     longFactorList: factorList(s.longFactor, 'scaling.longFactor'),
     seqLen: o.seqLen === undefined ? 0 : v.nonNegative(o.seqLen, 'seqLen'),
     convention: v.oneOf(o.convention, 'convention', CONVENTIONS, 'hf'),
+    multiAxis: v.oneOf(o.multiAxis, 'multiAxis', MULTI_AXIS, 'none'),
+    sectionsList: o.sections === undefined ? new Int32Array(0) : v.int32Array(o.sections, 'sections', { min: 1 }),
+    xposScaleBase: o.xposScaleBase === undefined || o.xposScaleBase === null ? 0 : v.number(o.xposScaleBase, 'xposScaleBase'),
   };
 }
 
 // Places a spec's factor lists on the heap and returns the object Embind's RopeSpec expects.
 export function ropeSpecOnHeap(scope, spec) {
-  const { shortFactorList, longFactorList, ...rest } = spec;
+  const { shortFactorList, longFactorList, sectionsList, ...rest } = spec;
   return {
     ...rest,
+    sections: scope.i32(sectionsList, 'sections'),
+    sectionsLength: sectionsList.length,
     shortFactor: scope.f64(shortFactorList, 'scaling.shortFactor'),
     longFactor: scope.f64(longFactorList, 'scaling.longFactor'),
     shortFactorLength: shortFactorList.length,
@@ -93,6 +99,11 @@ export function ropeConfigFromHF(config) {
 
   let type = pick(params.rope_type, params.type, 'default');
   if (typeof type !== 'string') throw new TypeError(`config.rope_scaling.rope_type must be a string (got ${v.describe(type)})`);
+  if (params.mrope_section !== undefined) {  // Qwen2-VL: M-RoPE sections (t, h, w) over the default schedule
+    out.multiAxis = 'mrope';
+    out.sections = Array.from(v.int32Array(params.mrope_section, 'config.rope_scaling.mrope_section', { min: 1 }));
+    if (type === 'mrope') type = 'default';
+  }
   type = SCALING_ALIASES[type] ?? type;
   if (type === 'none') return out;
   if (!SCALING_TYPES.includes(type)) throw new RangeError(`config.rope_scaling.rope_type must be one of ${SCALING_TYPES.filter((t) => t !== 'none').map((t) => `'${t}'`).join(', ')} (got '${type}')`);

@@ -145,10 +145,11 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         RopeConfig c = rope->config;
         c.headDim = d.headDim;
         const RopeFrequencies f = ropeFrequencies(c);
+        if (f.axes != 1) fail("encoding.multiAxis", "needs positions per axis: rotate with applyRope, then attend with kind 'none'");
         qRot.assign(r.q.data, r.q.data + qn);
         kRot.assign(r.k.data, r.k.data + kn);
         applyRope(qRot.data(), d.heads, d.qLen, d.headDim, qPos.data(), f, rope->layout);
-        applyRope(kRot.data(), d.kvHeads, d.kLen, d.headDim, kPos.data(), f, rope->layout);
+        applyRope(kRot.data(), d.kvHeads, d.kLen, d.headDim, kPos.data(), f, rope->layout, RopeRole::key);
         in.q = qRot.data();
         in.k = kRot.data();
     }

@@ -26,6 +26,7 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         rc.headDim = c.headDim;
         freqs_ = ropeFrequencies(rc);
         if (freqs_->rotaryDim > c.headDim) fail("rope", "rotary dim exceeds headDim");
+        if (freqs_->axes != 1) fail("rope.multiAxis", "is not supported by the cache (one logical position per slot)");
         config_.rope->config = rc;
         tables_.emplace(*freqs_, c.rope->layout);
     }
@@ -86,7 +87,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     scratchAngles_.clear();
     for (std::size_t at = 0; at < bt; ++at)
         if (scratchSlots_[at] >= 0) scratchAngles_.push_back(scratchPos_[at]);
-    if (tables_) tables_->build(scratchAngles_.data(), scratchAngles_.size(), freqs_->attentionScale);
+    if (tables_) tables_->build(scratchAngles_.data(), scratchAngles_.size(), freqs_->attentionScale, RopeRole::key);
     std::size_t token = 0;
     for (int b = 0; b < c.batch; ++b) {
         for (int t = 0; t < T; ++t) {
@@ -156,7 +157,7 @@ void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vecto
     if (!tables_ || slots.empty()) return;
     const KVCacheConfig& c = config_;
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    tables_->build(angles.data(), angles.size(), 1.0);  // keys already carry the attention scale
+    tables_->build(angles.data(), angles.size(), 1.0, RopeRole::key);  // keys already carry the attention scale
     for (int h = 0; h < c.kvHeads; ++h)
         for (std::size_t s = 0; s < slots.size(); ++s)
             tables_->rotate(&keys_[((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + slots[s]) * hd], s);

@@ -1,6 +1,7 @@
 #include "rotary/apply.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/errors.hpp"
 #include "kernels/rotate.hpp"
@@ -8,17 +9,40 @@
 namespace posenc {
 
 RopeTables::RopeTables(const RopeFrequencies& f, RopeLayout layout)
-    : invFreq_(f.invFreq), layout_(layout), rotaryDim_(f.rotaryDim),
+    : invFreq_(f.invFreq), axisOfPair_(f.axisOfPair), xposScaleBase_(f.xposScaleBase), layout_(layout), rotaryDim_(f.rotaryDim),
       width_(static_cast<std::size_t>(f.rotaryDim / 2)) {
     if (f.rotaryDim <= 0 || f.rotaryDim % 2 != 0 || f.invFreq.size() != static_cast<std::size_t>(f.rotaryDim / 2))
         fail("rotaryDim", "must be even and match invFreq (got " + std::to_string(f.rotaryDim) + ")");
+    for (double z : f.xposZeta) logZeta_.push_back(std::log(z));
 }
 
-void RopeTables::build(const double* positions, std::size_t count, double scale) {
+void RopeTables::build(const double* positions, std::size_t count, double scale, RopeRole role, std::size_t stride) {
+    if (stride == 0) stride = count;
     c_.resize(count * width_);
     s_.resize(count * width_);
-    for (std::size_t t = 0; t < count; ++t)
-        kernels::sinCosSimd(positions[t], invFreq_.data(), width_, scale, c_.data() + t * width_, s_.data() + t * width_);
+    for (std::size_t t = 0; t < count; ++t) {
+        float* c = c_.data() + t * width_;
+        float* s = s_.data() + t * width_;
+        if (axisOfPair_.empty()) {
+            kernels::sinCosSimd(positions[t], invFreq_.data(), width_, scale, c, s);
+        } else {  // runs of pairs driven by the same axis
+            for (std::size_t k0 = 0; k0 < width_;) {
+                std::size_t k1 = k0;
+                while (k1 < width_ && axisOfPair_[k1] == axisOfPair_[k0]) ++k1;
+                kernels::sinCosSimd(positions[static_cast<std::size_t>(axisOfPair_[k0]) * stride + t], invFreq_.data() + k0, k1 - k0, scale,
+                                    c + k0, s + k0);
+                k0 = k1;
+            }
+        }
+        if (!logZeta_.empty()) {  // xPos: zeta_k^(+-p/gamma)
+            const double e = (role == RopeRole::query ? 1.0 : -1.0) * positions[t] / xposScaleBase_;
+            for (std::size_t k = 0; k < width_; ++k) {
+                const float g = static_cast<float>(std::exp(e * logZeta_[k]));
+                c[k] *= g;
+                s[k] *= g;
+            }
+        }
+    }
 }
 
 void RopeTables::rotate(float* v, std::size_t t) const noexcept {
@@ -41,12 +65,12 @@ void checkShape(int heads, int tokens, int headDim, const RopeFrequencies& f) {
 // small chunks so the cos/sin tables stay in L1 and no large buffer is allocated per call (fresh
 // pages cost more than the rotation itself on this kind of machine).
 void rotateAll(float* x, int heads, int tokens, int headDim, const double* m, double scale, const RopeFrequencies& f,
-               RopeLayout layout) {
+               RopeLayout layout, RopeRole role) {
     constexpr int kChunk = 128;
     RopeTables tables(f, layout);
     for (int t0 = 0; t0 < tokens; t0 += kChunk) {
         const int n = std::min(kChunk, tokens - t0);
-        tables.build(m + t0, static_cast<std::size_t>(n), scale);
+        tables.build(m + t0, static_cast<std::size_t>(n), scale, role, static_cast<std::size_t>(tokens));
         for (int h = 0; h < heads; ++h) {
             float* base = x + (static_cast<std::size_t>(h) * tokens + t0) * headDim;
             for (int t = 0; t < n; ++t) tables.rotate(base + static_cast<std::size_t>(t) * headDim, static_cast<std::size_t>(t));
@@ -56,28 +80,30 @@ void rotateAll(float* x, int heads, int tokens, int headDim, const double* m, do
 }  // namespace
 
 void applyRope(float* x, int heads, int tokens, int headDim, const std::int32_t* positions, const RopeFrequencies& f,
-               RopeLayout layout) {
+               RopeLayout layout, RopeRole role) {
     checkShape(heads, tokens, headDim, f);
-    requirePositions(positions, static_cast<std::size_t>(tokens), "positions");
-    std::vector<double> p(positions, positions + tokens);
-    rotateAll(x, heads, tokens, headDim, p.data(), f.attentionScale, f, layout);
+    const std::size_t n = static_cast<std::size_t>(tokens) * f.axes;
+    requirePositions(positions, n, "positions");
+    std::vector<double> p(positions, positions + n);
+    rotateAll(x, heads, tokens, headDim, p.data(), f.attentionScale, f, layout, role);
 }
 
 std::vector<float> applyRope(const std::vector<float>& x, int heads, int tokens, int headDim,
                              const std::vector<std::int32_t>& positions, const RopeFrequencies& f, RopeLayout layout) {
     checkShape(heads, tokens, headDim, f);
     if (x.size() != static_cast<std::size_t>(heads) * tokens * headDim) fail("x", "must have heads*tokens*headDim elements");
-    if (positions.size() != static_cast<std::size_t>(tokens)) fail("positions", "must have one entry per token");
     std::vector<float> out = x;
+    if (positions.size() != static_cast<std::size_t>(tokens) * f.axes) fail("positions", "must have axes*tokens entries");
     applyRope(out.data(), heads, tokens, headDim, positions.data(), f, layout);
     return out;
 }
 
 void rotateByDelta(float* x, int heads, int tokens, int headDim, const std::int64_t* deltas, const RopeFrequencies& f,
-                   RopeLayout layout) {
+                   RopeLayout layout, RopeRole role) {
     checkShape(heads, tokens, headDim, f);
+    if (f.axes != 1) fail("rope", "rotation by a delta needs single-axis RoPE");
     std::vector<double> d(deltas, deltas + tokens);
-    rotateAll(x, heads, tokens, headDim, d.data(), 1.0, f, layout);
+    rotateAll(x, heads, tokens, headDim, d.data(), 1.0, f, layout, role);
 }
 
 }  // namespace posenc

@@ -164,6 +164,35 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         case RopeScalingType::llama3: applyLlama3(c, f); break;
         case RopeScalingType::longrope: applyLongrope(c, R, f); break;
     }
+
+    if (c.multiAxis == MultiAxis::mrope) {
+        if (c.sections.empty()) fail("sections", "are required by M-RoPE (pairs per axis, e.g. [16, 24, 24])");
+        int total = 0;
+        for (int sct : c.sections) {
+            requirePositive(sct, "sections");
+            total += sct;
+        }
+        if (total != R / 2) fail("sections", "must sum to rotaryDim/2 = " + std::to_string(R / 2) + " (got " + std::to_string(total) + ")");
+        f.axes = static_cast<int>(c.sections.size());
+        for (int a = 0; a < f.axes; ++a) f.axisOfPair.insert(f.axisOfPair.end(), static_cast<std::size_t>(c.sections[a]), a);
+    } else if (c.multiAxis == MultiAxis::axial2d) {
+        if (R % 4 != 0) fail("rotaryDim", "must be a multiple of 4 for 2-D axial RoPE (got " + std::to_string(R) + ")");
+        if (s.type != RopeScalingType::none) fail("scaling.type", "must be 'none' with 2-D axial RoPE");
+        f.axes = 2;
+        const int quarter = R / 4;
+        for (int k = 0; k < R / 2; ++k) {
+            f.invFreq[k] = std::pow(base, -4.0 * (k % quarter) / R);
+            f.axisOfPair.push_back(k < quarter ? 0 : 1);
+        }
+    } else if (!c.sections.empty()) {
+        fail("sections", "only apply to multiAxis 'mrope'");
+    }
+    if (c.xposScaleBase != 0) {
+        requirePositiveFinite(c.xposScaleBase, "xposScaleBase");
+        if (f.axes != 1) fail("xposScaleBase", "cannot be combined with multi-axis RoPE");
+        f.xposScaleBase = c.xposScaleBase;
+        for (int k = 0; k < R / 2; ++k) f.xposZeta.push_back((2.0 * k + 0.4 * R) / (1.4 * R));
+    }
     return f;
 }
 

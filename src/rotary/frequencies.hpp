@@ -31,6 +31,14 @@ struct RopeScaling {
     std::vector<double> longFactor;
 };
 
+// Several position axes, each driving its own rotary pairs (positions come as [axes, tokens]).
+enum class MultiAxis {
+    none,
+    mrope,    // Qwen2-VL M-RoPE: `sections` (t, h, w) split the R/2 pairs in order; default frequencies
+    axial2d,  // 2-D axial RoPE for image patches (RoPE-ViT): first R/4 pairs follow axis 0 (x),
+              // the next R/4 axis 1 (y), each with w_k = base^(-4k/R)
+};
+
 struct RopeConfig {
     int headDim = 0;
     double base = 10000.0;
@@ -38,12 +46,21 @@ struct RopeConfig {
     RopeScaling scaling;
     std::int64_t seqLen = 0;  // dynamic NTK and longrope choose by it; 0 = unknown
     RopeConvention convention = RopeConvention::hf;
+    MultiAxis multiAxis = MultiAxis::none;
+    std::vector<int> sections;   // mrope: pairs per axis, summing to rotaryDim/2
+    double xposScaleBase = 0;    // xPos (Sun et al. 2022) when > 0: gamma, typically 512
 };
 
 struct RopeFrequencies {
     std::vector<double> invFreq;  // rotaryDim/2 angular frequencies (radians per position)
     double attentionScale = 1.0;  // multiplies cos and sin (HF attention_scaling, ggml mscale)
     int rotaryDim = 0;            // channels [0, rotaryDim) rotate; the rest pass through
+    int axes = 1;                 // position axes (multi-axis RoPE)
+    std::vector<int> axisOfPair;  // [rotaryDim/2] axis driving each pair; empty = axis 0
+    // xPos: pair k of a query at position p is scaled by zeta_k^(p/gamma), of a key by zeta_k^(-p/gamma),
+    // zeta_k = (2k + 0.4 R) / (1.4 R) (torchscale XPOS). Empty = off.
+    std::vector<double> xposZeta;
+    double xposScaleBase = 0;
 };
 
 // R = int(headDim * partialRotaryFactor), truncating as HF does. Throws on an odd or zero R.

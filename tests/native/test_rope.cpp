@@ -144,3 +144,85 @@ TEST_CASE("SIMD kernels equal their scalar references bit for bit") {
         }
     }
 }
+
+TEST_CASE("M-RoPE (Qwen2-VL): sections t/h/w pick the position axis per pair; equal axes = 1-D RoPE") {
+    RopeConfig c = cfg(16);
+    c.multiAxis = MultiAxis::mrope;
+    c.sections = {2, 3, 3};  // R/2 = 8 pairs: 0-1 t, 2-4 h, 5-7 w
+    auto f = ropeFrequencies(c);
+    CHECK(f.axes == 3);
+    const int T = 3;
+    std::vector<int32_t> pos = {5, 6, 7, /*h*/ 1, 2, 3, /*w*/ 9, 0, 4};
+    auto x = ref::randomVector(2 * T * 16, 11);
+    auto y = applyRope(x, 2, T, 16, pos, f, RopeLayout::half);
+    const auto w = ref::defaultInvFreq(16, 10000);
+    double worst = 0;
+    for (int h = 0; h < 2; ++h)
+        for (int t = 0; t < T; ++t) {
+            const std::size_t off = (static_cast<std::size_t>(h) * T + t) * 16;
+            for (int k = 0; k < 8; ++k) {
+                const int axis = k < 2 ? 0 : (k < 5 ? 1 : 2);
+                const ld a = ld(pos[axis * T + t]) * w[k];
+                const ld e0 = x[off + k] * std::cos(a) - x[off + k + 8] * std::sin(a);
+                const ld e1 = x[off + k + 8] * std::cos(a) + x[off + k] * std::sin(a);
+                worst = std::max({worst, double(std::fabs(e0 - y[off + k])), double(std::fabs(e1 - y[off + k + 8]))});
+            }
+        }
+    CHECK(worst < 1e-6);
+    std::vector<int32_t> same = {4, 5, 6, 4, 5, 6, 4, 5, 6};
+    auto a = applyRope(x, 2, T, 16, same, f, RopeLayout::half);
+    auto b = applyRope(x, 2, T, 16, {4, 5, 6}, ropeFrequencies(cfg(16)), RopeLayout::half);
+    CHECK(a == b);
+    c.sections = {2, 3, 2};
+    CHECK_THROWS_WITH_AS(ropeFrequencies(c), doctest::Contains("sections"), std::invalid_argument);
+}
+
+TEST_CASE("2-D axial RoPE (RoPE-ViT axial): x drives the first R/4 pairs, y the rest; scores depend on (dx, dy) only") {
+    RopeConfig c = cfg(16, 100);
+    c.multiAxis = MultiAxis::axial2d;
+    auto f = ropeFrequencies(c);
+    CHECK(f.axes == 2);
+    CHECK(f.invFreq[1] == doctest::Approx(std::pow(100.0, -4.0 / 16)));
+    CHECK(f.invFreq[5] == doctest::Approx(std::pow(100.0, -4.0 / 16)));  // pair 5 = y, frequency index 1
+    auto q = ref::randomVector(16, 1), k = ref::randomVector(16, 2);
+    auto score = [&](int qx, int qy, int kx, int ky) {
+        auto a = applyRope(q, 1, 1, 16, {qx, qy}, f, RopeLayout::interleaved);
+        auto b = applyRope(k, 1, 1, 16, {kx, ky}, f, RopeLayout::interleaved);
+        double s = 0;
+        for (int i = 0; i < 16; ++i) s += double(a[i]) * b[i];
+        return s;
+    };
+    CHECK(std::fabs(score(3, 4, 1, 1) - score(12, 20, 10, 17)) < 1e-5);
+    CHECK(std::fabs(score(3, 4, 1, 1) - score(4, 3, 1, 1)) > 1e-4);  // x and y are not interchangeable
+}
+
+TEST_CASE("xPos: q pairs scaled by zeta^(m/gamma), k pairs by zeta^(-n/gamma); q.k depends on m - n only") {
+    RopeConfig c = cfg(8);
+    c.xposScaleBase = 512;
+    auto f = ropeFrequencies(c);
+    REQUIRE(f.xposZeta.size() == 4);
+    CHECK(f.xposZeta[1] == doctest::Approx((2.0 + 0.4 * 8) / (1.4 * 8)));
+    auto x = ref::randomVector(8, 3);
+    auto q = applyRope(x, 1, 1, 8, {100}, f, RopeLayout::interleaved);
+    auto k = x;
+    std::vector<int32_t> p = {100};
+    applyRope(k.data(), 1, 1, 8, p.data(), f, RopeLayout::interleaved, RopeRole::key);
+    const auto w = ref::defaultInvFreq(8, 10000);
+    auto plain = ref::rope(std::vector<ld>(x.begin(), x.end()), 100, w, false);
+    for (int i = 0; i < 8; ++i) {
+        const ld z = std::pow(ld(f.xposZeta[i / 2]), ld(100) / 512);
+        CHECK(double(q[i]) == doctest::Approx(double(plain[i] * z)).epsilon(1e-5));
+        CHECK(double(k[i]) == doctest::Approx(double(plain[i] / z)).epsilon(1e-5));
+    }
+    auto qv = ref::randomVector(8, 4), kv = ref::randomVector(8, 5);
+    auto s = [&](int m, int n) {
+        auto a = qv, b = kv;
+        std::vector<int32_t> pm = {m}, pn = {n};
+        applyRope(a.data(), 1, 1, 8, pm.data(), f, RopeLayout::half, RopeRole::query);
+        applyRope(b.data(), 1, 1, 8, pn.data(), f, RopeLayout::half, RopeRole::key);
+        double r = 0;
+        for (int i = 0; i < 8; ++i) r += double(a[i]) * b[i];
+        return r;
+    };
+    CHECK(std::fabs(s(10, 3) - s(110, 103)) < 1e-5);
+}

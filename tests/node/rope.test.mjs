@@ -146,3 +146,29 @@ test('bad rope configs are clear errors', () => {
   for (const [fn, type, re] of cases) assert.throws(fn, (e) => e instanceof type && re.test(e.message), String(fn));
   assert.equal(pe.ropeFrequencies({ headDim: 8 }).rotaryDim, 8);
 });
+
+test('multi-axis RoPE: Qwen2-VL mrope_section from config.json, positions [axes, tokens]; axial2d; xPos', () => {
+  const cfg = pe.ropeConfigFromHF({ model_type: 'qwen2_vl', hidden_size: 3584, num_attention_heads: 28, rope_theta: 1000000,
+    rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } });
+  assert.deepEqual(cfg, { headDim: 128, base: 1000000, layout: 'half', multiAxis: 'mrope', sections: [16, 24, 24] });
+  const f = pe.ropeFrequencies(cfg);
+  assert.equal(f.axes, 3);
+  assert.equal(f.axisOfPair[15], 0);
+  assert.equal(f.axisOfPair[16], 1);
+  assert.equal(f.axisOfPair[40], 2);
+  const x = randomFloats(128 * 2, 3);
+  const text = pe.applyRope(x, { heads: 1, tokens: 2, headDim: 128 }, [7, 8, 7, 8, 7, 8], cfg);  // t = h = w: plain RoPE
+  const plain = pe.applyRope(x, { heads: 1, tokens: 2, headDim: 128 }, [7, 8], { base: 1000000 });
+  assert.ok(maxAbsDiff(text, plain) < 1e-7);
+  assert.throws(() => pe.applyRope(x, { heads: 1, tokens: 2, headDim: 128 }, [7, 8], cfg), (e) => e instanceof RangeError && /positions/.test(e.message));
+  const ax = pe.ropeFrequencies({ headDim: 16, base: 100, multiAxis: 'axial2d' });
+  assert.deepEqual(Array.from(ax.axisOfPair), [0, 0, 0, 0, 1, 1, 1, 1]);
+  const xp = pe.ropeFrequencies({ headDim: 8, xposScaleBase: 512 });
+  assert.equal(xp.rotaryDim, 8);
+  assert.throws(() => pe.ropeFrequencies({ headDim: 16, multiAxis: 'mrope', sections: [2, 2] }), (e) => e instanceof RangeError && /sections/.test(e.message));
+  // xPos through attention: queries scale up, keys down, so scores depend on m - n only
+  const q = randomFloats(8, 5), k = randomFloats(8 * 2, 6), v = randomFloats(8 * 2, 7);
+  const run = (base) => pe.attention({ q, k, v, heads: 1, headDim: 8, qLen: 1, kLen: 2, qPositions: [base + 5], kPositions: [base + 1, base + 4],
+    encoding: { kind: 'rope', xposScaleBase: 512 }, returnScores: true }).scores;
+  assert.ok(maxAbsDiff(run(0), run(300)) < 1e-5);
+});
