@@ -83,6 +83,52 @@ test('controls redraw from the core: tensor2tensor layout at dim 32', async () =
   await page.screenshot({ path: join(shots, 'demo-t2t.png'), fullPage: false });
 });
 
+test('every section draws from the core: codes, RoPE + config.json, score terms, KV cache, comparison table', async () => {
+  await page.click('[data-layout="interleaved"]');
+  const d = await page.evaluate(() => ({
+    codes: window.posencDemo.codes, rope: window.posencDemo.rope, ropeConfig: window.posencDemo.ropeConfig,
+    scores: window.posencDemo.scores, cache: window.posencDemo.cache, counts: window.posencDemo.parameterCounts,
+  }));
+  // binary: 7 -> 8 flips 4 bits; 63 entries of neighbour distances
+  assert.equal(d.codes.flips.length, 63);
+  assert.equal(d.codes.flips[7], 4);
+  // RoPE schedules: linear (PI) divides every frequency by the factor -> wavelengths x 8
+  const [orig, linear] = d.rope;
+  assert.ok(Math.abs(linear.wavelengths[10] / orig.wavelengths[10] - 8) < 1e-3);
+  // the default preset is Llama 3.1: head dim 128, theta 500000, llama3 scaling
+  assert.equal(d.ropeConfig.cfg.headDim, 128);
+  assert.equal(d.ropeConfig.cfg.scaling.type, 'llama3');
+  // ALiBi, 8 heads, head 0: bias of the first query row is 0 at j = 0; weights rows sum to 1
+  assert.equal(d.scores.kind, 'alibi');
+  assert.equal(d.scores.bias[0], 0);
+  assert.ok(Math.abs(d.scores.weightsRowSum - 1) < 1e-5);
+  // cache: 30 tokens through a window of 2 sinks + 18: next position 30, 20 slots filled; the slot-count mistake changes the output
+  assert.equal(d.cache.next, 30);
+  assert.equal(d.cache.filled, 20);
+  assert.ok(d.cache.diff > 1e-3);
+  assert.equal(d.counts.learned, 512 * 768);
+  assert.equal(d.counts.rope, 0);
+
+  // interactions: Gray code, a T5 view, a bad config.json shows the error instead of a blank
+  await page.click('#codes-kind [data-value="gray"]');
+  assert.ok((await page.evaluate(() => window.posencDemo.codes.flips)).every((f) => f === 1));
+  await page.click('#scores-kind [data-value="t5"]');
+  assert.equal(await page.evaluate(() => window.posencDemo.scores.kind), 't5');
+  await page.fill('#rope-config', '{"hidden_size": 4096, "num_attention_heads": 32, "rope_scaling": {"rope_type": "yarn", "factor": 4}}');
+  assert.match(await page.textContent('#rope-config-out'), /RangeError: .*original_max_position_embeddings/);
+  await page.selectOption('#rope-preset', { index: 1 });
+  assert.equal(await page.evaluate(() => window.posencDemo.ropeConfig.cfg.scaling.type), 'yarn');
+  await page.click('#cache-append1');
+  assert.equal(await page.evaluate(() => window.posencDemo.cache.next), 31);
+  await page.click('#cache-shift');  // 20 kept tokens renumbered 0..19
+  assert.equal(await page.evaluate(() => window.posencDemo.cache.next), 20);
+  assert.deepEqual((await page.evaluate(() => window.posencDemo.cache.positions)).slice().sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
+  for (const id of ['sinusoidal', 'codes', 'rope', 'scores', 'cache', 'compare']) {
+    await page.locator(`#${id}`).screenshot({ path: join(shots, `section-${id}.png`) });
+  }
+  assert.deepEqual(consoleErrors, []);
+});
+
 test('narrow screens get a one-column layout', async () => {
   await page.setViewportSize({ width: 420, height: 900 });
   await page.waitForTimeout(300);

@@ -1,0 +1,37 @@
+// Shared bits of the demo page.
+export const $ = (id) => document.getElementById(id);
+export const COLORS = ['#c0392b', '#2f5fb3', '#1f8a70', '#e8a33d', '#8e44ad', '#4a5368'];
+export const SCHEDULE_COLORS = ['#9aa1ae', '#2f5fb3', '#1f8a70', '#e8a33d', '#8e44ad', '#c0392b'];
+// For the browser test: what was drawn, and from where.
+export const demo = (window.posencDemo = { source: null });
+
+// Wires an <input>/<select> to a state key, mirrors its value into #id-out, and redraws.
+export function bindInput(id, state, key, draw, parse = Number) {
+  const el = $(id);
+  el.addEventListener('input', () => {
+    state[key] = parse(el.value);
+    const out = $(`${id}-out`);
+    if (out) out.textContent = el.value;
+    draw();
+  });
+}
+
+// A segmented control: buttons with data-value inside #id.
+export function bindSegmented(id, state, key, draw) {
+  const buttons = document.querySelectorAll(`#${id} [data-value]`);
+  for (const b of buttons) {
+    b.addEventListener('click', () => {
+      state[key] = b.dataset.value;
+      buttons.forEach((x) => x.setAttribute('aria-pressed', String(x === b)));
+      draw();
+    });
+  }
+}
+
+// Deterministic pseudo-random floats for demo tensors (so figures are stable between reloads).
+export function demoFloats(n, seed) {
+  let s = seed >>> 0 || 1;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; out[i] = (s / 2 ** 32) * 2 - 1; }
+  return out;
+}

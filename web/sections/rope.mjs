@@ -1,0 +1,74 @@
+// RoPE: frequency schedules side by side, a model's config.json read live, and the long-range decay.
+import { lineChart } from '../plot.mjs';
+import { $, SCHEDULE_COLORS, COLORS, bindInput, demo } from '../common.mjs';
+import { PRESETS } from '../presets.mjs';
+
+export function ropeSection(pe) {
+  const state = { headDim: 128, base: 500000, factor: 8, L0: 8192 };
+
+  function drawSchedules() {
+    const { headDim, base, factor, L0 } = state;
+    const schedules = [
+      ['original', undefined],
+      ['linear (PI)', { type: 'linear', factor }],
+      ['NTK-aware', { type: 'ntk', factor }],
+      ['YaRN', { type: 'yarn', factor, originalMaxPositionEmbeddings: L0 }],
+      ['Llama 3', { type: 'llama3', factor, originalMaxPositionEmbeddings: L0, lowFreqFactor: 1, highFreqFactor: 4 }],
+    ];
+    const results = schedules.map(([name, scaling], k) => {
+      const f = pe.ropeFrequencies({ headDim, base, ...(factor > 1 && scaling ? { scaling } : {}) });
+      return { name, color: SCHEDULE_COLORS[k], ys: Array.from(f.invFreq, (w) => (2 * Math.PI) / w), scale: f.attentionScale, dash: k === 0 ? [5, 4] : undefined };
+    });
+    demo.rope = results.map((r) => ({ name: r.name, wavelengths: r.ys }));
+    lineChart($('rope-wavelengths'), results, {
+      yLog: true, xLabel: 'rotary pair i', yLabel: 'wavelength 2π/ω (tokens)', aspect: 0.36,
+      hlines: [{ y: L0, label: `original context ${L0}` }, { y: L0 * factor, label: `target ${L0 * factor}`, color: '#c0392b' }],
+    });
+    $('rope-caption').textContent = `Pairs whose wavelength is far below the original context keep their frequency under YaRN and Llama 3; ` +
+      `the slowest pairs are interpolated by ${factor}×. YaRN also scales attention by ${results[3].scale.toFixed(4)} (0.1·ln ${factor} + 1).`;
+  }
+
+  // Long-range decay: q = k = all-ones, score(Δ) = q_rot(0) · k_rot(Δ) / headDim for Δ = 0..N-1.
+  function drawDecay(config) {
+    const headDim = config.headDim, N = 4096;
+    const ones = new Float32Array(N * headDim).fill(1);
+    const positions = Int32Array.from({ length: N }, (_, i) => i);
+    const series = [];
+    const variants = [['original (no scaling)', { ...config, scaling: undefined }], ['this config', config]];
+    variants.forEach(([name, cfg], k) => {
+      const rotated = pe.applyRope(ones, { heads: 1, tokens: N, headDim }, positions, { ...cfg, seqLen: N });
+      const q0 = rotated.subarray(0, headDim);
+      const ys = new Float64Array(N);
+      for (let t = 0; t < N; t++) { let s = 0; for (let c = 0; c < headDim; c++) s += q0[c] * rotated[t * headDim + c]; ys[t] = s / headDim; }
+      series.push({ name, color: k ? COLORS[1] : '#9aa1ae', ys: Array.from(ys), width: k ? 1.6 : 1.2 });
+    });
+    lineChart($('rope-decay'), series, { xLabel: 'relative distance Δ = n − m', yLabel: 'q·k / d', aspect: 0.32 });
+  }
+
+  function drawConfig() {
+    const box = $('rope-config'), out = $('rope-config-out');
+    try {
+      const cfg = pe.ropeConfigFromHF(JSON.parse(box.value));
+      const f = pe.ropeFrequencies(cfg);
+      out.classList.remove('err');
+      out.textContent = `${JSON.stringify({ ...cfg, scaling: cfg.scaling && { ...cfg.scaling, shortFactor: cfg.scaling.shortFactor && '[…]', longFactor: cfg.scaling.longFactor && '[…]' } }, null, 1)}\n` +
+        `→ rotaryDim ${f.rotaryDim}, attentionScale ${f.attentionScale.toFixed(6)}, ω₀ = ${f.invFreq[0].toPrecision(6)}, ω_last = ${f.invFreq[f.invFreq.length - 1].toPrecision(6)}`;
+      demo.ropeConfig = { cfg, rotaryDim: f.rotaryDim, attentionScale: f.attentionScale };
+      drawDecay(cfg);
+    } catch (e) {
+      out.classList.add('err');
+      out.textContent = `${e.name}: ${e.message}`;
+    }
+  }
+
+  const select = $('rope-preset');
+  for (const name of Object.keys(PRESETS)) select.append(new Option(name, name));
+  select.addEventListener('change', () => { $('rope-config').value = JSON.stringify(PRESETS[select.value], null, 2); drawConfig(); });
+  $('rope-config').value = JSON.stringify(PRESETS[select.value], null, 2);
+  $('rope-config').addEventListener('input', () => drawConfig());
+  bindInput('rope-dim', state, 'headDim', drawSchedules);
+  bindInput('rope-base', state, 'base', drawSchedules);
+  bindInput('rope-factor', state, 'factor', drawSchedules);
+  bindInput('rope-l0', state, 'L0', drawSchedules);
+  return () => { drawSchedules(); drawConfig(); };
+}

@@ -1,0 +1,69 @@
+// Score terms: the bias a relative encoding adds to each (query, key) score, and the attention it yields.
+import { heatmap } from '../plot.mjs';
+import { $, bindInput, bindSegmented, demo, demoFloats } from '../common.mjs';
+
+const ENCODINGS = {
+  alibi: (heads) => ({ kind: 'alibi', heads }),
+  'alibi-symmetric': (heads) => ({ kind: 'alibi', heads, symmetric: true }),
+  t5: (heads) => ({ kind: 't5', heads, table: t5Table(heads), bidirectional: true }),
+  't5-causal': (heads) => ({ kind: 't5', heads, table: t5Table(heads), bidirectional: false }),
+};
+
+// A smooth, deterministic stand-in for a trained T5 bias table [32 buckets, heads]: bias falls with distance.
+function t5Table(heads) {
+  const t = new Float32Array(32 * heads);
+  for (let b = 0; b < 32; b++) for (let h = 0; h < heads; h++) t[b * heads + h] = -((b % 16) / 4) * (h + 1) / heads + (b >= 16 ? 0.5 : 0);
+  return t;
+}
+
+export function scoresSection(pe) {
+  const state = { kind: 'alibi', heads: 8, head: 0, length: 48 };
+  const headDim = 16;
+
+  function draw() {
+    const { heads, length: T } = state;
+    state.head = Math.min(state.head, heads - 1);
+    const encoding = ENCODINGS[state.kind](heads);
+    const positions = Int32Array.from({ length: T }, (_, i) => i);
+    const bias = pe.attentionBias(encoding, positions, positions);
+    const h = state.head;
+    const causal = state.kind === 'alibi' || state.kind === 't5-causal';
+    // causal kinds never see j > i: show those cells blank rather than as a bias
+    const slice = bias.slice(h * T * T, (h + 1) * T * T);
+    if (causal) for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) slice[i * T + j] = 0;
+    let maxAbs = 1e-9;
+    for (const x of slice) maxAbs = Math.max(maxAbs, Math.abs(x));
+    heatmap($('scores-bias'), slice, T, T, maxAbs);
+
+    // small random q, k (content scores of order 1) so the position term's effect is visible
+    const q = demoFloats(heads * T * headDim, 7).map((x) => 0.35 * x), k = demoFloats(heads * T * headDim, 8).map((x) => 0.35 * x);
+    const v = demoFloats(heads * T * headDim, 9);
+    const { weights } = pe.attention({ q, k, v, heads, headDim, qLen: T, kLen: T, causal, encoding, returnWeights: true });
+    const w = weights.subarray(h * T * T, (h + 1) * T * T);
+    let maxW = 1e-9;
+    for (const x of w) maxW = Math.max(maxW, x);
+    heatmap($('scores-weights'), w.map((x) => x / maxW), T, T);
+    demo.scores = { kind: state.kind, heads, head: h, bias: Array.from(slice.subarray(0, T)), weightsRowSum: w.subarray((T - 1) * T, T * T).reduce((a, b) => a + b, 0) };
+
+    if (state.kind.startsWith('alibi')) {
+      const slopes = pe.alibiSlopes(heads);
+      $('scores-caption').textContent = `ALiBi slopes for ${heads} heads: [${Array.from(slopes, (s) => fmtSlope(s)).join(', ')}]. ` +
+        `Head ${h} adds −${fmtSlope(slopes[h])}·(i − j)` + (heads & (heads - 1) ? ' — not a power of two, so the slopes interleave (not monotone).' : '.');
+    } else {
+      const buckets = pe.t5Bucket(Int32Array.from({ length: 9 }, (_, i) => [-200, -64, -20, -8, -1, 1, 8, 20, 200][i]), { bidirectional: state.kind === 't5' });
+      $('scores-caption').textContent = `T5 buckets of key − query for −200, −64, −20, −8, −1, 1, 8, 20, 200: [${Array.from(buckets).join(', ')}] — ` +
+        (state.kind === 't5' ? 'exact up to 8, then logarithmic; the sign picks the half.' : 'causal: every future key shares bucket 0.');
+    }
+  }
+
+  bindSegmented('scores-kind', state, 'kind', draw);
+  bindInput('scores-heads', state, 'heads', draw);
+  bindInput('scores-head', state, 'head', draw);
+  bindInput('scores-len', state, 'length', draw);
+  return draw;
+}
+
+function fmtSlope(s) {
+  const e = Math.log2(s);
+  return Number.isInteger(e) ? `2^${e}` : s.toPrecision(3);
+}
