@@ -15,12 +15,12 @@
 namespace posenc::kernels {
 
 // --- cos/sin tables, angles in double ------------------------------------------------------------
-// Reference: libm on the unreduced angle.
-inline void sinCosScalar(double position, const double* w, std::size_t n, double scale, float* c, float* s) noexcept {
+// Reference: libm on the unreduced angle p * w[k].
+inline void sinCosScalar(double position, const double* w, std::size_t n, double* c, double* s) noexcept {
     for (std::size_t k = 0; k < n; ++k) {
         const double a = position * w[k];
-        c[k] = static_cast<float>(scale * std::cos(a));
-        s[k] = static_cast<float>(scale * std::sin(a));
+        c[k] = std::cos(a);
+        s[k] = std::sin(a);
     }
 }
 
@@ -32,23 +32,47 @@ constexpr double kInvTwoPi = 0.15915494309189535;
 
 // SIMD: reduce the angle to [-pi, pi] exactly (three-part Cody-Waite), then xsimd's vector sincos,
 // which is fast and accurate on that range (its large-argument path is per-lane scalar).
-inline void sinCosSimd(double position, const double* w, std::size_t n, double scale, float* c, float* s) noexcept {
+inline void sinCosSimd(double position, const double* w, std::size_t n, double* c, double* s) noexcept {
     std::size_t k = 0;
-    alignas(64) double cb[kDoubleLanes], sb[kDoubleLanes];
-    const DoubleBatch p(position), sc(scale);
+    const DoubleBatch p(position);
     for (; k + kDoubleLanes <= n; k += kDoubleLanes) {
         const DoubleBatch a = p * DoubleBatch::load_unaligned(w + k);
         const DoubleBatch turns = xsimd::nearbyint(a * DoubleBatch(kInvTwoPi));
         const DoubleBatch r = ((a - turns * DoubleBatch(kTwoPi1)) - turns * DoubleBatch(kTwoPi2)) - turns * DoubleBatch(kTwoPi3);
         const auto sinCos = xsimd::sincos(r);
-        (sc * sinCos.second).store_aligned(cb);
-        (sc * sinCos.first).store_aligned(sb);
-        for (std::size_t l = 0; l < kDoubleLanes; ++l) {
-            c[k + l] = static_cast<float>(cb[l]);
-            s[k + l] = static_cast<float>(sb[l]);
-        }
+        sinCos.second.store_unaligned(c + k);
+        sinCos.first.store_unaligned(s + k);
     }
-    sinCosScalar(position, w + k, n - k, scale, c + k, s + k);
+    sinCosScalar(position, w + k, n - k, c + k, s + k);
+}
+
+// One position step by the angle addition formula: (c, s) <- (c cos w - s sin w, s cos w + c sin w).
+// In double, 256 steps drift by ~1e-13, far below float resolution; callers re-anchor with sinCos.
+inline void advanceScalar(double* c, double* s, const double* stepC, const double* stepS, std::size_t n) noexcept {
+    for (std::size_t k = 0; k < n; ++k) {
+        const double cn = c[k] * stepC[k] - s[k] * stepS[k];
+        s[k] = s[k] * stepC[k] + c[k] * stepS[k];
+        c[k] = cn;
+    }
+}
+
+inline void advanceSimd(double* c, double* s, const double* stepC, const double* stepS, std::size_t n) noexcept {
+    std::size_t k = 0;
+    for (; k + kDoubleLanes <= n; k += kDoubleLanes) {
+        const DoubleBatch cb = DoubleBatch::load_unaligned(c + k), sb = DoubleBatch::load_unaligned(s + k);
+        const DoubleBatch cw = DoubleBatch::load_unaligned(stepC + k), sw = DoubleBatch::load_unaligned(stepS + k);
+        (cb * cw - sb * sw).store_unaligned(c + k);
+        (sb * cw + cb * sw).store_unaligned(s + k);
+    }
+    advanceScalar(c + k, s + k, stepC + k, stepS + k, n - k);
+}
+
+// out = float(scale * in), for both tables.
+inline void toFloatScaled(const double* c, const double* s, std::size_t n, double scale, float* cf, float* sf) noexcept {
+    for (std::size_t k = 0; k < n; ++k) {
+        cf[k] = static_cast<float>(scale * c[k]);
+        sf[k] = static_cast<float>(scale * s[k]);
+    }
 }
 
 // --- half layout: x[k], x[k+h] -------------------------------------------------------------------

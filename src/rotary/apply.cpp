@@ -14,26 +14,41 @@ RopeTables::RopeTables(const RopeFrequencies& f, RopeLayout layout)
     if (f.rotaryDim <= 0 || f.rotaryDim % 2 != 0 || f.invFreq.size() != static_cast<std::size_t>(f.rotaryDim / 2))
         fail("rotaryDim", "must be even and match invFreq (got " + std::to_string(f.rotaryDim) + ")");
     for (double z : f.xposZeta) logZeta_.push_back(std::log(z));
+    cd_.resize(width_);
+    sd_.resize(width_);
+    stepC_.resize(width_);
+    stepS_.resize(width_);
+    kernels::sinCosSimd(1.0, invFreq_.data(), width_, stepC_.data(), stepS_.data());
 }
 
 void RopeTables::build(const double* positions, std::size_t count, double scale, RopeRole role, std::size_t stride) {
     if (stride == 0) stride = count;
     c_.resize(count * width_);
     s_.resize(count * width_);
+    constexpr int kMaxSteps = 256;  // re-anchor the angle-addition recurrence this often
+    int steps = kMaxSteps;
     for (std::size_t t = 0; t < count; ++t) {
         float* c = c_.data() + t * width_;
         float* s = s_.data() + t * width_;
         if (axisOfPair_.empty()) {
-            kernels::sinCosSimd(positions[t], invFreq_.data(), width_, scale, c, s);
+            // consecutive positions (the common case) advance by one step instead of a fresh sin/cos
+            if (t > 0 && positions[t] == positions[t - 1] + 1 && steps < kMaxSteps) {
+                kernels::advanceSimd(cd_.data(), sd_.data(), stepC_.data(), stepS_.data(), width_);
+                ++steps;
+            } else {
+                kernels::sinCosSimd(positions[t], invFreq_.data(), width_, cd_.data(), sd_.data());
+                steps = 0;
+            }
         } else {  // runs of pairs driven by the same axis
             for (std::size_t k0 = 0; k0 < width_;) {
                 std::size_t k1 = k0;
                 while (k1 < width_ && axisOfPair_[k1] == axisOfPair_[k0]) ++k1;
-                kernels::sinCosSimd(positions[static_cast<std::size_t>(axisOfPair_[k0]) * stride + t], invFreq_.data() + k0, k1 - k0, scale,
-                                    c + k0, s + k0);
+                kernels::sinCosSimd(positions[static_cast<std::size_t>(axisOfPair_[k0]) * stride + t], invFreq_.data() + k0, k1 - k0,
+                                    cd_.data() + k0, sd_.data() + k0);
                 k0 = k1;
             }
         }
+        kernels::toFloatScaled(cd_.data(), sd_.data(), width_, scale, c, s);
         if (!logZeta_.empty()) {  // xPos: zeta_k^(+-p/gamma)
             const double e = (role == RopeRole::query ? 1.0 : -1.0) * positions[t] / xposScaleBase_;
             for (std::size_t k = 0; k < width_; ++k) {

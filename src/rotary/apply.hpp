@@ -37,6 +37,7 @@ private:
     int rotaryDim_;
     std::size_t width_;         // rotary pairs = floats per token in each of c and s
     std::vector<float> c_, s_;  // [count, width_]: scale*cos, scale*sin
+    std::vector<double> cd_, sd_, stepC_, stepS_;  // current angle's cos/sin in double; cos/sin of one position step
 };
 
 // x: [heads, tokens, headDim], rotated in place; positions: [axes, tokens] (axes = f.axes, usually 1), each >= 0.

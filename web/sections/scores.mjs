@@ -52,7 +52,7 @@ export function scoresSection(pe) {
     } else {
       const buckets = pe.t5Bucket(Int32Array.from({ length: 9 }, (_, i) => [-200, -64, -20, -8, -1, 1, 8, 20, 200][i]), { bidirectional: state.kind === 't5' });
       $('scores-caption').textContent = `T5 buckets of key − query for −200, −64, −20, −8, −1, 1, 8, 20, 200: [${Array.from(buckets).join(', ')}] — ` +
-        (state.kind === 't5' ? 'exact up to 8, then logarithmic; the sign picks the half.' : 'causal: every future key shares bucket 0.');
+        (state.kind === 't5' ? 'exact up to 8, then logarithmic; the sign picks the half. (Bias table: a synthetic stand-in for trained weights.)' : 'causal: every future key shares bucket 0.');
     }
   }
 
