@@ -5,6 +5,14 @@ import { HeapBuffer } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, ROPE_LAYOUTS } from './rope-config.mjs';
 import { encodingSpec } from './encoding.mjs';
 
+// A tensor whose token count is implied by its length: returns [length, tokens].
+function tokensOf(x, field, perToken, shape) {
+  const len = x instanceof HeapBuffer || ArrayBuffer.isView(x) || Array.isArray(x) ? x.length : NaN;
+  if (!Number.isInteger(len)) throw new TypeError(`${field} must be a Float32Array or a buffer from pe.alloc (got ${v.describe(x)})`);
+  if (len === 0 || len % perToken !== 0) throw new RangeError(`${field} must be ${shape}: a positive multiple of ${perToken} elements (got ${len})`);
+  return [len, len / perToken];
+}
+
 export function makeKVCacheClass(m, run, check) {
   return class KVCache {
     #handle; #batch; #kvHeads; #headDim; #capacity;
@@ -45,11 +53,7 @@ export function makeKVCacheClass(m, run, check) {
     append(k, vals, options) {
       const h = this.#live();
       const o = v.object(options, 'options');
-      const per = this.#batch * this.#kvHeads * this.#headDim;
-      const len = k instanceof HeapBuffer || ArrayBuffer.isView(k) || Array.isArray(k) ? k.length : NaN;
-      if (!Number.isInteger(len)) throw new TypeError(`k must be a Float32Array or a buffer from pe.alloc (got ${v.describe(k)})`);
-      if (len === 0 || len % per !== 0) throw new RangeError(`k must be [batch, kvHeads, T, headDim]: a positive multiple of ${per} elements (got ${len})`);
-      const T = len / per;
+      const [len, T] = tokensOf(k, 'k', this.#batch * this.#kvHeads * this.#headDim, '[batch, kvHeads, T, headDim]');
       const positions = o.positions === undefined ? null : v.positions(o.positions, 'positions');
       if (positions) v.requireLength(positions.length, this.#batch * T, 'positions', 'batch*T');
       const mask = o.mask === undefined || o.mask === null ? null : v.mask(o.mask, 'mask');
@@ -70,11 +74,7 @@ export function makeKVCacheClass(m, run, check) {
       const heads = v.positive(o.heads, 'heads');
       const causal = v.boolean(o.causal, 'causal', true);
       const scale = o.scale === undefined || o.scale === null ? NaN : v.number(o.scale, 'scale');
-      const per = this.#batch * heads * this.#headDim;
-      const len = q instanceof HeapBuffer || ArrayBuffer.isView(q) || Array.isArray(q) ? q.length : NaN;
-      if (!Number.isInteger(len)) throw new TypeError(`q must be a Float32Array or a buffer from pe.alloc (got ${v.describe(q)})`);
-      if (len === 0 || len % per !== 0) throw new RangeError(`q must be [batch, heads, qLen, headDim]: a positive multiple of ${per} elements (got ${len})`);
-      const qLen = len / per;
+      const [len, qLen] = tokensOf(q, 'q', this.#batch * heads * this.#headDim, '[batch, heads, qLen, headDim]');
       const qPositions = o.qPositions === undefined ? null : v.positions(o.qPositions, 'qPositions');
       if (qPositions) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
       return run((s) => {
