@@ -64,6 +64,16 @@ void transposeKeys(const float* K, int kLen, std::size_t hd, std::size_t ld, std
 
 }  // namespace
 
+// Online-softmax state of one query row.
+struct RowState {
+    const float* qc = nullptr;  // content query (from the score term)
+    std::int32_t qPos = 0;
+    float m = kNegInf, l = 0;
+    float* acc = nullptr;   // [headDim]
+    float* wsum = nullptr;  // [valueRows]
+    float* row = nullptr;   // [ld] stored scores (materialize mode)
+};
+
 void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out) {
     const AttentionDims& d = in.dims;
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
@@ -71,11 +81,14 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
     const auto blocks = blockRanges(in);
     const bool materialize = out.weights != nullptr || out.scores != nullptr;
-    const int valueRows = term.valueRows();
+    const std::size_t valueRows = static_cast<std::size_t>(term.valueRows());
     const float* valueTable = term.valueTable();
+    constexpr std::size_t T = kQueryTile;
 
-    std::vector<float> s(kBlock), acc(hd), wsum(static_cast<std::size_t>(valueRows)), Kt;
-    std::vector<float> row(materialize ? ld : 0);
+    // Queries run in tiles of T rows so each key block is read once per tile.
+    std::vector<float> tileScores(T * kBlock), acc(T * hd), wsum(T * valueRows), Kt;
+    std::vector<float> rows(materialize ? T * ld : 0);
+    RowState st[T];
     int transposedHead = -1;
     // Transposing K pays off only when several query rows read it (prefill); a decode step (one
     // query per head) takes direct dot products over the keys as they are stored.
@@ -90,68 +103,100 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             transposedHead = kvh;
         }
         term.beginHead(h, K, in.kPos);
-        for (int i = 0; i < d.qLen; ++i) {
-            const std::int32_t qPos = in.qPos[i];
-            const float* qc = term.beginQuery(h, qPos, in.q + (static_cast<std::size_t>(h) * d.qLen + i) * hd);
-            float m = kNegInf, l = 0;
-            std::fill(acc.begin(), acc.end(), 0.0f);
-            std::fill(wsum.begin(), wsum.end(), 0.0f);
+        for (int i0 = 0; i0 < d.qLen; i0 += static_cast<int>(T)) {
+            const int nq = std::min(static_cast<int>(T), d.qLen - i0);
+            const float* qcs[T];
+            for (int r = 0; r < static_cast<int>(T); ++r) {
+                RowState& s = st[r];
+                if (r >= nq) {  // padding rows of the last tile: computed, never used
+                    qcs[r] = qcs[0];
+                    continue;
+                }
+                s.qPos = in.qPos[i0 + r];
+                s.qc = qcs[r] = term.beginQuery(r, h, s.qPos, in.q + (static_cast<std::size_t>(h) * d.qLen + i0 + r) * hd);
+                s.m = kNegInf;
+                s.l = 0;
+                s.acc = acc.data() + r * hd;
+                s.wsum = wsum.data() + r * valueRows;
+                s.row = materialize ? rows.data() + r * ld : nullptr;
+                std::fill(s.acc, s.acc + hd, 0.0f);
+                std::fill(s.wsum, s.wsum + valueRows, 0.0f);
+            }
 
             for (std::size_t b = 0; b < blocks.size(); ++b) {
                 const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
-                float* sb = materialize ? row.data() + j0 : s.data();
-                if (blockSkipped(blocks[b], in.mask, qPos)) {
-                    if (materialize) std::fill(sb, sb + n, kNegInf);
+                bool skip[T], any = false;
+                for (int r = 0; r < nq; ++r) any |= !(skip[r] = blockSkipped(blocks[b], in.mask, st[r].qPos));
+                if (!any) {
+                    if (materialize)
+                        for (int r = 0; r < nq; ++r) std::fill(st[r].row + j0, st[r].row + j1, kNegInf);
                     continue;
                 }
-                if (transpose) kernels::blockScoresSimd(qc, Kt.data(), ld, static_cast<std::size_t>(j0), static_cast<std::size_t>(n), hd, sb);
-                else for (int j = j0; j < j1; ++j) sb[j - j0] = kernels::dotSimd(qc, K + j * hd, hd);
-                if (term.hasContent()) term.addContent(qPos, j0, j1, in.kPos, sb);
-                for (int t = 0; t < n; ++t) sb[t] *= in.scale;
-                if (term.hasBias()) term.addBias(h, qPos, j0, j1, in.kPos, sb);
-                const bool whole = blockFullyAllowed(blocks[b], in.mask, qPos);
-                float blockMax = kNegInf;
-                for (int j = j0; j < j1; ++j) {
-                    if (!whole && !keyAllowed(in.mask, qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
-                    blockMax = std::max(blockMax, sb[j - j0]);
+                if (transpose) {
+                    kernels::tileScoresSimd(qcs, Kt.data(), ld, static_cast<std::size_t>(j0), static_cast<std::size_t>(n), hd, tileScores.data(), kBlock);
+                } else {
+                    for (int r = 0; r < nq; ++r)
+                        for (int j = j0; j < j1; ++j) tileScores[r * kBlock + (j - j0)] = kernels::dotSimd(qcs[r], K + j * hd, hd);
                 }
-                if (materialize || blockMax == kNegInf) continue;
-                // online softmax: rescale what was accumulated to the new running max
-                const float mNew = std::max(m, blockMax);
-                const float c = std::exp(m - mNew);  // exp(-inf) = 0 on the first block
-                l *= c;
-                kernels::scaleSimd(c, acc.data(), hd);
-                for (float& w : wsum) w *= c;
-                l += kernels::expShiftSimd(sb, static_cast<std::size_t>(n), mNew);  // masked: exp(-inf) = 0
-                kernels::accumulateRowsSimd(sb, static_cast<std::size_t>(n), V + j0 * hd, hd, acc.data());
-                if (valueRows)
-                    for (int j = j0; j < j1; ++j) wsum[term.valueIndex(qPos, in.kPos[j])] += sb[j - j0];
-                m = mNew;
+                for (int r = 0; r < nq; ++r) {
+                    RowState& s = st[r];
+                    float* sb = materialize ? s.row + j0 : tileScores.data() + r * kBlock;
+                    if (skip[r]) {
+                        if (materialize) std::fill(sb, sb + n, kNegInf);
+                        continue;
+                    }
+                    if (materialize) std::copy(tileScores.data() + r * kBlock, tileScores.data() + r * kBlock + n, sb);
+                    if (term.hasContent()) term.addContent(r, s.qPos, j0, j1, in.kPos, sb);
+                    for (int t = 0; t < n; ++t) sb[t] *= in.scale;
+                    if (term.hasBias()) term.addBias(h, s.qPos, j0, j1, in.kPos, sb);
+                    const bool whole = blockFullyAllowed(blocks[b], in.mask, s.qPos);
+                    float blockMax = kNegInf;
+                    for (int j = j0; j < j1; ++j) {
+                        if (!whole && !keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
+                        blockMax = std::max(blockMax, sb[j - j0]);
+                    }
+                    if (materialize || blockMax == kNegInf) continue;
+                    // online softmax: rescale what was accumulated to the new running max
+                    const float mNew = std::max(s.m, blockMax);
+                    const float c = std::exp(s.m - mNew);  // exp(-inf) = 0 on the first block
+                    s.l *= c;
+                    kernels::scaleSimd(c, s.acc, hd);
+                    for (std::size_t v = 0; v < valueRows; ++v) s.wsum[v] *= c;
+                    s.l += kernels::expShiftSimd(sb, static_cast<std::size_t>(n), mNew);  // masked: exp(-inf) = 0
+                    kernels::accumulateRowsSimd(sb, static_cast<std::size_t>(n), V + j0 * hd, hd, s.acc);
+                    if (valueRows)
+                        for (int j = j0; j < j1; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += sb[j - j0];
+                    s.m = mNew;
+                }
             }
 
-            float* o = out.out + (static_cast<std::size_t>(h) * d.qLen + i) * hd;
-            const std::size_t rowOffset = (static_cast<std::size_t>(h) * d.qLen + i) * d.kLen;
-            if (materialize) {  // softmax over the stored row, then out = sum_j w_j (v_j + aV)
-                if (out.scores) std::copy(row.begin(), row.begin() + d.kLen, out.scores + rowOffset);
-                m = *std::max_element(row.begin(), row.begin() + d.kLen);
-                if (m != kNegInf) l = kernels::expShiftSimd(row.data(), static_cast<std::size_t>(d.kLen), m);
-                else std::fill(row.begin(), row.end(), 0.0f);
-                kernels::accumulateRowsSimd(row.data(), static_cast<std::size_t>(d.kLen), V, hd, acc.data());
-                if (valueRows)
-                    for (int j = 0; j < d.kLen; ++j) wsum[term.valueIndex(qPos, in.kPos[j])] += row[j];
-                if (out.weights) {
-                    const float inv = l > 0 ? 1.0f / l : 0.0f;
-                    for (int j = 0; j < d.kLen; ++j) out.weights[rowOffset + j] = row[j] * inv;
+            for (int r = 0; r < nq; ++r) {
+                RowState& s = st[r];
+                const int i = i0 + r;
+                float* o = out.out + (static_cast<std::size_t>(h) * d.qLen + i) * hd;
+                const std::size_t rowOffset = (static_cast<std::size_t>(h) * d.qLen + i) * d.kLen;
+                if (materialize) {  // softmax over the stored row, then out = sum_j w_j (v_j + aV)
+                    if (out.scores) std::copy(s.row, s.row + d.kLen, out.scores + rowOffset);
+                    s.m = *std::max_element(s.row, s.row + d.kLen);
+                    if (s.m != kNegInf) s.l = kernels::expShiftSimd(s.row, static_cast<std::size_t>(d.kLen), s.m);
+                    else std::fill(s.row, s.row + d.kLen, 0.0f);
+                    kernels::accumulateRowsSimd(s.row, static_cast<std::size_t>(d.kLen), V, hd, s.acc);
+                    if (valueRows)
+                        for (int j = 0; j < d.kLen; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += s.row[j];
+                    if (out.weights) {
+                        const float inv = s.l > 0 ? 1.0f / s.l : 0.0f;
+                        for (int j = 0; j < d.kLen; ++j) out.weights[rowOffset + j] = s.row[j] * inv;
+                    }
                 }
+                if (s.l == 0) {  // every key masked: zeros, never NaN
+                    std::fill(o, o + hd, 0.0f);
+                    continue;
+                }
+                const float inv = 1.0f / s.l;
+                for (std::size_t t = 0; t < hd; ++t) o[t] = s.acc[t] * inv;
+                for (std::size_t v = 0; v < valueRows; ++v)
+                    if (s.wsum[v] != 0.0f) kernels::axpySimd(s.wsum[v] * inv, valueTable + v * hd, o, hd);
             }
-            if (l == 0) {  // every key masked: zeros, never NaN
-                std::fill(o, o + hd, 0.0f);
-                continue;
-            }
-            const float inv = 1.0f / l;
-            for (std::size_t t = 0; t < hd; ++t) o[t] = acc[t] * inv;
-            for (int r = 0; r < valueRows; ++r)
-                if (wsum[r] != 0.0f) kernels::axpySimd(wsum[r] * inv, valueTable + static_cast<std::size_t>(r) * hd, o, hd);
         }
     }
 }

@@ -121,3 +121,37 @@ inline void accumulateRowsSimd(const float* p, std::size_t n, const float* V, st
 }
 
 }  // namespace posenc::kernels
+
+namespace posenc::kernels {
+
+// Scores of a tile of kQueryTile queries against one key block (keys transposed, see blockScores*):
+// s[r * stride + t] = sum_c q[r][c] Kt[c][j0 + t]. Each key vector is loaded once for the whole tile.
+// The scalar reference sums over c in the same order, per row.
+constexpr std::size_t kQueryTile = 4;
+
+inline void tileScoresScalar(const float* const* q, const float* Kt, std::size_t ld, std::size_t j0, std::size_t n, std::size_t d, float* s,
+                             std::size_t stride) noexcept {
+    for (std::size_t r = 0; r < kQueryTile; ++r) blockScoresScalar(q[r], Kt, ld, j0, n, d, s + r * stride);
+}
+
+inline void tileScoresSimd(const float* const* q, const float* Kt, std::size_t ld, std::size_t j0, std::size_t n, std::size_t d, float* s,
+                           std::size_t stride) noexcept {
+    static_assert(kQueryTile == 4, "the register tile below is written for 4 queries");
+    for (std::size_t t = 0; t < n; t += kFloatLanes) {
+        FloatBatch a0(0.0f), a1(0.0f), a2(0.0f), a3(0.0f);
+        const float* col = Kt + j0 + t;
+        for (std::size_t c = 0; c < d; ++c) {
+            const FloatBatch k = FloatBatch::load_unaligned(col + c * ld);
+            a0 = a0 + FloatBatch(q[0][c]) * k;
+            a1 = a1 + FloatBatch(q[1][c]) * k;
+            a2 = a2 + FloatBatch(q[2][c]) * k;
+            a3 = a3 + FloatBatch(q[3][c]) * k;
+        }
+        a0.store_unaligned(s + t);
+        a1.store_unaligned(s + stride + t);
+        a2.store_unaligned(s + 2 * stride + t);
+        a3.store_unaligned(s + 3 * stride + t);
+    }
+}
+
+}  // namespace posenc::kernels

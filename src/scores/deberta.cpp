@@ -45,7 +45,7 @@ DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int k
         fail("encoding.posKey", "must be [heads, 2*span, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.posKey.size) + ")");
     if (e.p2c && e.posQuery.size != want)
         fail("encoding.posQuery", "must be [heads, 2*span, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.posQuery.size) + ")");
-    qp_.assign(2 * static_cast<std::size_t>(e.span), 0.0f);
+    qp_.assign(2 * static_cast<std::size_t>(e.span) * kQueryTile, 0.0f);
     if (e.p2c) kp_.assign(static_cast<std::size_t>(kLen) * 2 * e.span, 0.0f);
     // Bucketing costs a log: look small |delta| up, compute larger ones directly.
     lookupRange_ = std::max(e.buckets.maxPosition, 2 * e.span) + 1;
@@ -70,21 +70,23 @@ void DebertaTerm::beginHead(int h, const float* k, const std::int32_t*) {
             kp_[j * rows + r] = kernels::dotSimd(k + static_cast<std::size_t>(j) * headDim_, pq + r * headDim_, headDim_);
 }
 
-const float* DebertaTerm::beginQuery(int h, std::int32_t, const float* q) {
+const float* DebertaTerm::beginQuery(int slot, int h, std::int32_t, const float* q) {
     if (e_.c2p) {
         const std::size_t rows = 2 * static_cast<std::size_t>(e_.span);
         const float* pk = e_.posKey.data + static_cast<std::size_t>(h) * rows * headDim_;
-        for (std::size_t r = 0; r < rows; ++r) qp_[r] = kernels::dotSimd(q, pk + r * headDim_, headDim_);
+        float* qp = qp_.data() + slot * rows;
+        for (std::size_t r = 0; r < rows; ++r) qp[r] = kernels::dotSimd(q, pk + r * headDim_, headDim_);
     }
     return q;
 }
 
-void DebertaTerm::addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
+void DebertaTerm::addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
     const std::size_t rows = 2 * static_cast<std::size_t>(e_.span);
+    const float* qp = qp_.data() + slot * rows;
     for (int j = j0; j < j1; ++j) {
         const int idx = index(static_cast<std::int64_t>(qPos) - kPos[j]);
         float add = 0;
-        if (e_.c2p) add += qp_[idx];
+        if (e_.c2p) add += qp[idx];
         if (e_.p2c) add += kp_[static_cast<std::size_t>(j) * rows + idx];
         s[j - j0] += add;
     }

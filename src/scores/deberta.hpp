@@ -35,16 +35,16 @@ class DebertaTerm final : public ScoreTerm {
 public:
     DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen);
     void beginHead(int h, const float* k, const std::int32_t* kPos) override;
-    const float* beginQuery(int h, std::int32_t qPos, const float* q) override;
+    const float* beginQuery(int slot, int h, std::int32_t qPos, const float* q) override;
     bool hasContent() const override { return true; }
-    void addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
+    void addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     int index(std::int64_t delta) const;
     int activeTerms() const { return (e_.c2p ? 1 : 0) + (e_.p2c ? 1 : 0); }
 
 private:
     DebertaEncoding e_;
     int headDim_, kLen_;
-    std::vector<float> qp_;       // q_i . posKey[h][r]            [2 span]
+    std::vector<float> qp_;       // q_i . posKey[h][r]            [kQueryTile, 2 span]
     std::vector<float> kp_;       // k_j . posQuery[h][r]          [kLen, 2 span]
     std::vector<int> lookup_;     // idx for delta in [-L, L]
     int lookupRange_;

@@ -10,7 +10,7 @@ RelativeKeyTerm::RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int 
     const std::size_t want = static_cast<std::size_t>(rows()) * headDim;
     if (e.table.size != want)
         fail("encoding.table", "must be [2*maxPosition-1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.table.size) + ")");
-    qe_.resize(static_cast<std::size_t>(rows()));
+    qe_.resize(static_cast<std::size_t>(rows()) * kQueryTile);
     if (e.keyQuery) ke_.resize(static_cast<std::size_t>(kLen) * rows());
 }
 
@@ -22,17 +22,20 @@ void RelativeKeyTerm::beginHead(int, const float* k, const std::int32_t*) {
             ke_[j * R + r] = kernels::dotSimd(k + static_cast<std::size_t>(j) * headDim_, e_.table.data + r * headDim_, headDim_);
 }
 
-const float* RelativeKeyTerm::beginQuery(int, std::int32_t, const float* q) {
-    for (std::size_t r = 0; r < qe_.size(); ++r) qe_[r] = kernels::dotSimd(q, e_.table.data + r * headDim_, headDim_);
+const float* RelativeKeyTerm::beginQuery(int slot, int, std::int32_t, const float* q) {
+    const std::size_t R = static_cast<std::size_t>(rows());
+    float* qe = qe_.data() + slot * R;
+    for (std::size_t r = 0; r < R; ++r) qe[r] = kernels::dotSimd(q, e_.table.data + r * headDim_, headDim_);
     return q;
 }
 
-void RelativeKeyTerm::addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
+void RelativeKeyTerm::addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
     const std::size_t R = static_cast<std::size_t>(rows());
+    const float* qe = qe_.data() + slot * R;
     for (int j = j0; j < j1; ++j) {
         const std::int64_t row = static_cast<std::int64_t>(qPos) - kPos[j] + e_.maxPosition - 1;
         if (row < 0 || row >= static_cast<std::int64_t>(R)) continue;  // masked pairs only (checked up front)
-        s[j - j0] += qe_[static_cast<std::size_t>(row)] + (e_.keyQuery ? ke_[j * R + static_cast<std::size_t>(row)] : 0.0f);
+        s[j - j0] += qe[static_cast<std::size_t>(row)] + (e_.keyQuery ? ke_[j * R + static_cast<std::size_t>(row)] : 0.0f);
     }
 }
 

@@ -19,15 +19,15 @@ class RelativeKeyTerm final : public ScoreTerm {
 public:
     RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int kLen);
     void beginHead(int h, const float* k, const std::int32_t* kPos) override;
-    const float* beginQuery(int h, std::int32_t qPos, const float* q) override;
+    const float* beginQuery(int slot, int h, std::int32_t qPos, const float* q) override;
     bool hasContent() const override { return true; }
-    void addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
+    void addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     int rows() const { return 2 * e_.maxPosition - 1; }
 
 private:
     RelativeKeyEncoding e_;
     int headDim_, kLen_;
-    std::vector<float> qe_;  // q_i . E[r]
+    std::vector<float> qe_;  // [kQueryTile, rows]: q_i . E[r]
     std::vector<float> ke_;  // k_j . E[r]  [kLen, rows] (relative_key_query)
 };
 

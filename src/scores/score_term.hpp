@@ -9,8 +9,12 @@
 // The engine calls beginHead once per query head, beginQuery once per query row, then the add*
 // functions on blocks of keys. Implementations precompute per head / per query (e.g. q_i projected
 // onto every distance row once) so a block costs a gather, never a [T, T, d] intermediate.
+// Queries run in tiles of kQueryTile rows: `slot` (0..kQueryTile-1) says which row of the tile a
+// per-query state belongs to, so a term keeps one state per slot.
 #pragma once
 #include <cstdint>
+
+#include "kernels/dot.hpp"
 
 namespace posenc {
 
@@ -18,15 +22,17 @@ struct AttentionDims {
     int heads = 0, kvHeads = 0, headDim = 0, qLen = 0, kLen = 0;
 };
 
+using kernels::kQueryTile;
+
 class ScoreTerm {
 public:
     virtual ~ScoreTerm() = default;
     // Called before the first query of head h. k: this head's keys [kLen, headDim].
     virtual void beginHead(int /*h*/, const float* /*k*/, const std::int32_t* /*kPos*/) {}
     // Called before the keys of query row i; returns the content query (q itself unless overridden).
-    virtual const float* beginQuery(int /*h*/, std::int32_t /*qPos*/, const float* q) { return q; }
-    // s[j - j0] += content(i, j) for keys j0..j1-1 (before scaling).
-    virtual void addContent(std::int32_t /*qPos*/, int /*j0*/, int /*j1*/, const std::int32_t* /*kPos*/, float* /*s*/) {}
+    virtual const float* beginQuery(int /*slot*/, int /*h*/, std::int32_t /*qPos*/, const float* q) { return q; }
+    // s[j - j0] += content(i, j) for keys j0..j1-1 (before scaling), i the query begun in `slot`.
+    virtual void addContent(int /*slot*/, std::int32_t /*qPos*/, int /*j0*/, int /*j1*/, const std::int32_t* /*kPos*/, float* /*s*/) {}
     // s[j - j0] += bias(i, j) (after scaling).
     virtual void addBias(int /*h*/, std::int32_t /*qPos*/, int /*j0*/, int /*j1*/, const std::int32_t* /*kPos*/, float* /*s*/) {}
     virtual bool hasContent() const { return false; }

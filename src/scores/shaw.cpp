@@ -14,7 +14,7 @@ ShawTerm::ShawTerm(const ShawEncoding& e, int headDim) : e_(e), headDim_(headDim
         fail("encoding.keyTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.keyTable.size) + ")");
     if (!e.valueTable.empty() && e.valueTable.size != want)
         fail("encoding.valueTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.valueTable.size) + ")");
-    qa_.resize(rows);
+    qa_.resize(rows * kQueryTile);
 }
 
 int ShawTerm::valueIndex(std::int32_t qPos, std::int32_t kPos) const {
@@ -22,13 +22,16 @@ int ShawTerm::valueIndex(std::int32_t qPos, std::int32_t kPos) const {
     return static_cast<int>(std::clamp<std::int64_t>(d, -e_.clip, e_.clip) + e_.clip);
 }
 
-const float* ShawTerm::beginQuery(int, std::int32_t, const float* q) {
-    for (std::size_t r = 0; r < qa_.size(); ++r) qa_[r] = kernels::dotSimd(q, e_.keyTable.data + r * headDim_, headDim_);
+const float* ShawTerm::beginQuery(int slot, int, std::int32_t, const float* q) {
+    const std::size_t rows = 2 * static_cast<std::size_t>(e_.clip) + 1;
+    float* qa = qa_.data() + slot * rows;
+    for (std::size_t r = 0; r < rows; ++r) qa[r] = kernels::dotSimd(q, e_.keyTable.data + r * headDim_, headDim_);
     return q;
 }
 
-void ShawTerm::addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
-    for (int j = j0; j < j1; ++j) s[j - j0] += qa_[valueIndex(qPos, kPos[j])];
+void ShawTerm::addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
+    const float* qa = qa_.data() + slot * (2 * static_cast<std::size_t>(e_.clip) + 1);
+    for (int j = j0; j < j1; ++j) s[j - j0] += qa[valueIndex(qPos, kPos[j])];
 }
 
 }  // namespace posenc

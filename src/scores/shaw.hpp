@@ -18,9 +18,9 @@ struct ShawEncoding {
 class ShawTerm final : public ScoreTerm {
 public:
     ShawTerm(const ShawEncoding& e, int headDim);
-    const float* beginQuery(int h, std::int32_t qPos, const float* q) override;
+    const float* beginQuery(int slot, int h, std::int32_t qPos, const float* q) override;
     bool hasContent() const override { return true; }
-    void addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
+    void addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     int valueRows() const override { return e_.valueTable.empty() ? 0 : 2 * e_.clip + 1; }
     const float* valueTable() const override { return e_.valueTable.data; }
     int valueIndex(std::int32_t qPos, std::int32_t kPos) const override;
@@ -28,7 +28,7 @@ public:
 private:
     ShawEncoding e_;
     int headDim_;
-    std::vector<float> qa_;  // q_i . aK[r] for every r, per query
+    std::vector<float> qa_;  // [kQueryTile, 2K+1]: q_i . aK[r] for every r, per slot
 };
 
 }  // namespace posenc

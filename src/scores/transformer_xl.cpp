@@ -7,7 +7,7 @@
 namespace posenc {
 
 XlTerm::XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDistance)
-    : e_(e), headDim_(headDim), r_(nullptr), qu_(headDim), qv_(headDim) {
+    : e_(e), headDim_(headDim), r_(nullptr), qu_(headDim * kQueryTile), qv_(headDim) {
     const std::size_t hd = static_cast<std::size_t>(heads) * headDim;
     if (e.u.size != hd) fail("encoding.u", "must be [heads, headDim] = " + std::to_string(hd) + " elements (got " + std::to_string(e.u.size) + ")");
     if (e.v.size != hd) fail("encoding.v", "must be [heads, headDim] = " + std::to_string(hd) + " elements (got " + std::to_string(e.v.size) + ")");
@@ -37,25 +37,28 @@ XlTerm::XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDist
                         e.wR.data + (static_cast<std::size_t>(h) * headDim + c) * e.dModel, R.data() + static_cast<std::size_t>(d) * e.dModel, e.dModel);
         r_ = builtR_.data();
     }
-    qr_.resize(static_cast<std::size_t>(distances_));
+    qr_.resize(static_cast<std::size_t>(distances_) * kQueryTile);
 }
 
-const float* XlTerm::beginQuery(int h, std::int32_t, const float* q) {
+const float* XlTerm::beginQuery(int slot, int h, std::int32_t, const float* q) {
     const float* u = e_.u.data + static_cast<std::size_t>(h) * headDim_;
     const float* v = e_.v.data + static_cast<std::size_t>(h) * headDim_;
+    float* qu = qu_.data() + static_cast<std::size_t>(slot) * headDim_;
     for (int c = 0; c < headDim_; ++c) {
-        qu_[c] = q[c] + u[c];
+        qu[c] = q[c] + u[c];
         qv_[c] = q[c] + v[c];
     }
     const float* rh = r_ + static_cast<std::size_t>(h) * distances_ * headDim_;
-    for (int d = 0; d < distances_; ++d) qr_[d] = kernels::dotSimd(qv_.data(), rh + static_cast<std::size_t>(d) * headDim_, headDim_);
-    return qu_.data();
+    float* qr = qr_.data() + static_cast<std::size_t>(slot) * distances_;
+    for (int d = 0; d < distances_; ++d) qr[d] = kernels::dotSimd(qv_.data(), rh + static_cast<std::size_t>(d) * headDim_, headDim_);
+    return qu;
 }
 
-void XlTerm::addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
+void XlTerm::addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
+    const float* qr = qr_.data() + static_cast<std::size_t>(slot) * distances_;
     for (int j = j0; j < j1; ++j) {
         const std::int64_t d = static_cast<std::int64_t>(qPos) - kPos[j];
-        if (d >= 0 && d < distances_) s[j - j0] += qr_[static_cast<std::size_t>(d)];  // other pairs are masked (checked up front)
+        if (d >= 0 && d < distances_) s[j - j0] += qr[static_cast<std::size_t>(d)];  // other pairs are masked (checked up front)
     }
 }
 

@@ -22,9 +22,9 @@ class XlTerm final : public ScoreTerm {
 public:
     // maxDistance: the largest i - j the call can need (r is built for 0..maxDistance from wR).
     XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDistance);
-    const float* beginQuery(int h, std::int32_t qPos, const float* q) override;
+    const float* beginQuery(int slot, int h, std::int32_t qPos, const float* q) override;
     bool hasContent() const override { return true; }
-    void addContent(std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
+    void addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     int distances() const { return distances_; }
 
 private:
@@ -32,7 +32,7 @@ private:
     int headDim_, distances_;
     std::vector<float> builtR_;  // [heads, distances, headDim] when built from wR
     const float* r_;
-    std::vector<float> qu_, qv_, qr_;  // q+u, q+v, (q+v).r_d for every d
+    std::vector<float> qu_, qv_, qr_;  // per slot: q+u, q+v, (q+v).r_d for every d
 };
 
 }  // namespace posenc

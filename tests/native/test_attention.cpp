@@ -465,6 +465,18 @@ TEST_CASE("block-score and exp SIMD kernels equal their scalar references") {
             for (std::size_t t = 0; t < n; ++t) CHECK(a[t] == b[t]);  // same summation order: bit-equal
         }
     }
+    for (std::size_t d : {1u, 8u, 64u}) {  // query tiles: each row equals blockScores of that row
+        const std::size_t ld = 128;
+        auto Kt = ref::randomVector(d * ld, 6);
+        std::vector<std::vector<float>> qs;
+        for (unsigned r = 0; r < kernels::kQueryTile; ++r) qs.push_back(ref::randomVector(d, 10 + r));
+        const float* qp[kernels::kQueryTile];
+        for (std::size_t r = 0; r < kernels::kQueryTile; ++r) qp[r] = qs[r].data();
+        std::vector<float> a(kernels::kQueryTile * 64), b(kernels::kQueryTile * 64);
+        kernels::tileScoresScalar(qp, Kt.data(), ld, 64, 64, d, a.data(), 64);
+        kernels::tileScoresSimd(qp, Kt.data(), ld, 64, 64, d, b.data(), 64);
+        CHECK(a == b);
+    }
     auto x = ref::randomVector(70, 5, -30.f, 5.f);
     x[3] = -std::numeric_limits<float>::infinity();
     auto a = x, b = x;
