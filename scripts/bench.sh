@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
-node bench/run.mjs "${1:-all}"
+# --no-liftoff: measure V8's optimising tier from the first call (otherwise the first figures are baseline-compiled wasm)
+node --no-liftoff bench/run.mjs "${1:-all}"
