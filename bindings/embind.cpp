@@ -62,9 +62,9 @@ posenc::View<T> view(double offset, int length) {
 }
 
 // --- additive ----------------------------------------------------------------------------------
-int sinusoidal(double positions, int count, int dim, double base, int layout, double out) {
+int sinusoidal(double positions, int count, int dim, double base, int layout, int paddingIdx, double out) {
     return guarded([&] {
-        posenc::SinusoidalOptions o{dim, base, static_cast<posenc::SinusoidLayout>(layout)};
+        posenc::SinusoidalOptions o{dim, base, static_cast<posenc::SinusoidLayout>(layout), paddingIdx};
         posenc::sinusoidal(at<const std::int32_t>(positions), static_cast<std::size_t>(count), o, at<float>(out));
     });
 }

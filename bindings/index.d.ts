@@ -72,7 +72,8 @@ export interface ApplyRopeOptions extends Partial<RopeOptions> {
 
 export interface Posenc {
   /** [T, dim] sinusoidal table at the given positions. */
-  sinusoidal(positions: IntInput, options: { dim: number; base?: number; layout?: SinusoidLayout; out?: FloatOut }): Float32Array;
+  /** paddingIdx: that position's row is zeros (fairseq; pair with positionIds style 'roberta'). */
+  sinusoidal(positions: IntInput, options: { dim: number; base?: number; layout?: SinusoidLayout; paddingIdx?: number; out?: FloatOut }): Float32Array;
 
   ropeFrequencies(options: RopeOptions): RopeFrequencies;
   /** Reads rope settings from a parsed Hugging Face config.json. */

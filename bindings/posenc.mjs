@@ -29,9 +29,10 @@ function makeApi(m) {
     const dim = v.positive(o.dim, 'dim');
     const base = v.optionalNumber(o.base, 'base', 10000);
     const layout = v.oneOf(o.layout, 'layout', SINUSOID_LAYOUTS, 'interleaved');
+    const paddingIdx = o.paddingIdx === undefined || o.paddingIdx === null ? -1 : v.nonNegative(o.paddingIdx, 'paddingIdx');
     return run((s) => {
       const out = s.out(pos.length * dim);
-      check(m, m.sinusoidal(s.i32(pos, 'positions'), pos.length, dim, base, layout, out));
+      check(m, m.sinusoidal(s.i32(pos, 'positions'), pos.length, dim, base, layout, paddingIdx, out));
       return s.result(out, pos.length * dim, o.out);
     });
   }

@@ -1,5 +1,6 @@
 #include "additive/sinusoidal.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/errors.hpp"
@@ -10,6 +11,7 @@ void validate(const SinusoidalOptions& o) {
     requirePositive(o.dim, "dim");
     requirePositiveFinite(o.base, "base");
     if (o.base == 1.0) fail("base", "must not be 1 (every frequency would be equal)");
+    if (o.paddingIdx < -1) fail("paddingIdx", "must be a position >= 0, or -1 for none (got " + std::to_string(o.paddingIdx) + ")");
 }
 
 namespace {
@@ -65,6 +67,10 @@ void sinusoidal(const std::int32_t* positions, std::size_t count, const Sinusoid
     for (std::size_t t = 0; t < count; ++t) {
         const double p = positions[t];
         float* row = out + t * d;
+        if (positions[t] == o.paddingIdx) {  // fairseq zeroes the padding row
+            std::fill(row, row + d, 0.0f);
+            continue;
+        }
         for (std::size_t j = 0; j < d; ++j) {
             const double a = p * cols[j].freq;
             row[j] = cols[j].kind == Column::sine ? static_cast<float>(std::sin(a))

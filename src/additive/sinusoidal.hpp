@@ -16,6 +16,7 @@ struct SinusoidalOptions {
     int dim = 0;
     double base = 10000.0;
     SinusoidLayout layout = SinusoidLayout::interleaved;
+    int paddingIdx = -1;  // fairseq: the row of this position is all zeros (-1 = none)
 };
 
 void validate(const SinusoidalOptions& o);

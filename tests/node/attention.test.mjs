@@ -216,3 +216,22 @@ test('bad attention input: clear errors, module still usable', () => {
   assert.throws(() => pe.swinRelativeIndex([2]), TypeError);
   assert.throws(() => pe.t5Bucket([1.5], {}), RangeError);
 });
+
+test('ALiBi with left padding: logical positions (Bloom counts only real tokens) give Bloom\'s softmax', () => {
+  // Bloom adds +m·j_logical, j_logical = cumsum(mask) - 1 over real keys; softmax-equivalent to -m(i - j) at logical positions.
+  const heads = 3, d = 8, kLen = 6, mask = [0, 0, 1, 1, 1, 1];
+  const q = randomFloats(heads * d, 91), k = randomFloats(heads * kLen * d, 92), v = randomFloats(heads * kLen * d, 93);
+  const pos = pe.positionIds(mask, {});  // [1, 1, 0, 1, 2, 3]: pads get 1 but are masked anyway
+  const got = pe.attention({ q, k, v, heads, headDim: d, qLen: 1, kLen, qPositions: [3], kPositions: pos, keyMask: mask, causal: true,
+    encoding: { kind: 'alibi', heads }, returnWeights: true });
+  const slopes = pe.alibiSlopes(heads);
+  for (let h = 0; h < heads; h++) {
+    const s = [];
+    for (let j = 0; j < kLen; j++) {
+      if (!mask[j]) { s.push(-Infinity); continue; }
+      s.push(dot(q.subarray(h * d, (h + 1) * d), k.subarray((h * kLen + j) * d, (h * kLen + j + 1) * d)) / Math.sqrt(d) + slopes[h] * (j - 2));
+    }
+    const mx = Math.max(...s), e = s.map((x) => Math.exp(x - mx)), z = e.reduce((a, b) => a + b, 0);
+    assert.ok(maxAbsDiff(got.weights.subarray(h * kLen, (h + 1) * kLen), e.map((x) => x / z)) < 1e-6);
+  }
+});

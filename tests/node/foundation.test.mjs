@@ -180,3 +180,15 @@ test('the shipped wasm contains SIMD128 instructions', () => {
   assert.ok(count('f32x4.mul') >= 4 && count('v128.load') > 0, `f32x4.mul appears ${count('f32x4.mul')} times`);
   assert.ok(count('f64x2.mul') > 0, 'the double-precision sin/cos table is vectorised too');
 });
+
+test('fairseq sinusoidal: tensor2tensor table looked up at make_positions ids, padding row zero', () => {
+  // fairseq: positions = (cumsum(mask) + past) * mask + padding_idx; emb[padding_idx] = 0
+  const mask = [0, 1, 1, 1];
+  const ids = pe.positionIds(mask, { style: 'roberta', paddingIdx: 1 });
+  assert.deepEqual(Array.from(ids), [1, 2, 3, 4]);
+  const got = pe.sinusoidal(ids, { dim: 6, layout: 'tensor2tensor', paddingIdx: 1 });
+  assert.deepEqual(Array.from(got.subarray(0, 6)), [0, 0, 0, 0, 0, 0]);
+  const want = [2, 3, 4].flatMap((p) => sinusoidReference(p, 6, 'tensor2tensor'));
+  assert.ok(maxAbsDiff(got.subarray(6), want) < 1e-6);
+  assert.throws(() => pe.sinusoidal([0], { dim: 4, paddingIdx: -2 }), (e) => e instanceof RangeError && /paddingIdx/.test(e.message));
+});
