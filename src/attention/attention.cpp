@@ -33,8 +33,9 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
     const AttentionDims& d = in.dims;
     return std::visit(
         Overload{
-            [&](const NoEncoding&) -> std::unique_ptr<ScoreTerm> { return std::make_unique<ScoreTerm>(); },
-            [&](const RopeEncoding&) -> std::unique_ptr<ScoreTerm> { return std::make_unique<ScoreTerm>(); },
+            // no score term: runWithEncoding uses a stateless no-op term (nothing to allocate)
+            [&](const NoEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
+            [&](const RopeEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
             [&](const AlibiEncoding& a) -> std::unique_ptr<ScoreTerm> { return std::make_unique<AlibiTerm>(a, d.heads); },
             [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads); },
             [&](const SwinEncoding& s) -> std::unique_ptr<ScoreTerm> {
@@ -92,9 +93,10 @@ std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen) {
     return p;
 }
 
-void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out) {
+void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     auto term = makeTerm(in, e);
-    runAttention(in, *term, out);
+    ScoreTerm none;
+    runAttention(in, term ? *term : none, out, workspace);
 }
 }  // namespace detail
 
@@ -179,7 +181,7 @@ void attentionBias(const Encoding& e, int heads, View<std::int32_t> qp, View<std
     in.dims = AttentionDims{heads, heads, 1, static_cast<int>(qp.size), static_cast<int>(kp.size)};
     in.qPos = qp.data;
     in.kPos = kp.data;
-    auto term = makeTerm(in, e);
+    auto term = makeTerm(in, e);  // non-null: only scalar-bias kinds get here
     for (int h = 0; h < heads; ++h)
         for (std::size_t i = 0; i < qp.size; ++i) {
             float* row = out + (static_cast<std::size_t>(h) * qp.size + i) * kp.size;

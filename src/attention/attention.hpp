@@ -61,7 +61,7 @@ void attentionBias(const Encoding& e, int heads, View<std::int32_t> qPositions, 
 namespace detail {
 // Runs validated inputs (positions resolved, q/k already in place) with an encoding that is not rope.
 // Shared by `attention` and the KV cache.
-void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out);
+void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
 // Positions resolved against defaults.
 std::vector<std::int32_t> defaultKeyPositions(int kLen);
 std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen);

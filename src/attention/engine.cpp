@@ -13,16 +13,12 @@ namespace {
 constexpr int kBlock = 64;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-struct BlockRange {
-    std::int32_t minPos, maxPos;
-    bool any;  // any key in the block passes keyMask
-    bool all;  // every key in the block passes keyMask
-};
+using BlockRange = AttentionWorkspace::BlockRange;
 
 // Per key block: the position range of its unmasked keys, so whole blocks can be skipped.
-std::vector<BlockRange> blockRanges(const AttentionInputs& in) {
+void blockRanges(const AttentionInputs& in, std::vector<BlockRange>& r) {
     const int kLen = in.dims.kLen;
-    std::vector<BlockRange> r((kLen + kBlock - 1) / kBlock);
+    r.resize(static_cast<std::size_t>((kLen + kBlock - 1) / kBlock));
     for (std::size_t b = 0; b < r.size(); ++b) {
         BlockRange br{std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min(), false, true};
         for (int j = static_cast<int>(b) * kBlock; j < std::min(kLen, static_cast<int>(b + 1) * kBlock); ++j) {
@@ -36,7 +32,6 @@ std::vector<BlockRange> blockRanges(const AttentionInputs& in) {
         }
         r[b] = br;
     }
-    return r;
 }
 
 bool blockSkipped(const BlockRange& b, const AttentionMask& m, std::int32_t qPos) {
@@ -57,7 +52,8 @@ bool blockFullyAllowed(const BlockRange& b, const AttentionMask& m, std::int32_t
 // K of one kv head transposed to [headDim, ld], zero-padded to whole blocks: block scores then
 // vectorise across keys (see kernels::blockScoresSimd).
 void transposeKeys(const float* K, int kLen, std::size_t hd, std::size_t ld, std::vector<float>& Kt) {
-    Kt.assign(hd * ld, 0.0f);
+    Kt.resize(hd * ld);
+    std::fill(Kt.begin(), Kt.end(), 0.0f);
     for (int j = 0; j < kLen; ++j)
         for (std::size_t c = 0; c < hd; ++c) Kt[c * ld + j] = K[j * hd + c];
 }
@@ -74,20 +70,30 @@ struct RowState {
     float* row = nullptr;   // [ld] stored scores (materialize mode)
 };
 
-void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out) {
+void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
+    AttentionWorkspace local;
+    AttentionWorkspace& ws = workspace ? *workspace : local;
     const AttentionDims& d = in.dims;
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
     const std::size_t ld = (static_cast<std::size_t>(d.kLen) + kBlock - 1) / kBlock * kBlock;
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
-    const auto blocks = blockRanges(in);
+    blockRanges(in, ws.blocks);
+    const auto& blocks = ws.blocks;
     const bool materialize = out.weights != nullptr || out.scores != nullptr;
     const std::size_t valueRows = static_cast<std::size_t>(term.valueRows());
     const float* valueTable = term.valueTable();
     constexpr std::size_t T = kQueryTile;
 
     // Queries run in tiles of T rows so each key block is read once per tile.
-    std::vector<float> tileScores(T * kBlock), acc(T * hd), wsum(T * valueRows), Kt;
-    std::vector<float> rows(materialize ? T * ld : 0);
+    std::vector<float>& tileScores = ws.tileScores;
+    std::vector<float>& acc = ws.acc;
+    std::vector<float>& wsum = ws.wsum;
+    std::vector<float>& Kt = ws.keysTransposed;
+    std::vector<float>& rows = ws.rows;
+    tileScores.resize(T * kBlock);
+    acc.resize(T * hd);
+    wsum.resize(T * valueRows);
+    if (materialize) rows.resize(T * ld);
     RowState st[T];
     int transposedHead = -1;
     // Transposing K pays off only when several query rows read it (prefill); a decode step (one

@@ -5,6 +5,7 @@
 // are requested; blocks the causal/window mask removes entirely are skipped.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "scores/score_term.hpp"
 
@@ -33,9 +34,21 @@ struct AttentionOutputs {
     float* scores = nullptr;   // optional [heads, qLen, kLen], masked = -inf
 };
 
+// Scratch memory of the engine. A caller that runs many small attentions (the KV cache, one decode
+// step at a time) keeps one and passes it in, so a step allocates nothing once the buffers are warm.
+struct AttentionWorkspace {
+    struct BlockRange {
+        std::int32_t minPos, maxPos;
+        bool any;  // any key in the block passes keyMask
+        bool all;  // every key in the block passes keyMask
+    };
+    std::vector<BlockRange> blocks;
+    std::vector<float> tileScores, acc, wsum, keysTransposed, rows;
+};
+
 // Shapes and pointers are assumed validated (see attention/attention.hpp for the checked entry).
 // A query whose every key is masked gets out = 0 and weights = 0 (never NaN).
-void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out);
+void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
 
 // Whether key j is visible to a query at qPos under the mask (shared with the KV cache and tests).
 inline bool keyAllowed(const AttentionMask& m, std::int32_t qPos, std::int32_t kPos, int j) {

@@ -61,7 +61,8 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
 
     // Plan every row first (positions and slots) on copies of the bookkeeping; commit only if all is valid.
-    std::vector<Row> planned = rows_;
+    std::vector<Row>& planned = plannedRows_;
+    planned = rows_;  // same size every call: no allocation once warm
     scratchPos_.assign(bt, -1);
     scratchSlots_.assign(bt, -1);
     for (int b = 0; b < c.batch; ++b) {
@@ -128,18 +129,25 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (!qPositions.empty()) requirePositions(qPositions.data, qPositions.size, "qPositions");
     if (!std::isnan(scale)) requireFinite(scale, "scale");
 
-    std::vector<std::int32_t> qp(bq);
+    std::vector<std::int32_t>& qp = scratchQPos_;
+    qp.resize(bq);
     for (int b = 0; b < c.batch; ++b)
         for (int i = 0; i < qLen; ++i)
             qp[static_cast<std::size_t>(b) * qLen + i] = qPositions.empty()
                 ? static_cast<std::int32_t>(std::max<std::int64_t>(rows_[b].next - qLen + i, 0))
                 : qPositions[static_cast<std::size_t>(b) * qLen + i];
 
-    std::vector<float> qRot(q.data, q.data + q.size);
+    std::vector<float>& qRot = scratchQ_;
+    qRot.assign(q.data, q.data + q.size);
     for (int b = 0; b < c.batch; ++b) {
         float* qb = qRot.data() + perRow * b;
         const std::int32_t* pb = qp.data() + static_cast<std::size_t>(b) * qLen;
-        if (freqs_) applyRope(qb, heads, qLen, c.headDim, pb, *freqs_, c.rope->layout);
+        if (tables_) {  // rotate the queries with the cache's own tables (no per-step allocation once warm)
+            scratchAngles_.assign(pb, pb + qLen);
+            tables_->build(scratchAngles_.data(), scratchAngles_.size(), freqs_->attentionScale, RopeRole::query);
+            for (int h = 0; h < heads; ++h)
+                for (int t = 0; t < qLen; ++t) tables_->rotate(qb + (static_cast<std::size_t>(h) * qLen + t) * hd, static_cast<std::size_t>(t));
+        }
         AttentionInputs in;
         in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, c.capacity};
         in.q = qb;
@@ -149,7 +157,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         in.kPos = pos_.data() + static_cast<std::size_t>(b) * c.capacity;
         in.mask = AttentionMask{causal, 0, occupied_.data() + static_cast<std::size_t>(b) * c.capacity};
         in.scale = static_cast<float>(std::isnan(scale) ? defaultScale(encoding, c.headDim) : scale);
-        detail::runWithEncoding(in, encoding, AttentionOutputs{out + perRow * b, nullptr, nullptr});
+        detail::runWithEncoding(in, encoding, AttentionOutputs{out + perRow * b, nullptr, nullptr}, &workspace_);
     }
 }
 

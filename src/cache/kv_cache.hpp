@@ -69,10 +69,14 @@ private:
     std::vector<std::int32_t> pos_;
     std::vector<std::uint8_t> occupied_;
     std::vector<Row> rows_;
+    std::vector<Row> plannedRows_;
     // scratch reused across calls (no allocation per decode step once warm)
     std::vector<std::int32_t> scratchPos_;
     std::vector<int> scratchSlots_;
     std::vector<double> scratchAngles_;
+    std::vector<float> scratchQ_;
+    std::vector<std::int32_t> scratchQPos_;
+    AttentionWorkspace workspace_;
 };
 
 }  // namespace posenc

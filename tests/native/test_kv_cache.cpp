@@ -3,8 +3,22 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <new>
 
 #include "posenc.hpp"
+
+// Counts heap allocations while `gCountAllocations` is set (global operator new for this test binary).
+static std::atomic<long> gAllocations{0};
+static std::atomic<bool> gCountAllocations{false};
+void* operator new(std::size_t n) {
+    if (gCountAllocations) ++gAllocations;
+    if (void* p = std::malloc(n ? n : 1)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 #include "reference.hpp"
 
 using namespace posenc;
@@ -308,4 +322,34 @@ TEST_CASE("a failed call leaves the cache byte for byte unchanged") {
     // a valid call still works afterwards
     cache.append(s.pick(s.k, kvHeads, {4, 5}), s.pick(s.v, kvHeads, {4, 5}), 2);
     CHECK(cache.nextPositions()[0] == 6);
+}
+
+TEST_CASE("a decode step (append one token, attend) allocates nothing once the cache is warm") {
+    KVCacheConfig c;
+    c.kvHeads = kvHeads;
+    c.headDim = d;
+    c.capacity = 64;
+    c.window = 48;
+    c.rope = rope();
+    KVCache cache(c);
+    Sequence s(1, 90);
+    std::vector<float> out(heads * d);
+    for (int warm = 0; warm < 3; ++warm) {
+        cache.append(s.k, s.v, 1);
+        cache.attend(s.q, heads, 1, NoEncoding{}, {}, true, out.data());
+    }
+    gAllocations = 0;
+    gCountAllocations = true;
+    for (int step = 0; step < 100; ++step) {  // also wraps the window ring
+        cache.append(s.k, s.v, 1);
+        cache.attend(s.q, heads, 1, NoEncoding{}, {}, true, out.data());
+    }
+    gCountAllocations = false;
+    CHECK(gAllocations == 0);
+    CHECK(cache.nextPositions()[0] == 103);
+    // the counter does count: a score term with tables (ALiBi slopes) is built per call
+    gCountAllocations = true;
+    cache.attend(s.q, heads, 1, AlibiEncoding{heads, {}, false}, {}, true, out.data());
+    gCountAllocations = false;
+    CHECK(gAllocations > 0);
 }
