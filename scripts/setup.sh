@@ -17,7 +17,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [ ! -f node_modules/playwright-core/package.json ]; then
+# every devDependency present? (a stale node_modules from an older lockfile gets refreshed too)
+if ! node -e 'const d = require("./package.json").devDependencies || {};
+  for (const n of Object.keys(d)) require.resolve(n + "/package.json", { paths: [process.cwd()] });' 2>/dev/null; then
   echo "posenc setup: installing npm dev dependencies"
   npm ci --no-audit --no-fund --loglevel=error
 fi
