@@ -47,15 +47,19 @@ struct Sequence {
     }
     // token t's slice of a [H, T, d] tensor
     std::vector<float> token(const std::vector<float>& x, int H, int t) const {
-        std::vector<float> out;
-        for (int h = 0; h < H; ++h) out.insert(out.end(), x.begin() + (static_cast<std::size_t>(h) * T + t) * d, x.begin() + (static_cast<std::size_t>(h) * T + t + 1) * d);
+        std::vector<float> out(static_cast<std::size_t>(H) * d);
+        for (int h = 0; h < H; ++h) std::copy_n(x.begin() + (static_cast<std::size_t>(h) * T + t) * d, d, out.begin() + h * d);
         return out;
     }
     // keys/values of a subset of tokens, [H, n, d]
     std::vector<float> pick(const std::vector<float>& x, int H, const std::vector<int>& tokens) const {
-        std::vector<float> out;
+        std::vector<float> out(static_cast<std::size_t>(H) * tokens.size() * d);
+        std::size_t o = 0;
         for (int h = 0; h < H; ++h)
-            for (int t : tokens) out.insert(out.end(), x.begin() + (static_cast<std::size_t>(h) * T + t) * d, x.begin() + (static_cast<std::size_t>(h) * T + t + 1) * d);
+            for (int t : tokens) {
+                std::copy_n(x.begin() + (static_cast<std::size_t>(h) * T + t) * d, d, out.begin() + o);
+                o += d;
+            }
         return out;
     }
 };
