@@ -2,7 +2,7 @@
 // through the npm package, and the JS peers a user would otherwise write. Prints a table and
 // writes build/bench.json. Usage: node bench/run.mjs [rope|attention|cache|all]
 import { execFileSync } from 'node:child_process';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { load } from '../bindings/posenc.mjs';
 
 const which = process.argv[2] ?? 'all';
@@ -17,10 +17,11 @@ function median(fn, reps = 9) {
   return t[t.length >> 1];
 }
 
-function native(name) {
-  const out = execFileSync(new URL('../build/native/posenc_bench', import.meta.url).pathname, [name]).toString();
+function native(name, build = 'native') {
+  const out = execFileSync(new URL(`../build/${build}/posenc_bench`, import.meta.url).pathname, [name]).toString();
   return out.trim().split('\n').map((l) => JSON.parse(l));
 }
+const haveSse = existsSync(new URL('../build/native-sse/posenc_bench', import.meta.url));
 
 // A straightforward JS RoPE (rotate_half), what a JS user would write without posenc.
 function ropeJs(x, heads, tokens, headDim, positions, base = 10000) {
@@ -44,6 +45,7 @@ if (which === 'all' || which === 'rope') {
   const heads = 32, tokens = 2048, headDim = 128, n = heads * tokens * headDim;
   const positions = Int32Array.from({ length: tokens }, (_, i) => i);
   const nat = native('rope');
+  const sse = haveSse ? native('rope', 'native-sse') : null;
   const natCopy = nat.find((r) => r.bench === 'copy').GBs;
   const buf = pe.alloc(n), dst = pe.alloc(n);
   buf.view().fill(0.5);
@@ -53,8 +55,10 @@ if (which === 'all' || which === 'rope') {
     const ms = median(() => pe.applyRope(buf, { heads, tokens, headDim }, positions, { layout, inPlace: true }));
     const gbs = (2 * n * 4) / (ms / 1e3) / 1e9;
     const nr = nat.find((r) => r.bench === 'applyRope' && r.layout === layout);
-    rows.push({ bench: `applyRope ${layout} [32,2048,128]`, native_ms: nr.ms, native_GBs: nr.GBs, native_of_copy: nr.GBs / natCopy,
-      wasm_ms: ms, wasm_GBs: gbs, wasm_of_copy: gbs / wasmCopy, wasm_over_native: ms / nr.ms });
+    const row = { bench: `applyRope ${layout} [32,2048,128]`, native_ms: nr.ms, native_GBs: nr.GBs, native_of_copy: nr.GBs / natCopy,
+      wasm_ms: ms, wasm_GBs: gbs, wasm_of_copy: gbs / wasmCopy, wasm_over_native: ms / nr.ms };
+    if (sse) row.native_sse41_ms = sse.find((r) => r.bench === 'applyRope' && r.layout === layout).ms;
+    rows.push(row);
   }
   const copyArr = Float32Array.from(buf.view());
   const jsMs = median(() => ropeJs(copyArr, heads, tokens, headDim, positions), 5);

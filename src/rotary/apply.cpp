@@ -67,6 +67,15 @@ void RopeTables::rotate(float* v, std::size_t t) const noexcept {
     else kernels::rotateInterleavedSimd(v, c, s, width_);
 }
 
+void RopeTables::rotateRows(float* x, std::size_t rows, std::size_t stride) const noexcept {
+    // one layout branch for the whole run of rows (tokens 0..rows-1 of these tables)
+    if (layout_ == RopeLayout::half) {
+        for (std::size_t t = 0; t < rows; ++t) kernels::rotateHalfSimd(x + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
+    } else {
+        for (std::size_t t = 0; t < rows; ++t) kernels::rotateInterleavedSimd(x + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
+    }
+}
+
 namespace {
 void checkShape(int heads, int tokens, int headDim, const RopeFrequencies& f) {
     requirePositive(heads, "heads");
@@ -88,7 +97,7 @@ void rotateAll(float* x, int heads, int tokens, int headDim, const double* m, do
         tables.build(m + t0, static_cast<std::size_t>(n), scale, role, static_cast<std::size_t>(tokens));
         for (int h = 0; h < heads; ++h) {
             float* base = x + (static_cast<std::size_t>(h) * tokens + t0) * headDim;
-            for (int t = 0; t < n; ++t) tables.rotate(base + static_cast<std::size_t>(t) * headDim, static_cast<std::size_t>(t));
+            tables.rotateRows(base, static_cast<std::size_t>(n), static_cast<std::size_t>(headDim));
         }
     }
 }

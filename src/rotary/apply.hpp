@@ -26,6 +26,8 @@ public:
     void build(const double* positions, std::size_t count, double scale, RopeRole role = RopeRole::query, std::size_t stride = 0);
     // Rotates one head vector of token t in place.
     void rotate(float* headVector, std::size_t t) const noexcept;
+    // Rotates `rows` head vectors x + t * stride by tokens t = 0..rows-1.
+    void rotateRows(float* x, std::size_t rows, std::size_t stride) const noexcept;
     int rotaryDim() const noexcept { return rotaryDim_; }
 
 private:
