@@ -35,7 +35,7 @@ std::vector<float> randomFloats(std::size_t n) {
 // Copy bandwidth over the same bytes an in-place pass touches (read + write).
 double copyGBs(std::size_t floats) {
     std::vector<float> a = randomFloats(floats), b(floats);
-    const double t = bench::medianSeconds([&] { std::memcpy(b.data(), a.data(), floats * 4); });
+    const double t = bench::bestSeconds([&] { std::memcpy(b.data(), a.data(), floats * 4); });
     return 2.0 * floats * 4 / t / 1e9;
 }
 
@@ -49,7 +49,7 @@ void ropeBench() {
     c.headDim = headDim;
     const auto f = ropeFrequencies(c);
     for (auto layout : {RopeLayout::half, RopeLayout::interleaved}) {
-        const double t = bench::medianSeconds([&] { applyRope(x.data(), heads, tokens, headDim, pos.data(), f, layout); });
+        const double t = bench::bestSeconds([&] { applyRope(x.data(), heads, tokens, headDim, pos.data(), f, layout); });
         const double gbs = 2.0 * n * 4 / t / 1e9;
         std::printf("{\"bench\":\"applyRope\",\"target\":\"native\",\"layout\":\"%s\",\"shape\":\"[32,2048,128]\",\"ms\":%.3f,\"GBs\":%.2f}\n",
                     layout == RopeLayout::half ? "half" : "interleaved", t * 1e3, gbs);
@@ -118,7 +118,7 @@ void cacheBench(int cached) {
     cache.append(k, v, cached);
     auto q = randomFloats(static_cast<std::size_t>(heads) * headDim);
     std::vector<float> out(q.size());
-    const double t = bench::medianSeconds([&] { cache.attend(q, heads, 1, NoEncoding{}, {}, true, out.data()); }, 15);
+    const double t = bench::bestSeconds([&] { cache.attend(q, heads, 1, NoEncoding{}, {}, true, out.data()); }, 15);
     const double bytes = 2.0 * n * 4;  // every cached key and value read once
     std::printf("{\"bench\":\"decode step\",\"target\":\"native\",\"cached\":%d,\"ms\":%.3f,\"GBs\":%.2f,\"copyGBs\":%.2f}\n", cached, t * 1e3,
                 bytes / t / 1e9, copyGBs(n));
