@@ -107,6 +107,11 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   assert.equal(d.cache.filled, 20);
   assert.ok(d.cache.diff > 1e-3);
   assert.equal(d.counts.learned, 512 * 768);
+  // DeBERTa conventions: differ only for distances <= -max_position (HF: row 0, microsoft: row 1)
+  const deb = await page.evaluate(() => window.posencDemo.deberta);
+  assert.equal(deb.lastDifference, -512);
+  assert.equal(deb.hfAt, 0);
+  assert.equal(deb.msAt, 1);
   assert.equal(d.counts.rope, 0);
 
   // interactions: Gray code, a T5 view, a bad config.json shows the error instead of a blank

@@ -1,5 +1,5 @@
 // Score terms: the bias a relative encoding adds to each (query, key) score, and the attention it yields.
-import { heatmap } from '../plot.mjs';
+import { heatmap, lineChart } from '../plot.mjs';
 import { $, bindInput, bindSegmented, demo, demoFloats } from '../common.mjs';
 
 const ENCODINGS = {
@@ -56,11 +56,29 @@ export function scoresSection(pe) {
     }
   }
 
+  // DeBERTa: row of the position table used for distance i - j under both conventions (span 256),
+  // zoomed on the far negative side where they part.
+  function drawDeberta() {
+    const deltas = Int32Array.from({ length: 321 }, (_, i) => i - 680);  // -680 .. -360
+    const row = (convention) => Array.from(pe.debertaBucket(deltas, { bucketSize: 256, maxPosition: 512, convention }), (b) => Math.min(511, Math.max(0, b + 256)));
+    const hf = row('hf'), ms = row('microsoft');
+    const xs = Array.from(deltas);
+    lineChart($('scores-deberta'), [
+      { name: 'HF (no clamp)', color: '#2f5fb3', ys: hf, xs, width: 2.5 },
+      { name: 'microsoft/DeBERTa (clamp first)', color: '#e8a33d', ys: ms, xs, dash: [6, 4], width: 2.5 },
+    ], { xLabel: 'relative distance i − j', yLabel: 'position-table row', aspect: 0.27, yMin: 0 });
+    let last = null;
+    xs.forEach((x, i) => { if (hf[i] !== ms[i]) last = x; });
+    demo.deberta = { lastDifference: last, hfAt: hf[0], msAt: ms[0] };
+    $('scores-deberta-caption').textContent = last === null ? 'The conventions agree on this range.'
+      : `They part for i − j ≤ ${last}: HF reads row ${hf[0]}, microsoft/DeBERTa row ${ms[0]} — a different learned vector for every key that far back.`;
+  }
+
   bindSegmented('scores-kind', state, 'kind', draw);
   bindInput('scores-heads', state, 'heads', draw);
   bindInput('scores-head', state, 'head', draw);
   bindInput('scores-len', state, 'length', draw);
-  return draw;
+  return () => { draw(); drawDeberta(); };
 }
 
 function fmtSlope(s) {
