@@ -107,6 +107,10 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   assert.equal(d.cache.filled, 20);
   assert.ok(d.cache.diff > 1e-3);
   assert.equal(d.counts.learned, 512 * 768);
+  // precision figure: posenc within 1e-6 of exact everywhere; float32 angle math visibly off at 65536
+  const prec = await page.evaluate(() => window.posencDemo.precision);
+  assert.ok(prec.maxOurs < 1e-6, `posenc error ${prec.maxOurs}`);
+  assert.ok(prec.f32At65535 > 1e-4, `float32 error ${prec.f32At65535}`);  // base 500000, all 64 pairs
   // DeBERTa conventions: differ only for distances <= -max_position (HF: row 0, microsoft: row 1)
   const deb = await page.evaluate(() => window.posencDemo.deberta);
   assert.equal(deb.lastDifference, -512);

@@ -45,6 +45,38 @@ export function ropeSection(pe) {
     lineChart($('rope-decay'), series, { xLabel: 'relative distance Δ = n − m', yLabel: 'q·k / d', aspect: 0.32 });
   }
 
+  // max over pairs of |cos(p w) - value| for posenc (from the wasm core) and float32 angle math, per position.
+  function drawPrecision() {
+    const headDim = 128, base = 500000;
+    const positions = Int32Array.from({ length: 63 }, (_, i) => Math.min(2 ** 31 - 1, Math.round(2 ** (i / 2))));
+    const f = pe.ropeFrequencies({ headDim, base });
+    const w = Array.from({ length: headDim / 2 }, (_, i) => base ** (-2 * i / headDim));  // float64 frequencies
+    const ours = [], f32 = [];
+    for (let t = 0; t < positions.length; t++) {
+      const p = positions[t];
+      let eOurs = 0, eF32 = 0;
+      // head k holds e_k, so after rotation channel k is cos(p w_k) and channel k + 64 is sin(p w_k): every pair at once
+      const x = new Float32Array(64 * headDim);
+      for (let k = 0; k < 64; k++) x[k * headDim + k] = 1;
+      const y = pe.applyRope(x, { heads: 64, tokens: 1, headDim }, [p], { base });
+      for (let k = 0; k < 64; k++) {
+        const exactC = Math.cos(p * w[k]), exactS = Math.sin(p * w[k]);
+        eOurs = Math.max(eOurs, Math.abs(y[k * headDim + k] - exactC), Math.abs(y[k * headDim + k + 64] - exactS));
+        const a32 = Math.fround(Math.fround(p) * Math.fround(f.invFreq[k]));  // HF: float32 positions x float32 inv_freq
+        eF32 = Math.max(eF32, Math.abs(Math.fround(Math.cos(a32)) - exactC), Math.abs(Math.fround(Math.sin(a32)) - exactS));
+      }
+      ours.push(Math.max(eOurs, 1e-9)); f32.push(Math.max(eF32, 1e-9));
+    }
+    const xs = Array.from(positions, (p) => Math.log2(p));
+    demo.precision = { maxOurs: Math.max(...ours), f32At65535: f32[32] };
+    lineChart($('rope-precision'), [
+      { name: 'float32 angle (as frameworks compute it)', color: '#c0392b', ys: f32, xs },
+      { name: 'posenc (float64 angle)', color: '#1f8a70', ys: ours, xs, width: 2.5 },
+    ], { yLog: true, yMin: 1e-9, yMax: 2, xLabel: 'log2(position)', yLabel: 'max |error| of cos, sin', aspect: 0.27, hlines: [{ y: 1e-6, label: '1e-6' }] });
+    $('rope-precision-caption').textContent = `Largest error of posenc over positions 1 … 2^31−1: ${demo.precision.maxOurs.toExponential(1)}; ` +
+      `float32 angle math at position 65536: ${f32[32].toExponential(1)}. (The exact reference is float64 here; errors below 1e-9 are drawn at 1e-9.)`;
+  }
+
   function drawConfig() {
     const box = $('rope-config'), out = $('rope-config-out');
     try {
@@ -70,5 +102,5 @@ export function ropeSection(pe) {
   bindInput('rope-base', state, 'base', drawSchedules);
   bindInput('rope-factor', state, 'factor', drawSchedules);
   bindInput('rope-l0', state, 'L0', drawSchedules);
-  return () => { drawSchedules(); drawConfig(); };
+  return () => { drawSchedules(); drawPrecision(); drawConfig(); };
 }
