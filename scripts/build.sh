@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds posenc. `build.sh` = native library + tests + the wasm package; `build.sh wasm` = the
-# package only (dist/posenc_wasm.mjs); `build.sh native` = native only.
+# package only (dist/posenc_wasm.mjs); `build.sh native` = native only; `build.sh wasm-tests` = the
+# doctest suite compiled to wasm (build/wasm/posenc_tests_wasm.cjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -13,11 +14,14 @@ if [ "$what" = all ] || [ "$what" = native ]; then
   cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/native -j "$jobs"
 fi
-if [ "$what" = all ] || [ "$what" = wasm ]; then
+if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then
   if [ ! -f build/wasm/Makefile ]; then
     emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
   fi
-  cmake --build build/wasm -j "$jobs"
+  cmake --build build/wasm -j "$jobs" --target posenc_wasm
   mkdir -p dist
   cp build/wasm/posenc_wasm.mjs dist/posenc_wasm.mjs
+fi
+if [ "$what" = wasm-tests ]; then
+  cmake --build build/wasm -j "$jobs" --target posenc_tests_wasm
 fi

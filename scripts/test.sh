@@ -7,8 +7,12 @@ bash scripts/setup.sh
 bash scripts/build.sh
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
+bash scripts/build.sh wasm-tests
+
 echo "== native (ctest)"
 ctest --test-dir build/native --output-on-failure
+echo "== the same doctest suite compiled to wasm (SIMD128 kernels vs their scalar references)"
+node build/wasm/posenc_tests_wasm.cjs --no-colors
 echo "== node"
 node --test tests/node/
 echo "== browser (headless Chromium)"

@@ -252,7 +252,8 @@ TEST_CASE("Swin relative index: hand-worked 2x3 window, non-square windows on th
     CHECK(idx[4 * 6 + 0] == 13);  // query (1,1), key (0,0): (1+1)*5 + (1+2)
     CHECK(idx[0 * 6 + 5] == 0);   // query (0,0), key (1,2): (-1+1)*5 + (-2+2)
     CHECK(idx[5 * 6 + 0] == 14);
-    for (auto [wh, ww] : {std::pair{2, 3}, std::pair{3, 5}, std::pair{4, 4}}) {
+    for (auto window : {std::pair{2, 3}, std::pair{3, 5}, std::pair{4, 4}}) {
+        const int wh = window.first, ww = window.second;  // plain ints: lambdas below capture them
         const int n = wh * ww, heads = 3;
         Problem p(heads, heads, 8, n, n, 40u + n);
         auto table = ref::randomVector(static_cast<std::size_t>(2 * wh - 1) * (2 * ww - 1) * heads, 5);
