@@ -2,7 +2,7 @@
 import * as v from './validate.mjs';
 import { HeapBuffer } from './heap.mjs';
 
-const len = (t) => (t instanceof HeapBuffer ? t.length : t?.length);
+const len = (t) => t?.length;  // HeapBuffer and typed arrays both have .length
 
 function floatTable(s, value, field, required = true) {
   if (value === undefined || value === null) {

@@ -14,7 +14,7 @@ using namespace emscripten;
 
 namespace {
 
-enum Status : int { kOk = 0, kRangeError = 1, kTypeError = 2, kInternalError = 3 };
+enum Status : int { kOk = 0, kRangeError = 1, kInternalError = 3 };
 char gLastError[1024] = "";
 
 void remember(const char* what) noexcept {
@@ -28,9 +28,6 @@ int guarded(F&& f) noexcept {
     try {
         f();
         return kOk;
-    } catch (const posenc::type_error& e) {
-        remember(e.what());
-        return kTypeError;
     } catch (const std::invalid_argument& e) {
         remember(e.what());
         return kRangeError;

@@ -25,8 +25,6 @@ function blank() {
   };
 }
 
-function tensorLength(t) { return t instanceof HeapBuffer ? t.length : t.length; }
-
 // Places an optional float table on the heap: returns [offset, length].
 function table(scope, value, field, required) {
   if (value === undefined || value === null) {
@@ -34,7 +32,7 @@ function table(scope, value, field, required) {
     return [0, 0];
   }
   const ptr = scope.f32(value, field);
-  return [ptr, tensorLength(value)];
+  return [ptr, value.length];  // HeapBuffer and typed arrays both have .length
 }
 
 export function encodingKind(encoding) {

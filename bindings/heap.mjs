@@ -1,6 +1,6 @@
 // Moving tensors in and out of the wasm heap. Results are always copied out into fresh JS-owned
 // typed arrays, because heap growth detaches every view into the old buffer.
-import { float32Array, requireLength, int32Array } from './validate.mjs';
+import { float32Array, requireLength } from './validate.mjs';
 
 const MAX_BYTES = 2 ** 32 - 64;
 
@@ -83,4 +83,3 @@ export function withScope(module, fn) {
   try { return fn(scope); } finally { scope.release(); }
 }
 
-export { int32Array };

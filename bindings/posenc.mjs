@@ -16,7 +16,6 @@ function check(m, status) {
   if (status === 0) return;
   const message = m.lastError();
   if (status === 1) throw new RangeError(message);
-  if (status === 2) throw new TypeError(message);
   throw new Error(`posenc internal error: ${message}`);
 }
 

@@ -8,12 +8,8 @@
 
 namespace posenc {
 
-// A value of the wrong kind (the JS layer maps it to TypeError); everything else is
-// std::invalid_argument (RangeError in JS).
-struct type_error : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
-};
-
+// Bad values are std::invalid_argument (RangeError in JS); wrong JS types are caught by the JS layer
+// before they reach C++ (TypeError).
 [[noreturn]] inline void fail(const std::string& field, const std::string& what) {
     throw std::invalid_argument(field + " " + what);
 }
