@@ -5,12 +5,13 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/attention_tile.hpp"
 #include "kernels/dot.hpp"
 
 namespace posenc {
 
 namespace {
-constexpr int kBlock = 64;
+constexpr int kBlock = static_cast<int>(kernels::kKeyBlock);
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 using BlockRange = AttentionWorkspace::BlockRange;
@@ -49,20 +50,11 @@ bool blockFullyAllowed(const BlockRange& b, const AttentionMask& m, std::int32_t
     return true;
 }
 
-// K of one kv head transposed to [headDim, ld], zero-padded to whole blocks: block scores then
-// vectorise across keys (see kernels::blockScoresSimd).
-void transposeKeys(const float* K, int kLen, std::size_t hd, std::size_t ld, std::vector<float>& Kt) {
-    Kt.resize(hd * ld);
-    std::fill(Kt.begin(), Kt.end(), 0.0f);
-    for (int j = 0; j < kLen; ++j)
-        for (std::size_t c = 0; c < hd; ++c) Kt[c * ld + j] = K[j * hd + c];
-}
-
 }  // namespace
 
-// Online-softmax state of one query row.
+// Online-softmax state of one query row of the tile.
 struct RowState {
-    const float* qc = nullptr;  // content query (from the score term)
+    int h = 0, i = 0;  // query head and index
     std::int32_t qPos = 0;
     float m = kNegInf, l = 0;
     float* acc = nullptr;   // [headDim]
@@ -71,127 +63,155 @@ struct RowState {
 };
 
 void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
+    using kernels::forRows;
     AttentionWorkspace local;
     AttentionWorkspace& ws = workspace ? *workspace : local;
     const AttentionDims& d = in.dims;
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
     const std::size_t ld = (static_cast<std::size_t>(d.kLen) + kBlock - 1) / kBlock * kBlock;
+    const std::size_t packedSize = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
     blockRanges(in, ws.blocks);
     const auto& blocks = ws.blocks;
     const bool materialize = out.weights != nullptr || out.scores != nullptr;
     const std::size_t valueRows = static_cast<std::size_t>(term.valueRows());
     const float* valueTable = term.valueTable();
-    constexpr std::size_t T = kQueryTile;
+    constexpr std::size_t R = kernels::kTileRows;
+    constexpr std::size_t B = kernels::kKeyBlock;
 
-    // Queries run in tiles of T rows so each key block is read once per tile.
-    std::vector<float>& tileScores = ws.tileScores;
-    std::vector<float>& acc = ws.acc;
-    std::vector<float>& wsum = ws.wsum;
-    std::vector<float>& Kt = ws.keysTransposed;
-    std::vector<float>& rows = ws.rows;
-    tileScores.resize(T * kBlock);
-    acc.resize(T * hd);
-    wsum.resize(T * valueRows);
-    if (materialize) rows.resize(T * ld);
-    RowState st[T];
-    int transposedHead = -1;
-    // Transposing K pays off only when several query rows read it (prefill); a decode step (one
-    // query per head) takes direct dot products over the keys as they are stored.
-    const bool transpose = static_cast<long>(d.qLen) * group >= 4;
+    ws.qTile.resize(R * hd);
+    ws.scores.resize(R * B);
+    ws.content.resize(B);
+    ws.acc.resize(R * hd);
+    ws.wsum.resize(R * valueRows);
+    if (materialize) ws.rows.resize(R * ld);
+    float* const qTile = ws.qTile.data();
+    float* const S = ws.scores.data();
+    RowState st[R];
+    const float one = 1.0f;
 
-    for (int h = 0; h < d.heads; ++h) {
-        const int kvh = h / group;
-        const float* K = in.k + static_cast<std::size_t>(kvh) * d.kLen * hd;
-        const float* V = in.v + static_cast<std::size_t>(kvh) * d.kLen * hd;
-        if (transpose && kvh != transposedHead) {
-            transposeKeys(K, d.kLen, hd, ld, Kt);
-            transposedHead = kvh;
+    // Rows of one kv head: its query heads' rows, head-major. A tile mixes heads only when the score
+    // term allows it (then beginHead runs once per kv head, with its first query head).
+    const bool mixHeads = !term.headSpecificKeyState();
+    const int rowsPerKv = group * d.qLen;
+
+    for (int kvh = 0; kvh < d.kvHeads; ++kvh) {
+        const float* Kp;
+        if (in.kPacked) {
+            Kp = in.kPacked + static_cast<std::size_t>(kvh) * packedSize;
+        } else {
+            ws.packedKeys.resize(packedSize);
+            kernels::packKeys(in.k + static_cast<std::size_t>(kvh) * d.kLen * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data());
+            Kp = ws.packedKeys.data();
         }
-        term.beginHead(h, K, in.kPos);
-        for (int i0 = 0; i0 < d.qLen; i0 += static_cast<int>(T)) {
-            const int nq = std::min(static_cast<int>(T), d.qLen - i0);
-            const float* qcs[T];
-            for (int r = 0; r < static_cast<int>(T); ++r) {
+        const float* keyRows = nullptr;
+        if (term.readsKeys()) {
+            if (in.k) {
+                keyRows = in.k + static_cast<std::size_t>(kvh) * d.kLen * hd;
+            } else {
+                ws.keyRows.resize(static_cast<std::size_t>(d.kLen) * hd);
+                for (int j = 0; j < d.kLen; ++j) kernels::unpackKey(Kp, static_cast<std::size_t>(j), hd, ws.keyRows.data() + j * hd);
+                keyRows = ws.keyRows.data();
+            }
+        }
+        const float* V = in.v + static_cast<std::size_t>(kvh) * d.kLen * hd;
+        int begunHead = -1;
+
+        for (int row0 = 0; row0 < rowsPerKv;) {
+            int nr = std::min(static_cast<int>(R), rowsPerKv - row0);
+            if (!mixHeads) nr = std::min(nr, (row0 / d.qLen + 1) * d.qLen - row0);  // stay within one head
+            for (int r = 0; r < nr; ++r) {
                 RowState& s = st[r];
-                if (r >= nq) {  // padding rows of the last tile: computed, never used
-                    qcs[r] = qcs[0];
-                    continue;
+                s.h = kvh * group + (row0 + r) / d.qLen;
+                s.i = (row0 + r) % d.qLen;
+                if (mixHeads ? begunHead < 0 : s.h != begunHead) {
+                    term.beginHead(s.h, keyRows, in.kPos);
+                    begunHead = s.h;
                 }
-                s.qPos = in.qPos[i0 + r];
-                s.qc = qcs[r] = term.beginQuery(r, h, s.qPos, in.q + (static_cast<std::size_t>(h) * d.qLen + i0 + r) * hd);
+                s.qPos = in.qPos[s.i];
+                const float* qc = term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
+                for (std::size_t c = 0; c < hd; ++c) qTile[r * hd + c] = in.scale * qc[c];  // softmax scale folded in once
                 s.m = kNegInf;
                 s.l = 0;
-                s.acc = acc.data() + r * hd;
-                s.wsum = wsum.data() + r * valueRows;
-                s.row = materialize ? rows.data() + r * ld : nullptr;
+                s.acc = ws.acc.data() + r * hd;
+                s.wsum = ws.wsum.data() + r * valueRows;
+                s.row = materialize ? ws.rows.data() + r * ld : nullptr;
                 std::fill(s.acc, s.acc + hd, 0.0f);
                 std::fill(s.wsum, s.wsum + valueRows, 0.0f);
             }
 
             for (std::size_t b = 0; b < blocks.size(); ++b) {
                 const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
-                bool skip[T], any = false;
-                for (int r = 0; r < nq; ++r) any |= !(skip[r] = blockSkipped(blocks[b], in.mask, st[r].qPos));
+                bool skip[R], any = false;
+                for (int r = 0; r < nr; ++r) any |= !(skip[r] = blockSkipped(blocks[b], in.mask, st[r].qPos));
                 if (!any) {
                     if (materialize)
-                        for (int r = 0; r < nq; ++r) std::fill(st[r].row + j0, st[r].row + j1, kNegInf);
+                        for (int r = 0; r < nr; ++r) std::fill(st[r].row + j0, st[r].row + j1, kNegInf);
                     continue;
                 }
-                if (transpose) {
-                    kernels::tileScoresSimd(qcs, Kt.data(), ld, static_cast<std::size_t>(j0), static_cast<std::size_t>(n), hd, tileScores.data(), kBlock);
-                } else {
-                    for (int r = 0; r < nq; ++r)
-                        for (int j = j0; j < j1; ++j) tileScores[r * kBlock + (j - j0)] = kernels::dotSimd(qcs[r], K + j * hd, hd);
-                }
-                for (int r = 0; r < nq; ++r) {
+                forRows<kernels::ScoreTile>(static_cast<std::size_t>(nr), qTile, Kp + b * hd * B, hd, S);
+                float corr[R];
+                bool contributes = false;
+                for (int r = 0; r < nr; ++r) {
                     RowState& s = st[r];
-                    float* sb = materialize ? s.row + j0 : tileScores.data() + r * kBlock;
+                    float* sb = S + r * B;
+                    corr[r] = 1.0f;
                     if (skip[r]) {
-                        if (materialize) std::fill(sb, sb + n, kNegInf);
+                        if (materialize) std::fill(s.row + j0, s.row + j1, kNegInf);
+                        else std::fill(sb, sb + n, 0.0f);  // weight 0 in this block's P.V
                         continue;
                     }
-                    if (materialize) std::copy(tileScores.data() + r * kBlock, tileScores.data() + r * kBlock + n, sb);
-                    if (term.hasContent()) term.addContent(r, s.qPos, j0, j1, in.kPos, sb);
-                    for (int t = 0; t < n; ++t) sb[t] *= in.scale;
-                    if (term.hasBias()) term.addBias(h, s.qPos, j0, j1, in.kPos, sb);
-                    const bool whole = blockFullyAllowed(blocks[b], in.mask, s.qPos);
-                    float blockMax = kNegInf;
-                    for (int j = j0; j < j1; ++j) {
-                        if (!whole && !keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
-                        blockMax = std::max(blockMax, sb[j - j0]);
+                    if (term.hasContent()) {  // content x position terms, scaled like q.k
+                        float* cb = ws.content.data();
+                        std::fill(cb, cb + n, 0.0f);
+                        term.addContent(r, s.qPos, j0, j1, in.kPos, cb);
+                        kernels::axpySimd(in.scale, cb, sb, static_cast<std::size_t>(n));
                     }
-                    if (materialize || blockMax == kNegInf) continue;
+                    if (term.hasBias()) term.addBias(s.h, s.qPos, j0, j1, in.kPos, sb);
+                    if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
+                        for (int j = j0; j < j1; ++j)
+                            if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
+                    if (materialize) {
+                        std::copy(sb, sb + n, s.row + j0);
+                        continue;
+                    }
+                    const float blockMax = kernels::rowMaxSimd(sb, static_cast<std::size_t>(n));
+                    if (blockMax == kNegInf) {
+                        std::fill(sb, sb + n, 0.0f);
+                        continue;
+                    }
                     // online softmax: rescale what was accumulated to the new running max
                     const float mNew = std::max(s.m, blockMax);
-                    const float c = std::exp(s.m - mNew);  // exp(-inf) = 0 on the first block
-                    s.l *= c;
-                    kernels::scaleSimd(c, s.acc, hd);
-                    for (std::size_t v = 0; v < valueRows; ++v) s.wsum[v] *= c;
-                    s.l += kernels::expShiftSimd(sb, static_cast<std::size_t>(n), mNew);  // masked: exp(-inf) = 0
-                    kernels::accumulateRowsSimd(sb, static_cast<std::size_t>(n), V + j0 * hd, hd, s.acc);
-                    if (valueRows)
+                    corr[r] = kernels::expApproxScalar(s.m - mNew);  // exp(-inf) = 0 on the first block
+                    s.l = s.l * corr[r] + kernels::expShiftSimd(sb, static_cast<std::size_t>(n), mNew);
+                    if (valueRows) {
+                        for (std::size_t v = 0; v < valueRows; ++v) s.wsum[v] *= corr[r];
                         for (int j = j0; j < j1; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += sb[j - j0];
+                    }
                     s.m = mNew;
+                    contributes = true;
                 }
+                if (contributes)
+                    forRows<kernels::ValueTile>(static_cast<std::size_t>(nr), S, B, static_cast<std::size_t>(n), V + static_cast<std::size_t>(j0) * hd, hd,
+                                                ws.acc.data(), corr);
             }
 
-            for (int r = 0; r < nq; ++r) {
+            for (int r = 0; r < nr; ++r) {
                 RowState& s = st[r];
-                const int i = i0 + r;
-                float* o = out.out + (static_cast<std::size_t>(h) * d.qLen + i) * hd;
-                const std::size_t rowOffset = (static_cast<std::size_t>(h) * d.qLen + i) * d.kLen;
+                float* o = out.out + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd;
+                const std::size_t rowOffset = (static_cast<std::size_t>(s.h) * d.qLen + s.i) * d.kLen;
                 if (materialize) {  // softmax over the stored row, then out = sum_j w_j (v_j + aV)
-                    if (out.scores) std::copy(s.row, s.row + d.kLen, out.scores + rowOffset);
-                    s.m = *std::max_element(s.row, s.row + d.kLen);
-                    if (s.m != kNegInf) s.l = kernels::expShiftSimd(s.row, static_cast<std::size_t>(d.kLen), s.m);
-                    else std::fill(s.row, s.row + d.kLen, 0.0f);
-                    kernels::accumulateRowsSimd(s.row, static_cast<std::size_t>(d.kLen), V, hd, s.acc);
+                    const std::size_t kLen = static_cast<std::size_t>(d.kLen);
+                    if (out.scores) std::copy(s.row, s.row + kLen, out.scores + rowOffset);
+                    s.m = kernels::rowMaxSimd(s.row, kLen);
+                    if (s.m != kNegInf) s.l = kernels::expShiftSimd(s.row, kLen, s.m);
+                    else std::fill(s.row, s.row + kLen, 0.0f);
+                    kernels::valueTileSimd<1>(s.row, kLen, kLen, V, hd, s.acc, &one);
                     if (valueRows)
                         for (int j = 0; j < d.kLen; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += s.row[j];
                     if (out.weights) {
                         const float inv = s.l > 0 ? 1.0f / s.l : 0.0f;
-                        for (int j = 0; j < d.kLen; ++j) out.weights[rowOffset + j] = s.row[j] * inv;
+                        for (std::size_t j = 0; j < kLen; ++j) out.weights[rowOffset + j] = s.row[j] * inv;
                     }
                 }
                 if (s.l == 0) {  // every key masked: zeros, never NaN
@@ -203,6 +223,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                 for (std::size_t v = 0; v < valueRows; ++v)
                     if (s.wsum[v] != 0.0f) kernels::axpySimd(s.wsum[v] * inv, valueTable + v * hd, o, hd);
             }
+            row0 += nr;
         }
     }
 }

@@ -3,6 +3,12 @@
 //   softmax over j, out_i = sum_j w_ij (v_j + valueTerm(i, j)).
 // It streams over key blocks with an online softmax, so nothing T x T exists unless weights or scores
 // are requested; blocks the causal/window mask removes entirely are skipped.
+//
+// Work is done FlashAttention-2 style (kernels/attention_tile.hpp): the query rows that read one kv
+// head (a GQA group's heads x qLen) run in tiles of kTileRows rows, the softmax scale folded into each
+// row once; per key block a register-blocked micro-kernel forms the tile's scores from keys packed
+// channel-major, score terms add to them, masks touch only blocks that straddle a boundary, a
+// vectorised exp turns them into weights, and a second micro-kernel adds P.V into the tile's outputs.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -20,7 +26,8 @@ struct AttentionMask {
 struct AttentionInputs {
     AttentionDims dims;
     const float* q = nullptr;  // [heads, qLen, headDim]
-    const float* k = nullptr;  // [kvHeads, kLen, headDim]
+    const float* k = nullptr;  // [kvHeads, kLen, headDim]; may be null when kPacked is given
+    const float* kPacked = nullptr;  // optional: keys already packed, [kvHeads][packedKeysSize(kLen, headDim)]
     const float* v = nullptr;  // [kvHeads, kLen, headDim]
     const std::int32_t* qPos = nullptr;  // [qLen]
     const std::int32_t* kPos = nullptr;  // [kLen]
@@ -43,7 +50,7 @@ struct AttentionWorkspace {
         bool all;  // every key in the block passes keyMask
     };
     std::vector<BlockRange> blocks;
-    std::vector<float> tileScores, acc, wsum, keysTransposed, rows;
+    std::vector<float> qTile, scores, content, acc, wsum, packedKeys, keyRows, rows;
 };
 
 // Shapes and pointers are assumed validated (see attention/attention.hpp for the checked entry).

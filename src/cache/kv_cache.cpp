@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/errors.hpp"
+#include "kernels/attention_tile.hpp"
 
 namespace posenc {
 
@@ -31,8 +32,9 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         tables_.emplace(*freqs_, c.rope->layout);
     }
     const std::size_t slots = static_cast<std::size_t>(c.batch) * c.capacity;
-    keys_.assign(slots * c.kvHeads * c.headDim, 0.0f);
-    values_.assign(keys_.size(), 0.0f);
+    keys_.assign(static_cast<std::size_t>(c.batch) * c.kvHeads * packedSize(), 0.0f);
+    values_.assign(slots * c.kvHeads * c.headDim, 0.0f);
+    scratchKey_.resize(static_cast<std::size_t>(c.headDim));
     pos_.assign(slots, -1);
     occupied_.assign(slots, 0);
     rows_.assign(static_cast<std::size_t>(c.batch), Row{});
@@ -98,9 +100,11 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             for (int h = 0; h < c.kvHeads; ++h) {
                 const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * hd;
                 const std::size_t dst = ((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + slot) * hd;
-                std::memcpy(&keys_[dst], k.data + src, hd * sizeof(float));
                 std::memcpy(&values_[dst], v.data + src, hd * sizeof(float));
-                if (tables_) tables_->rotate(&keys_[dst], token);
+                float* key = scratchKey_.data();
+                std::memcpy(key, k.data + src, hd * sizeof(float));
+                if (tables_) tables_->rotate(key, token);
+                kernels::packKey(key, static_cast<std::size_t>(slot), hd, packedKeys(b, h));
             }
             ++token;
             pos_[static_cast<std::size_t>(b) * c.capacity + slot] = scratchPos_[at];
@@ -151,7 +155,8 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         AttentionInputs in;
         in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, c.capacity};
         in.q = qb;
-        in.k = keys_.data() + static_cast<std::size_t>(b) * c.kvHeads * c.capacity * hd;
+        in.k = nullptr;  // keys are stored packed for the engine's score kernel
+        in.kPacked = packedKeys(b, 0);
         in.v = values_.data() + static_cast<std::size_t>(b) * c.kvHeads * c.capacity * hd;
         in.qPos = pb;
         in.kPos = pos_.data() + static_cast<std::size_t>(b) * c.capacity;
@@ -166,9 +171,13 @@ void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vecto
     const KVCacheConfig& c = config_;
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
     tables_->build(angles.data(), angles.size(), 1.0, RopeRole::key);  // keys already carry the attention scale
+    float* key = scratchKey_.data();
     for (int h = 0; h < c.kvHeads; ++h)
-        for (std::size_t s = 0; s < slots.size(); ++s)
-            tables_->rotate(&keys_[((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + slots[s]) * hd], s);
+        for (std::size_t s = 0; s < slots.size(); ++s) {
+            kernels::unpackKey(packedKeys(b, h), static_cast<std::size_t>(slots[s]), hd, key);
+            tables_->rotate(key, s);
+            kernels::packKey(key, static_cast<std::size_t>(slots[s]), hd, packedKeys(b, h));
+        }
 }
 
 void KVCache::shift(std::int64_t delta) {
@@ -219,6 +228,22 @@ void KVCache::renumber(View<std::int32_t> np) {
         rotateSlots(b, slots, deltas);
         if (maxPos >= 0) rows_[b].next = maxPos + 1;
     }
+}
+
+std::size_t KVCache::packedSize() const {
+    return kernels::packedKeysSize(static_cast<std::size_t>(config_.capacity), static_cast<std::size_t>(config_.headDim));
+}
+
+float* KVCache::packedKeys(int b, int h) { return keys_.data() + (static_cast<std::size_t>(b) * config_.kvHeads + h) * packedSize(); }
+
+std::vector<float> KVCache::keys() const {
+    const KVCacheConfig& c = config_;
+    const std::size_t hd = static_cast<std::size_t>(c.headDim);
+    std::vector<float> rows(static_cast<std::size_t>(c.batch) * c.kvHeads * c.capacity * hd);
+    for (std::size_t bh = 0; bh < static_cast<std::size_t>(c.batch) * c.kvHeads; ++bh)
+        for (std::size_t s = 0; s < static_cast<std::size_t>(c.capacity); ++s)
+            kernels::unpackKey(keys_.data() + bh * packedSize(), s, hd, rows.data() + (bh * c.capacity + s) * hd);
+    return rows;
 }
 
 std::vector<std::int32_t> KVCache::positions() const { return pos_; }

@@ -47,8 +47,9 @@ public:
     std::vector<std::int32_t> positions() const;      // [batch, capacity], -1 = empty slot
     std::vector<std::int32_t> nextPositions() const;  // [batch]
     const KVCacheConfig& config() const { return config_; }
-    // Raw storage (for tests and zero-copy readers): [batch, kvHeads, capacity, headDim].
-    const std::vector<float>& keys() const { return keys_; }
+    // Stored keys (rotated) as [batch, kvHeads, capacity, headDim], unpacked from the engine's layout;
+    // values are stored as they are: [batch, kvHeads, capacity, headDim].
+    std::vector<float> keys() const;
     const std::vector<float>& values() const { return values_; }
 
 private:
@@ -61,11 +62,14 @@ private:
     };
     int slotFor(Row& row) const;  // advances the row's bookkeeping
     void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles);
+    std::size_t packedSize() const;  // floats of one (batch row, kv head)'s packed keys
+    float* packedKeys(int b, int h);
 
     KVCacheConfig config_;
     std::optional<RopeFrequencies> freqs_;
     std::optional<RopeTables> tables_;  // cos/sin for the tokens of one call, reused
-    std::vector<float> keys_, values_;
+    std::vector<float> keys_;    // per (batch row, kv head): packed for the score kernel (kernels::packKeys)
+    std::vector<float> values_;  // [batch, kvHeads, capacity, headDim]
     std::vector<std::int32_t> pos_;
     std::vector<std::uint8_t> occupied_;
     std::vector<Row> rows_;
@@ -75,6 +79,7 @@ private:
     std::vector<int> scratchSlots_;
     std::vector<double> scratchAngles_;
     std::vector<float> scratchQ_;
+    std::vector<float> scratchKey_;  // one key row being rotated
     std::vector<std::int32_t> scratchQPos_;
     AttentionWorkspace workspace_;
 };

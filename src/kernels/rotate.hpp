@@ -34,6 +34,7 @@ constexpr double kInvTwoPi = 0.15915494309189535;
 // which is fast and accurate on that range (its large-argument path is per-lane scalar).
 inline void sinCosSimd(double position, const double* w, std::size_t n, double* c, double* s) noexcept {
     std::size_t k = 0;
+#if POSENC_SIMD
     const DoubleBatch p(position);
     for (; k + kDoubleLanes <= n; k += kDoubleLanes) {
         const DoubleBatch a = p * DoubleBatch::load_unaligned(w + k);
@@ -43,6 +44,7 @@ inline void sinCosSimd(double position, const double* w, std::size_t n, double* 
         sinCos.second.store_unaligned(c + k);
         sinCos.first.store_unaligned(s + k);
     }
+#endif
     sinCosScalar(position, w + k, n - k, c + k, s + k);
 }
 
@@ -58,12 +60,14 @@ inline void advanceScalar(double* c, double* s, const double* stepC, const doubl
 
 inline void advanceSimd(double* c, double* s, const double* stepC, const double* stepS, std::size_t n) noexcept {
     std::size_t k = 0;
+#if POSENC_SIMD
     for (; k + kDoubleLanes <= n; k += kDoubleLanes) {
         const DoubleBatch cb = DoubleBatch::load_unaligned(c + k), sb = DoubleBatch::load_unaligned(s + k);
         const DoubleBatch cw = DoubleBatch::load_unaligned(stepC + k), sw = DoubleBatch::load_unaligned(stepS + k);
         (cb * cw - sb * sw).store_unaligned(c + k);
         (sb * cw + cb * sw).store_unaligned(s + k);
     }
+#endif
     advanceScalar(c + k, s + k, stepC + k, stepS + k, n - k);
 }
 
@@ -86,12 +90,14 @@ inline void rotateHalfScalar(float* x, const float* c, const float* s, std::size
 
 inline void rotateHalfSimd(float* x, const float* c, const float* s, std::size_t h) noexcept {
     std::size_t k = 0;
+#if POSENC_SIMD
     for (; k + kFloatLanes <= h; k += kFloatLanes) {
         const FloatBatch a = FloatBatch::load_unaligned(x + k), b = FloatBatch::load_unaligned(x + k + h);
         const FloatBatch cb = FloatBatch::load_unaligned(c + k), sb = FloatBatch::load_unaligned(s + k);
         (a * cb - b * sb).store_unaligned(x + k);
         (b * cb + a * sb).store_unaligned(x + k + h);
     }
+#endif
     for (; k < h; ++k) {  // tail, same arithmetic as the scalar reference
         const float a = x[k], b = x[k + h];
         x[k] = a * c[k] - b * s[k];
@@ -108,6 +114,7 @@ inline void rotateInterleavedScalar(float* x, const float* c, const float* s, st
     }
 }
 
+#if POSENC_SIMD
 namespace detail {
 using IndexBatch = xsimd::batch<std::uint32_t>;
 struct SwapPairs { static constexpr unsigned get(unsigned i, unsigned) { return i ^ 1u; } };
@@ -119,14 +126,16 @@ inline FloatBatch rotatePairs(FloatBatch v, FloatBatch cc, FloatBatch ss, FloatB
     return v * cc + xsimd::swizzle(v, swap) * (ss * sign);
 }
 }  // namespace detail
+#endif
 
 inline void rotateInterleavedSimd(float* x, const float* c, const float* s, std::size_t h) noexcept {
+    std::size_t k = 0;
+#if POSENC_SIMD
     constexpr auto lo = xsimd::make_batch_constant<detail::IndexBatch, detail::DuplicateLow>();
     constexpr auto hi = xsimd::make_batch_constant<detail::IndexBatch, detail::DuplicateHigh>();
     alignas(64) float signs[kFloatLanes];
     for (std::size_t i = 0; i < kFloatLanes; ++i) signs[i] = i % 2 == 0 ? -1.0f : 1.0f;
     const FloatBatch sign = FloatBatch::load_aligned(signs);
-    std::size_t k = 0;
     for (; k + kFloatLanes <= h; k += kFloatLanes) {
         const FloatBatch cb = FloatBatch::load_unaligned(c + k), sb = FloatBatch::load_unaligned(s + k);
         float* p = x + 2 * k;
@@ -134,6 +143,7 @@ inline void rotateInterleavedSimd(float* x, const float* c, const float* s, std:
         detail::rotatePairs(v0, xsimd::swizzle(cb, lo), xsimd::swizzle(sb, lo), sign).store_unaligned(p);
         detail::rotatePairs(v1, xsimd::swizzle(cb, hi), xsimd::swizzle(sb, hi), sign).store_unaligned(p + kFloatLanes);
     }
+#endif
     rotateInterleavedScalar(x + 2 * k, c + k, s + k, h - k);
 }
 

@@ -1,11 +1,49 @@
 // One place that picks the SIMD batch type. Natively xsimd targets the compiler's -m flags; in wasm
-// xsimd's SSE4.1 backend lowers to SIMD128 (em++ -msimd128 -msse4.1).
+// xsimd's SSE4.1 backend lowers to SIMD128 (em++ -msimd128 -msse4.1). A build with no SIMD at all
+// (wasm without -msimd128: the scalar baseline of the benchmarks) sets POSENC_SIMD to 0, and every
+// `...Simd` kernel then runs its scalar twin.
 #pragma once
+#include <cstddef>
+
+#if defined(POSENC_NO_SIMD)
+#define POSENC_SIMD 0
+#else
 #include <xsimd/xsimd.hpp>
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+#define POSENC_SIMD 0
+#else
+#define POSENC_SIMD 1
+#endif
+#endif
+
+#include <cmath>
 
 namespace posenc::kernels {
+// a*b + c for the multiply-accumulate kernels. Where the target has fused multiply-add (native
+// -march with FMA) both twins fuse (std::fma and xsimd::fma round once, identically); elsewhere
+// (wasm, SSE4.1) both multiply then add. Everything else compiles with -ffp-contract=off.
+#if defined(__FMA__)
+#define POSENC_FMA 1
+inline float madd(float a, float b, float c) noexcept { return std::fma(a, b, c); }
+#else
+#define POSENC_FMA 0
+inline float madd(float a, float b, float c) noexcept { return a * b + c; }
+#endif
+
+#if POSENC_SIMD
 using FloatBatch = xsimd::batch<float>;
 using DoubleBatch = xsimd::batch<double>;
 constexpr std::size_t kFloatLanes = FloatBatch::size;
 constexpr std::size_t kDoubleLanes = DoubleBatch::size;
+#if POSENC_FMA && defined(__AVX512F__)  // xsimd 8's avx512f batch has no fused fma of its own
+inline FloatBatch madd(FloatBatch a, FloatBatch b, FloatBatch c) noexcept { return FloatBatch(_mm512_fmadd_ps(a, b, c)); }
+#elif POSENC_FMA
+inline FloatBatch madd(FloatBatch a, FloatBatch b, FloatBatch c) noexcept { return xsimd::fma(a, b, c); }
+#else
+inline FloatBatch madd(FloatBatch a, FloatBatch b, FloatBatch c) noexcept { return a * b + c; }
+#endif
+#else
+constexpr std::size_t kFloatLanes = 1;
+constexpr std::size_t kDoubleLanes = 1;
+#endif
 }  // namespace posenc::kernels

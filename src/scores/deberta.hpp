@@ -35,6 +35,8 @@ class DebertaTerm final : public ScoreTerm {
 public:
     DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen);
     void beginHead(int h, const float* k, const std::int32_t* kPos) override;
+    bool readsKeys() const override { return e_.p2c; }
+    bool headSpecificKeyState() const override { return e_.p2c; }  // p2c projects keys on head h's posQuery
     const float* beginQuery(int slot, int h, std::int32_t qPos, const float* q) override;
     bool hasContent() const override { return true; }
     void addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;

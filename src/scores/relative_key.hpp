@@ -19,6 +19,7 @@ class RelativeKeyTerm final : public ScoreTerm {
 public:
     RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int kLen);
     void beginHead(int h, const float* k, const std::int32_t* kPos) override;
+    bool readsKeys() const override { return e_.keyQuery; }
     const float* beginQuery(int slot, int h, std::int32_t qPos, const float* q) override;
     bool hasContent() const override { return true; }
     void addContent(int slot, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;

@@ -10,7 +10,9 @@
 // functions on blocks of keys. Implementations precompute per head / per query (e.g. q_i projected
 // onto every distance row once) so a block costs a gather, never a [T, T, d] intermediate.
 // Queries run in tiles of kQueryTile rows: `slot` (0..kQueryTile-1) says which row of the tile a
-// per-query state belongs to, so a term keeps one state per slot.
+// per-query state belongs to, so a term keeps one state per slot. A tile may hold rows of several
+// query heads that share one kv head (a GQA group, e.g. the heads of one decode step), unless the
+// term's key state depends on the query head (headSpecificKeyState).
 #pragma once
 #include <cstdint>
 
@@ -27,8 +29,14 @@ using kernels::kQueryTile;
 class ScoreTerm {
 public:
     virtual ~ScoreTerm() = default;
-    // Called before the first query of head h. k: this head's keys [kLen, headDim].
+    // Called before the first query of head h. k: this head's keys [kLen, headDim] (null unless
+    // readsKeys()).
     virtual void beginHead(int /*h*/, const float* /*k*/, const std::int32_t* /*kPos*/) {}
+    // Whether beginHead reads the keys (the engine then supplies them row-major).
+    virtual bool readsKeys() const { return false; }
+    // Whether what beginHead sets up differs between query heads of one kv head; if so, a tile never
+    // mixes query heads.
+    virtual bool headSpecificKeyState() const { return false; }
     // Called before the keys of query row i; returns the content query (q itself unless overridden).
     virtual const float* beginQuery(int /*slot*/, int /*h*/, std::int32_t /*qPos*/, const float* q) { return q; }
     // s[j - j0] += content(i, j) for keys j0..j1-1 (before scaling), i the query begun in `slot`.

@@ -444,56 +444,43 @@ TEST_CASE("bad attention input: clear errors naming the field") {
     CHECK_THROWS_WITH_AS(attention(req), doctest::Contains("qPositions[1]"), std::invalid_argument);
 }
 
-TEST_CASE("dot / axpy SIMD kernels equal their scalar references") {
-    for (std::size_t n : {1u, 7u, 16u, 33u, 128u}) {
-        auto a = ref::randomVector(n, 1), b = ref::randomVector(n, 2);
-        CHECK(kernels::dotSimd(a.data(), b.data(), n) == doctest::Approx(kernels::dotScalar(a.data(), b.data(), n)).epsilon(1e-6));
-        auto y1 = b, y2 = b;
-        kernels::axpyScalar(0.37f, a.data(), y1.data(), n);
-        kernels::axpySimd(0.37f, a.data(), y2.data(), n);
-        CHECK(y1 == y2);
-    }
+TEST_CASE("tiles: rows of several query heads (GQA decode), partial tiles and blocks, odd head dims, windows") {
+    // qLen 1..5 against kLen spanning several key blocks with a partial last one; group sizes 1..4 so
+    // tiles hold rows of one head, of several heads, or a remainder of 1..3 rows.
+    for (int headDim : {17, 64})
+        for (auto [heads, kv] : {std::pair{8, 2}, std::pair{6, 2}, std::pair{3, 1}, std::pair{5, 5}})
+            for (int qLen : {1, 2, 5}) {
+                Problem p(heads, kv, headDim, qLen, 197, 300u + heads * 7 + qLen);
+                p.causal = true;
+                checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(headDim));
+                p.window = 90;
+                const auto slopes = alibiSlopes(heads);
+                NaiveTerms t;
+                t.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * (p.qPos[i] - p.kPos[j]); };
+                checkAgainstNaive(p, AlibiEncoding{heads, {}, false}, t, defaultScale(headDim));
+            }
 }
 
-TEST_CASE("block-score and exp SIMD kernels equal their scalar references") {
-    for (std::size_t d : {1u, 8u, 17u, 64u}) {
-        const std::size_t ld = 128;
-        auto q = ref::randomVector(d, 3), Kt = ref::randomVector(d * ld, 4);
-        for (std::size_t n : {1u, 15u, 16u, 64u}) {
-            std::vector<float> a(ld), b(ld);
-            kernels::blockScoresScalar(q.data(), Kt.data(), ld, 64, n, d, a.data());
-            kernels::blockScoresSimd(q.data(), Kt.data(), ld, 64, n, d, b.data());
-            for (std::size_t t = 0; t < n; ++t) CHECK(a[t] == b[t]);  // same summation order: bit-equal
-        }
+TEST_CASE("tiles: a term whose key state depends on the query head (DeBERTa p2c) under GQA") {
+    const int heads = 4, kvHeads = 2, d = 8, span = 8;
+    for (int qLen : {1, 3, 6}) {
+        Problem p(heads, kvHeads, d, qLen, 70, 90u + qLen);
+        p.causal = true;
+        DebertaEncoding e;
+        auto pk = ref::randomVector(static_cast<std::size_t>(heads) * 2 * span * d, 11);
+        auto pq = ref::randomVector(static_cast<std::size_t>(heads) * 2 * span * d, 12);
+        e.posKey = pk;
+        e.posQuery = pq;
+        e.span = span;
+        e.buckets = DebertaBucketOptions{8, 24, DebertaConvention::hf};
+        auto idx = [&](int i, int j) {
+            return int(std::clamp<std::int64_t>(debertaBucket(p.qPos[i] - p.kPos[j], e.buckets) + span, 0, 2 * span - 1));
+        };
+        NaiveTerms t;
+        t.content = [&](int h, int i, int j) {
+            const std::size_t row = (static_cast<std::size_t>(h) * 2 * span + idx(i, j)) * d;
+            return dotLd(p.qv(h, i), pk.data() + row, d) + dotLd(p.kv(h, j), pq.data() + row, d);
+        };
+        checkAgainstNaive(p, e, t, 1 / std::sqrt(ld(3 * d)));
     }
-    for (std::size_t d : {1u, 8u, 64u}) {  // query tiles: each row equals blockScores of that row
-        const std::size_t ld = 128;
-        auto Kt = ref::randomVector(d * ld, 6);
-        std::vector<std::vector<float>> qs;
-        for (unsigned r = 0; r < kernels::kQueryTile; ++r) qs.push_back(ref::randomVector(d, 10 + r));
-        const float* qp[kernels::kQueryTile];
-        for (std::size_t r = 0; r < kernels::kQueryTile; ++r) qp[r] = qs[r].data();
-        std::vector<float> a(kernels::kQueryTile * 64), b(kernels::kQueryTile * 64);
-        kernels::tileScoresScalar(qp, Kt.data(), ld, 64, 64, d, a.data(), 64);
-        kernels::tileScoresSimd(qp, Kt.data(), ld, 64, 64, d, b.data(), 64);
-        CHECK(a == b);
-    }
-    auto x = ref::randomVector(70, 5, -30.f, 5.f);
-    x[3] = -std::numeric_limits<float>::infinity();
-    auto a = x, b = x;
-    const float sa = kernels::expShiftScalar(a.data(), a.size(), 5.0f), sb = kernels::expShiftSimd(b.data(), b.size(), 5.0f);
-    CHECK(b[3] == 0.0f);
-    for (std::size_t i = 0; i < a.size(); ++i) CHECK(b[i] == doctest::Approx(a[i]).epsilon(4 * std::numeric_limits<float>::epsilon()));
-    CHECK(sb == doctest::Approx(sa).epsilon(1e-6));
-}
-
-TEST_CASE("value-row accumulation SIMD kernel equals its scalar reference") {
-    for (std::size_t hd : {1u, 8u, 20u, 64u})
-        for (std::size_t n : {1u, 13u, 64u}) {
-            auto p = ref::randomVector(n, 1), V = ref::randomVector(n * hd, 2), acc = ref::randomVector(hd, 3);
-            auto a = acc, b = acc;
-            kernels::accumulateRowsScalar(p.data(), n, V.data(), hd, a.data());
-            kernels::accumulateRowsSimd(p.data(), n, V.data(), hd, b.data());
-            CHECK(a == b);
-        }
 }

@@ -1,0 +1,297 @@
+// The attention engine's inner kernels, FlashAttention-2 style: a tile of up to kTileRows query rows
+// against one block of kKeyBlock keys.
+//   scoreTile   S = Q · Kᵀ with a register-blocked micro-kernel (keys packed channel-major per block,
+//               so each loaded key vector serves every row of the tile and no horizontal sums occur)
+//   expShift    p = exp(s − m) with a vectorised exp (expApprox, error stated below)
+//   valueTile   O = O · corr + P · V with the output rows held in registers, chunk by chunk
+// Every kernel has a scalar twin that performs the same float operations in the same order (multiply-
+// accumulates through madd, fused on both sides or on neither); the two agree bit for bit (tests/native/test_kernels.cpp holds them to that).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "kernels/simd.hpp"
+
+namespace posenc::kernels {
+
+constexpr std::size_t kTileRows = 4;    // query rows per tile (4 rows x 2 key vectors = 8 accumulators)
+constexpr std::size_t kKeyBlock = 64;   // keys per block; packed key blocks are [headDim][kKeyBlock]
+
+// --- exp ------------------------------------------------------------------------------------------
+// expApprox(x) for float x: x = n·ln2 + r with |r| <= ln2/2 (two-part Cody-Waite ln2, so n·ln2hi is
+// exact), e^r by its Taylor series to r^7 (truncation < 8e-9 relative), scaled by 2^n through the
+// exponent bits. Stated accuracy (tested against std::exp in double over [-87, 88]): at most 2 ulp
+// relative (1.2 ulp measured). Below -87 it returns 0 (the true value is < 1.7e-38), so -inf gives exactly 0.
+namespace detail {
+constexpr float kExpLo = -87.0f, kExpHi = 88.0f;
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f;           // 355/512: n·kLn2Hi is exact for |n| < 2^15
+constexpr float kLn2Lo = -2.12194440054690583e-4f;  // ln2 − kLn2Hi
+constexpr float kC2 = 1.0f / 2, kC3 = 1.0f / 6, kC4 = 1.0f / 24, kC5 = 1.0f / 120, kC6 = 1.0f / 720, kC7 = 1.0f / 5040;
+
+inline float pow2i(std::int32_t n) noexcept {  // 2^n for n in [-126, 127]
+    const std::int32_t bits = (n + 127) << 23;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+}  // namespace detail
+
+inline float expApproxScalar(float x) noexcept {
+    using namespace detail;
+    const float xc = std::min(std::max(x, kExpLo), kExpHi);
+    const float n = std::nearbyint(xc * kLog2e);
+    const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
+    float p = kC7;
+    p = p * r + kC6;
+    p = p * r + kC5;
+    p = p * r + kC4;
+    p = p * r + kC3;
+    p = p * r + kC2;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    const float y = p * pow2i(static_cast<std::int32_t>(n));
+    return x < kExpLo ? 0.0f : y;
+}
+
+#if POSENC_SIMD
+inline FloatBatch expApprox(FloatBatch x) noexcept {
+    using namespace detail;
+    using IntBatch = xsimd::batch<std::int32_t>;
+    const FloatBatch xc = xsimd::min(xsimd::max(x, FloatBatch(kExpLo)), FloatBatch(kExpHi));
+    const FloatBatch n = xsimd::nearbyint(xc * FloatBatch(kLog2e));
+    const FloatBatch r = (xc - n * FloatBatch(kLn2Hi)) - n * FloatBatch(kLn2Lo);
+    FloatBatch p(kC7);
+    p = p * r + FloatBatch(kC6);
+    p = p * r + FloatBatch(kC5);
+    p = p * r + FloatBatch(kC4);
+    p = p * r + FloatBatch(kC3);
+    p = p * r + FloatBatch(kC2);
+    p = p * r + FloatBatch(1.0f);
+    p = p * r + FloatBatch(1.0f);
+    const IntBatch bits = (xsimd::batch_cast<std::int32_t>(n) + IntBatch(127)) << 23;
+    const FloatBatch y = p * xsimd::bitwise_cast<FloatBatch>(bits);
+    return xsimd::select(x < FloatBatch(kExpLo), FloatBatch(0.0f), y);
+}
+#endif
+
+inline void expApproxScalar(const float* x, float* y, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) y[i] = expApproxScalar(x[i]);
+}
+
+inline void expApproxSimd(const float* x, float* y, std::size_t n) noexcept {
+    std::size_t i = 0;
+#if POSENC_SIMD
+    for (; i + kFloatLanes <= n; i += kFloatLanes) expApprox(FloatBatch::load_unaligned(x + i)).store_unaligned(y + i);
+#endif
+    for (; i < n; ++i) y[i] = expApproxScalar(x[i]);
+}
+
+// --- row reductions ----------------------------------------------------------------------------
+inline float rowMaxScalar(const float* s, std::size_t n) noexcept {
+    float m = -std::numeric_limits<float>::infinity();
+    for (std::size_t t = 0; t < n; ++t) m = std::max(m, s[t]);
+    return m;
+}
+
+inline float rowMaxSimd(const float* s, std::size_t n) noexcept {
+    std::size_t t = 0;
+    float m = -std::numeric_limits<float>::infinity();
+#if POSENC_SIMD
+    if (n >= kFloatLanes) {
+        FloatBatch mb = FloatBatch::load_unaligned(s);
+        for (t = kFloatLanes; t + kFloatLanes <= n; t += kFloatLanes) mb = xsimd::max(mb, FloatBatch::load_unaligned(s + t));
+        alignas(64) float lanes[kFloatLanes];
+        mb.store_aligned(lanes);
+        for (float v : lanes) m = std::max(m, v);
+    }
+#endif
+    for (; t < n; ++t) m = std::max(m, s[t]);
+    return m;  // max is exact: equal to rowMaxScalar whatever the order
+}
+
+// s[t] = exp(s[t] − m); returns the sum. The sum's order differs between the twins (lanes, then
+// across lanes), so the sums agree to float rounding; the exponentials agree bit for bit.
+inline float expShiftScalar(float* s, std::size_t n, float m) noexcept {
+    float sum = 0;
+    for (std::size_t t = 0; t < n; ++t) sum += (s[t] = expApproxScalar(s[t] - m));
+    return sum;
+}
+
+inline float expShiftSimd(float* s, std::size_t n, float m) noexcept {
+    std::size_t t = 0;
+    float sum = 0;
+#if POSENC_SIMD
+    FloatBatch acc(0.0f);
+    const FloatBatch mb(m);
+    for (; t + kFloatLanes <= n; t += kFloatLanes) {
+        const FloatBatch e = expApprox(FloatBatch::load_unaligned(s + t) - mb);
+        e.store_unaligned(s + t);
+        acc = acc + e;
+    }
+    sum = xsimd::hadd(acc);
+#endif
+    for (; t < n; ++t) sum += (s[t] = expApproxScalar(s[t] - m));
+    return sum;
+}
+
+// --- packed keys -----------------------------------------------------------------------------------
+// Keys [kLen][hd] packed as ceil(kLen / kKeyBlock) blocks of [hd][kKeyBlock], zero-padded: key j,
+// channel c sits at block(j)·hd·kKeyBlock + c·kKeyBlock + j mod kKeyBlock.
+inline std::size_t packedKeysSize(std::size_t kLen, std::size_t hd) noexcept {
+    return (kLen + kKeyBlock - 1) / kKeyBlock * kKeyBlock * hd;
+}
+inline std::size_t packedKeyOffset(std::size_t j, std::size_t hd) noexcept {
+    return j / kKeyBlock * hd * kKeyBlock + j % kKeyBlock;
+}
+inline void packKeys(const float* K, std::size_t kLen, std::size_t hd, float* packed) noexcept {
+    const std::size_t size = packedKeysSize(kLen, hd);
+    std::fill(packed, packed + size, 0.0f);
+    for (std::size_t j = 0; j < kLen; ++j) {
+        float* dst = packed + packedKeyOffset(j, hd);
+        const float* src = K + j * hd;
+        for (std::size_t c = 0; c < hd; ++c) dst[c * kKeyBlock] = src[c];
+    }
+}
+inline void packKey(const float* key, std::size_t j, std::size_t hd, float* packed) noexcept {
+    float* dst = packed + packedKeyOffset(j, hd);
+    for (std::size_t c = 0; c < hd; ++c) dst[c * kKeyBlock] = key[c];
+}
+inline void unpackKey(const float* packed, std::size_t j, std::size_t hd, float* key) noexcept {
+    const float* src = packed + packedKeyOffset(j, hd);
+    for (std::size_t c = 0; c < hd; ++c) key[c] = src[c * kKeyBlock];
+}
+
+// --- S = Q · Kᵀ for one tile ---------------------------------------------------------------------
+// q: R rows of hd floats (contiguous, stride hd); Kb: one packed key block [hd][kKeyBlock];
+// s: R rows of kKeyBlock scores. All kKeyBlock columns are computed (padding keys are zeros).
+// Each score sums over channels c ascending from 0 in both twins.
+template <std::size_t R>
+inline void scoreTileScalar(const float* q, const float* Kb, std::size_t hd, float* s) noexcept {
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t t = 0; t < kKeyBlock; ++t) {
+            float acc = 0;
+            for (std::size_t c = 0; c < hd; ++c) acc = madd(q[r * hd + c], Kb[c * kKeyBlock + t], acc);
+            s[r * kKeyBlock + t] = acc;
+        }
+}
+
+template <std::size_t R>
+inline void scoreTileSimd(const float* q, const float* Kb, std::size_t hd, float* s) noexcept {
+#if POSENC_SIMD
+    // Key vectors per step: 8 accumulators in all (V8 gives wasm SIMD 16 xmm registers).
+    constexpr std::size_t KV = R >= 4 ? 2 : (R == 3 ? 2 : 4 / R);
+    constexpr std::size_t step = KV * kFloatLanes;
+    static_assert(kKeyBlock % kFloatLanes == 0, "a key block is whole vectors");
+    std::size_t t = 0;
+    for (; t + step <= kKeyBlock; t += step) {
+        FloatBatch a[R][KV];
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t v = 0; v < KV; ++v) a[r][v] = FloatBatch(0.0f);
+        const float* col = Kb + t;
+        for (std::size_t c = 0; c < hd; ++c) {
+            FloatBatch k[KV];
+            for (std::size_t v = 0; v < KV; ++v) k[v] = FloatBatch::load_unaligned(col + c * kKeyBlock + v * kFloatLanes);
+            for (std::size_t r = 0; r < R; ++r) {
+                const FloatBatch qb(q[r * hd + c]);
+                for (std::size_t v = 0; v < KV; ++v) a[r][v] = madd(qb, k[v], a[r][v]);
+            }
+        }
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t v = 0; v < KV; ++v) a[r][v].store_unaligned(s + r * kKeyBlock + t + v * kFloatLanes);
+    }
+    for (; t < kKeyBlock; t += kFloatLanes) {  // a block not divisible into whole steps (wide vectors)
+        FloatBatch a[R];
+        for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch(0.0f);
+        for (std::size_t c = 0; c < hd; ++c) {
+            const FloatBatch k = FloatBatch::load_unaligned(Kb + c * kKeyBlock + t);
+            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(q[r * hd + c]), k, a[r]);
+        }
+        for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(s + r * kKeyBlock + t);
+    }
+#else
+    scoreTileScalar<R>(q, Kb, hd, s);
+#endif
+}
+
+// --- O = O · corr + P · V for one tile -----------------------------------------------------------
+// p: R rows of weights, row stride ps; n keys; V: n value rows of hd floats; o: R rows of hd floats;
+// corr: R factors (the online softmax's rescale of what was accumulated so far).
+// Each output element is o·corr, then + p[t]·v[t] for t ascending, in both twins.
+template <std::size_t R>
+inline void valueTileScalar(const float* p, std::size_t ps, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t c = 0; c < hd; ++c) {
+            float acc = o[r * hd + c] * corr[r];
+            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * ps + t], V[t * hd + c], acc);
+            o[r * hd + c] = acc;
+        }
+}
+
+template <std::size_t R>
+inline void valueTileSimd(const float* p, std::size_t ps, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+#if POSENC_SIMD
+    constexpr std::size_t CV = R >= 3 ? 2 : 4 / R;  // channel vectors per step: ~8 accumulators
+    std::size_t c = 0;
+    for (; c + CV * kFloatLanes <= hd; c += CV * kFloatLanes) {
+        FloatBatch a[R][CV];
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t v = 0; v < CV; ++v) a[r][v] = FloatBatch::load_unaligned(o + r * hd + c + v * kFloatLanes) * FloatBatch(corr[r]);
+        for (std::size_t t = 0; t < n; ++t) {
+            FloatBatch x[CV];
+            for (std::size_t v = 0; v < CV; ++v) x[v] = FloatBatch::load_unaligned(V + t * hd + c + v * kFloatLanes);
+            for (std::size_t r = 0; r < R; ++r) {
+                const FloatBatch pb(p[r * ps + t]);
+                for (std::size_t v = 0; v < CV; ++v) a[r][v] = madd(pb, x[v], a[r][v]);
+            }
+        }
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t v = 0; v < CV; ++v) a[r][v].store_unaligned(o + r * hd + c + v * kFloatLanes);
+    }
+    for (; c + kFloatLanes <= hd; c += kFloatLanes) {
+        FloatBatch a[R];
+        for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch::load_unaligned(o + r * hd + c) * FloatBatch(corr[r]);
+        for (std::size_t t = 0; t < n; ++t) {
+            const FloatBatch x = FloatBatch::load_unaligned(V + t * hd + c);
+            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(p[r * ps + t]), x, a[r]);
+        }
+        for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(o + r * hd + c);
+    }
+    for (; c < hd; ++c)  // channels past the last whole vector (odd head dims)
+        for (std::size_t r = 0; r < R; ++r) {
+            float acc = o[r * hd + c] * corr[r];
+            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * ps + t], V[t * hd + c], acc);
+            o[r * hd + c] = acc;
+        }
+#else
+    valueTileScalar<R>(p, ps, n, V, hd, o, corr);
+#endif
+}
+
+// Runtime row count (1..kTileRows) to the templates above.
+template <template <std::size_t> class K, class... A>
+inline void forRows(std::size_t rows, A&&... args) noexcept {
+    switch (rows) {
+        case 1: K<1>::run(args...); break;
+        case 2: K<2>::run(args...); break;
+        case 3: K<3>::run(args...); break;
+        default: K<4>::run(args...); break;
+    }
+}
+template <std::size_t R>
+struct ScoreTile {
+    static void run(const float* q, const float* Kb, std::size_t hd, float* s) noexcept { scoreTileSimd<R>(q, Kb, hd, s); }
+};
+template <std::size_t R>
+struct ValueTile {
+    static void run(const float* p, std::size_t ps, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+        valueTileSimd<R>(p, ps, n, V, hd, o, corr);
+    }
+};
+static_assert(kTileRows == 4, "forRows dispatches 1..4 rows");
+
+}  // namespace posenc::kernels

@@ -1,0 +1,164 @@
+// The attention engine's SIMD kernels against their scalar twins (bit for bit where the arithmetic is
+// the same) and against plain long-double / libm references (so equal twins cannot both be wrong).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/attention_tile.hpp"
+#include "kernels/dot.hpp"
+#include "reference.hpp"
+
+using namespace posenc;
+using ref::ld;
+
+namespace {
+// Distance in units in the last place of the float nearest the exact value.
+double ulpError(float got, double exact) {
+    const float nearest = static_cast<float>(exact);
+    const double ulp = std::nextafter(std::fabs(nearest), std::numeric_limits<float>::infinity()) - std::fabs(nearest);
+    return std::fabs(static_cast<double>(got) - exact) / ulp;
+}
+
+bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The classic bound for a float sum of n products evaluated in order: |error| <= n u sum|terms|, u = 2^-24.
+double sumErrorBound(std::size_t n, ld absSum) { return 1.01 * double(n + 1) * std::ldexp(1.0, -24) * double(absSum) + 1e-30; }
+}  // namespace
+
+TEST_CASE("expApprox: within 2 ulp of exp over [-87, 88], 0 below -87 and at -inf; SIMD equals scalar bit for bit") {
+    double worst = 0;
+    float worstAt = 0;
+    std::vector<float> xs;
+    for (double x = -87.0; x <= 88.0; x += 1.0 / 4099) xs.push_back(static_cast<float>(x));  // ~720k points, not grid-aligned
+    for (float x : {0.0f, -0.0f, 1e-30f, -1e-30f, -87.0f, 88.0f, 0.34657359f, -0.34657359f, 0.5f, -0.5f}) xs.push_back(x);
+    std::vector<float> simd(xs.size());
+    kernels::expApproxSimd(xs.data(), simd.data(), xs.size());
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const float s = kernels::expApproxScalar(xs[i]);
+        if (!sameBits(s, simd[i])) ++mismatches;
+        const double e = ulpError(s, std::exp(static_cast<double>(xs[i])));
+        if (e > worst) worst = e, worstAt = xs[i];
+    }
+    CHECK(mismatches == 0);
+    INFO("worst error " << worst << " ulp at x = " << worstAt);
+    CHECK(worst <= 2.0);
+    CHECK(kernels::expApproxScalar(0.0f) == 1.0f);
+    CHECK(kernels::expApproxScalar(-87.5f) == 0.0f);
+    CHECK(kernels::expApproxScalar(-std::numeric_limits<float>::infinity()) == 0.0f);
+    float inf = -std::numeric_limits<float>::infinity(), out = 1;
+    kernels::expApproxSimd(&inf, &out, 1);
+    CHECK(out == 0.0f);
+    std::vector<float> infs(16, -std::numeric_limits<float>::infinity()), zeros(16, 1.0f);
+    kernels::expApproxSimd(infs.data(), zeros.data(), 16);
+    for (float z : zeros) CHECK(z == 0.0f);
+}
+
+TEST_CASE("row max and exp-shift: SIMD equals scalar (exponentials bit for bit, sums to float rounding)") {
+    for (std::size_t n : {1u, 3u, 4u, 15u, 16u, 17u, 64u}) {
+        auto x = ref::randomVector(n, 5 + static_cast<unsigned>(n), -30.f, 5.f);
+        if (n > 3) x[3] = -std::numeric_limits<float>::infinity();
+        CHECK(kernels::rowMaxSimd(x.data(), n) == kernels::rowMaxScalar(x.data(), n));
+        ld exact = 0;
+        for (float v : x) exact += std::exp(ld(v) - 5);
+        auto a = x, b = x;
+        const float sa = kernels::expShiftScalar(a.data(), n, 5.0f), sb = kernels::expShiftSimd(b.data(), n, 5.0f);
+        for (std::size_t i = 0; i < n; ++i) CHECK(sameBits(a[i], b[i]));
+        if (n > 3) CHECK(b[3] == 0.0f);
+        CHECK(sb == doctest::Approx(sa).epsilon(1e-6));
+        CHECK(double(sa) == doctest::Approx(double(exact)).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("packed keys: key j channel c at block(j)*hd*64 + c*64 + j mod 64, zero padding, round trip") {
+    const std::size_t hd = 5, kLen = 70;
+    auto K = ref::randomVector(kLen * hd, 3);
+    std::vector<float> packed(kernels::packedKeysSize(kLen, hd), -1.0f);
+    CHECK(packed.size() == 128 * hd);
+    kernels::packKeys(K.data(), kLen, hd, packed.data());
+    for (std::size_t j = 0; j < kLen; ++j)
+        for (std::size_t c = 0; c < hd; ++c) CHECK(packed[j / 64 * hd * 64 + c * 64 + j % 64] == K[j * hd + c]);
+    for (std::size_t j = kLen; j < 128; ++j)
+        for (std::size_t c = 0; c < hd; ++c) CHECK(packed[64 * hd + c * 64 + j % 64] == 0.0f);
+    std::vector<float> row(hd), other = ref::randomVector(hd, 4);
+    kernels::unpackKey(packed.data(), 66, hd, row.data());
+    CHECK(std::vector<float>(K.begin() + 66 * hd, K.begin() + 67 * hd) == row);
+    kernels::packKey(other.data(), 66, hd, packed.data());
+    kernels::unpackKey(packed.data(), 66, hd, row.data());
+    CHECK(row == other);
+}
+
+template <std::size_t R>
+void checkScoreTile(std::size_t hd) {
+    auto q = ref::randomVector(R * hd, 10 + R);
+    const std::size_t kLen = 50;  // a partial block: columns 50..63 are padding
+    auto K = ref::randomVector(kLen * hd, 20 + R);
+    std::vector<float> packed(kernels::packedKeysSize(kLen, hd));
+    kernels::packKeys(K.data(), kLen, hd, packed.data());
+    std::vector<float> a(R * kernels::kKeyBlock), b(R * kernels::kKeyBlock);
+    kernels::scoreTileScalar<R>(q.data(), packed.data(), hd, a.data());
+    kernels::scoreTileSimd<R>(q.data(), packed.data(), hd, b.data());
+    for (std::size_t i = 0; i < a.size(); ++i) CHECK(sameBits(a[i], b[i]));
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t t = 0; t < kernels::kKeyBlock; ++t) {
+            ld exact = 0, absSum = 0;
+            if (t < kLen)
+                for (std::size_t c = 0; c < hd; ++c) {
+                    exact += ld(q[r * hd + c]) * K[t * hd + c];
+                    absSum += std::fabs(ld(q[r * hd + c]) * K[t * hd + c]);
+                }
+            CHECK(std::fabs(double(a[r * kernels::kKeyBlock + t] - exact)) <= sumErrorBound(hd, absSum));
+        }
+}
+
+TEST_CASE("score tile (Q.K^T micro-kernel): SIMD equals scalar bit for bit, for 1..4 rows and odd head dims") {
+    for (std::size_t hd : {1u, 3u, 8u, 17u, 64u, 128u}) {
+        checkScoreTile<1>(hd);
+        checkScoreTile<2>(hd);
+        checkScoreTile<3>(hd);
+        checkScoreTile<4>(hd);
+    }
+}
+
+template <std::size_t R>
+void checkValueTile(std::size_t hd, std::size_t n) {
+    const std::size_t ps = kernels::kKeyBlock;
+    auto p = ref::randomVector(R * ps, 30 + R, 0.f, 1.f), V = ref::randomVector(n * hd, 40 + R), o = ref::randomVector(R * hd, 50 + R);
+    const float corr[4] = {0.5f, 1.0f, 0.0f, 0.25f};
+    auto a = o, b = o;
+    kernels::valueTileScalar<R>(p.data(), ps, n, V.data(), hd, a.data(), corr);
+    kernels::valueTileSimd<R>(p.data(), ps, n, V.data(), hd, b.data(), corr);
+    for (std::size_t i = 0; i < a.size(); ++i) CHECK(sameBits(a[i], b[i]));
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t c = 0; c < hd; ++c) {
+            ld exact = ld(o[r * hd + c]) * corr[r], absSum = std::fabs(exact);
+            for (std::size_t t = 0; t < n; ++t) {
+                exact += ld(p[r * ps + t]) * V[t * hd + c];
+                absSum += std::fabs(ld(p[r * ps + t]) * V[t * hd + c]);
+            }
+            CHECK(std::fabs(double(a[r * hd + c] - exact)) <= sumErrorBound(n + 1, absSum));
+        }
+}
+
+TEST_CASE("value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit for bit, for 1..4 rows and odd head dims") {
+    for (std::size_t hd : {1u, 5u, 8u, 20u, 64u})
+        for (std::size_t n : {1u, 13u, 64u}) {
+            checkValueTile<1>(hd, n);
+            checkValueTile<2>(hd, n);
+            checkValueTile<3>(hd, n);
+            checkValueTile<4>(hd, n);
+        }
+}
+
+TEST_CASE("dot / axpy SIMD kernels equal their scalar references") {
+    for (std::size_t n : {1u, 7u, 16u, 33u, 128u}) {
+        auto a = ref::randomVector(n, 1), b = ref::randomVector(n, 2);
+        CHECK(kernels::dotSimd(a.data(), b.data(), n) == doctest::Approx(kernels::dotScalar(a.data(), b.data(), n)).epsilon(1e-6));
+        auto y1 = b, y2 = b;
+        kernels::axpyScalar(0.37f, a.data(), y1.data(), n);
+        kernels::axpySimd(0.37f, a.data(), y2.data(), n);
+        CHECK(y1 == y2);
+    }
+}
