@@ -130,7 +130,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                 }
                 s.qPos = in.qPos[s.i];
                 const float* qc = term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
-                for (std::size_t c = 0; c < hd; ++c) qTile[r * hd + c] = in.scale * qc[c];  // softmax scale folded in once
+                for (std::size_t c = 0; c < hd; ++c) qTile[c * nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
                 s.m = kNegInf;
                 s.l = 0;
                 s.acc = ws.acc.data() + r * hd;
@@ -192,7 +192,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     contributes = true;
                 }
                 if (contributes)
-                    forRows<kernels::ValueTile>(static_cast<std::size_t>(nr), S, B, static_cast<std::size_t>(n), V + static_cast<std::size_t>(j0) * hd, hd,
+                    forRows<kernels::ValueTile>(static_cast<std::size_t>(nr), S, static_cast<std::size_t>(n), V + static_cast<std::size_t>(j0) * hd, hd,
                                                 ws.acc.data(), corr);
             }
 
@@ -206,7 +206,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     s.m = kernels::rowMaxSimd(s.row, kLen);
                     if (s.m != kNegInf) s.l = kernels::expShiftSimd(s.row, kLen, s.m);
                     else std::fill(s.row, s.row + kLen, 0.0f);
-                    kernels::valueTileSimd<1>(s.row, kLen, kLen, V, hd, s.acc, &one);
+                    kernels::valueTileSimd<1>(s.row, kLen, V, hd, s.acc, &one);
                     if (valueRows)
                         for (int j = 0; j < d.kLen; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += s.row[j];
                     if (out.weights) {

@@ -61,8 +61,7 @@ inline float expApproxScalar(float x) noexcept {
 #if POSENC_SIMD
 inline FloatBatch expApprox(FloatBatch x) noexcept {
     using namespace detail;
-    using IntBatch = xsimd::batch<std::int32_t>;
-    const FloatBatch xc = xsimd::min(xsimd::max(x, FloatBatch(kExpLo)), FloatBatch(kExpHi));
+    const FloatBatch xc = vmin(vmax(x, FloatBatch(kExpLo)), FloatBatch(kExpHi));
     const FloatBatch n = xsimd::nearbyint(xc * FloatBatch(kLog2e));
     const FloatBatch r = (xc - n * FloatBatch(kLn2Hi)) - n * FloatBatch(kLn2Lo);
     FloatBatch p(kC7);
@@ -73,7 +72,7 @@ inline FloatBatch expApprox(FloatBatch x) noexcept {
     p = p * r + FloatBatch(kC2);
     p = p * r + FloatBatch(1.0f);
     p = p * r + FloatBatch(1.0f);
-    const IntBatch bits = (xsimd::batch_cast<std::int32_t>(n) + IntBatch(127)) << 23;
+    const IntBatch bits = (truncToInt(n) + IntBatch(127)) << 23;
     const FloatBatch y = p * xsimd::bitwise_cast<FloatBatch>(bits);
     return xsimd::select(x < FloatBatch(kExpLo), FloatBatch(0.0f), y);
 }
@@ -104,7 +103,7 @@ inline float rowMaxSimd(const float* s, std::size_t n) noexcept {
 #if POSENC_SIMD
     if (n >= kFloatLanes) {
         FloatBatch mb = FloatBatch::load_unaligned(s);
-        for (t = kFloatLanes; t + kFloatLanes <= n; t += kFloatLanes) mb = xsimd::max(mb, FloatBatch::load_unaligned(s + t));
+        for (t = kFloatLanes; t + kFloatLanes <= n; t += kFloatLanes) mb = vmax(mb, FloatBatch::load_unaligned(s + t));
         alignas(64) float lanes[kFloatLanes];
         mb.store_aligned(lanes);
         for (float v : lanes) m = std::max(m, v);
@@ -167,24 +166,25 @@ inline void unpackKey(const float* packed, std::size_t j, std::size_t hd, float*
 }
 
 // --- S = Q · Kᵀ for one tile ---------------------------------------------------------------------
-// q: R rows of hd floats (contiguous, stride hd); Kb: one packed key block [hd][kKeyBlock];
-// s: R rows of kKeyBlock scores. All kKeyBlock columns are computed (padding keys are zeros).
-// Each score sums over channels c ascending from 0 in both twins.
+// qT: the tile's R query rows transposed, qT[c·R + r] (so one pointer serves every row: in wasm each
+// distinct address costs an add); Kb: one packed key block [hd][kKeyBlock]; s: R rows of kKeyBlock
+// scores. All kKeyBlock columns are computed (padding keys are zeros). Each score sums over channels
+// c ascending from 0 in both twins.
 template <std::size_t R>
-inline void scoreTileScalar(const float* q, const float* Kb, std::size_t hd, float* s) noexcept {
+inline void scoreTileScalar(const float* qT, const float* Kb, std::size_t hd, float* s) noexcept {
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t t = 0; t < kKeyBlock; ++t) {
             float acc = 0;
-            for (std::size_t c = 0; c < hd; ++c) acc = madd(q[r * hd + c], Kb[c * kKeyBlock + t], acc);
+            for (std::size_t c = 0; c < hd; ++c) acc = madd(qT[c * R + r], Kb[c * kKeyBlock + t], acc);
             s[r * kKeyBlock + t] = acc;
         }
 }
 
 template <std::size_t R>
-inline void scoreTileSimd(const float* q, const float* Kb, std::size_t hd, float* s) noexcept {
+inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, float* s) noexcept {
 #if POSENC_SIMD
     // Key vectors per step: 8 accumulators in all (V8 gives wasm SIMD 16 xmm registers).
-    constexpr std::size_t KV = R >= 4 ? 2 : (R == 3 ? 2 : 4 / R);
+    constexpr std::size_t KV = R >= 3 ? 2 : 4 / R;
     constexpr std::size_t step = KV * kFloatLanes;
     static_assert(kKeyBlock % kFloatLanes == 0, "a key block is whole vectors");
     std::size_t t = 0;
@@ -192,13 +192,14 @@ inline void scoreTileSimd(const float* q, const float* Kb, std::size_t hd, float
         FloatBatch a[R][KV];
         for (std::size_t r = 0; r < R; ++r)
             for (std::size_t v = 0; v < KV; ++v) a[r][v] = FloatBatch(0.0f);
-        const float* col = Kb + t;
-        for (std::size_t c = 0; c < hd; ++c) {
-            FloatBatch k[KV];
-            for (std::size_t v = 0; v < KV; ++v) k[v] = FloatBatch::load_unaligned(col + c * kKeyBlock + v * kFloatLanes);
+        const float* k = Kb + t;
+        const float* qc = qT;
+        for (std::size_t c = 0; c < hd; ++c, k += kKeyBlock, qc += R) {
+            FloatBatch kv[KV];
+            for (std::size_t v = 0; v < KV; ++v) kv[v] = FloatBatch::load_unaligned(k + v * kFloatLanes);
             for (std::size_t r = 0; r < R; ++r) {
-                const FloatBatch qb(q[r * hd + c]);
-                for (std::size_t v = 0; v < KV; ++v) a[r][v] = madd(qb, k[v], a[r][v]);
+                const FloatBatch qb(qc[r]);
+                for (std::size_t v = 0; v < KV; ++v) a[r][v] = madd(qb, kv[v], a[r][v]);
             }
         }
         for (std::size_t r = 0; r < R; ++r)
@@ -209,31 +210,32 @@ inline void scoreTileSimd(const float* q, const float* Kb, std::size_t hd, float
         for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch(0.0f);
         for (std::size_t c = 0; c < hd; ++c) {
             const FloatBatch k = FloatBatch::load_unaligned(Kb + c * kKeyBlock + t);
-            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(q[r * hd + c]), k, a[r]);
+            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(qT[c * R + r]), k, a[r]);
         }
         for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(s + r * kKeyBlock + t);
     }
 #else
-    scoreTileScalar<R>(q, Kb, hd, s);
+    scoreTileScalar<R>(qT, Kb, hd, s);
 #endif
 }
 
 // --- O = O · corr + P · V for one tile -----------------------------------------------------------
-// p: R rows of weights, row stride ps; n keys; V: n value rows of hd floats; o: R rows of hd floats;
-// corr: R factors (the online softmax's rescale of what was accumulated so far).
-// Each output element is o·corr, then + p[t]·v[t] for t ascending, in both twins.
+// p: R rows of weights, row stride kKeyBlock (a compile-time stride: constant offsets from one
+// pointer); n keys; V: n value rows of hd floats; o: R rows of hd floats; corr: R factors (the online
+// softmax's rescale of what was accumulated so far). Each output element is o·corr, then
+// + p[t]·v[t] for t ascending, in both twins.
 template <std::size_t R>
-inline void valueTileScalar(const float* p, std::size_t ps, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+inline void valueTileScalar(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t c = 0; c < hd; ++c) {
             float acc = o[r * hd + c] * corr[r];
-            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * ps + t], V[t * hd + c], acc);
+            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * kKeyBlock + t], V[t * hd + c], acc);
             o[r * hd + c] = acc;
         }
 }
 
 template <std::size_t R>
-inline void valueTileSimd(const float* p, std::size_t ps, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
 #if POSENC_SIMD
     constexpr std::size_t CV = R >= 3 ? 2 : 4 / R;  // channel vectors per step: ~8 accumulators
     std::size_t c = 0;
@@ -241,12 +243,13 @@ inline void valueTileSimd(const float* p, std::size_t ps, std::size_t n, const f
         FloatBatch a[R][CV];
         for (std::size_t r = 0; r < R; ++r)
             for (std::size_t v = 0; v < CV; ++v) a[r][v] = FloatBatch::load_unaligned(o + r * hd + c + v * kFloatLanes) * FloatBatch(corr[r]);
-        for (std::size_t t = 0; t < n; ++t) {
-            FloatBatch x[CV];
-            for (std::size_t v = 0; v < CV; ++v) x[v] = FloatBatch::load_unaligned(V + t * hd + c + v * kFloatLanes);
+        const float* x = V + c;
+        for (std::size_t t = 0; t < n; ++t, x += hd) {
+            FloatBatch xv[CV];
+            for (std::size_t v = 0; v < CV; ++v) xv[v] = FloatBatch::load_unaligned(x + v * kFloatLanes);
             for (std::size_t r = 0; r < R; ++r) {
-                const FloatBatch pb(p[r * ps + t]);
-                for (std::size_t v = 0; v < CV; ++v) a[r][v] = madd(pb, x[v], a[r][v]);
+                const FloatBatch pb(p[r * kKeyBlock + t]);
+                for (std::size_t v = 0; v < CV; ++v) a[r][v] = madd(pb, xv[v], a[r][v]);
             }
         }
         for (std::size_t r = 0; r < R; ++r)
@@ -257,18 +260,18 @@ inline void valueTileSimd(const float* p, std::size_t ps, std::size_t n, const f
         for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch::load_unaligned(o + r * hd + c) * FloatBatch(corr[r]);
         for (std::size_t t = 0; t < n; ++t) {
             const FloatBatch x = FloatBatch::load_unaligned(V + t * hd + c);
-            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(p[r * ps + t]), x, a[r]);
+            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(p[r * kKeyBlock + t]), x, a[r]);
         }
         for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(o + r * hd + c);
     }
     for (; c < hd; ++c)  // channels past the last whole vector (odd head dims)
         for (std::size_t r = 0; r < R; ++r) {
             float acc = o[r * hd + c] * corr[r];
-            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * ps + t], V[t * hd + c], acc);
+            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * kKeyBlock + t], V[t * hd + c], acc);
             o[r * hd + c] = acc;
         }
 #else
-    valueTileScalar<R>(p, ps, n, V, hd, o, corr);
+    valueTileScalar<R>(p, n, V, hd, o, corr);
 #endif
 }
 
@@ -284,12 +287,12 @@ inline void forRows(std::size_t rows, A&&... args) noexcept {
 }
 template <std::size_t R>
 struct ScoreTile {
-    static void run(const float* q, const float* Kb, std::size_t hd, float* s) noexcept { scoreTileSimd<R>(q, Kb, hd, s); }
+    static void run(const float* qT, const float* Kb, std::size_t hd, float* s) noexcept { scoreTileSimd<R>(qT, Kb, hd, s); }
 };
 template <std::size_t R>
 struct ValueTile {
-    static void run(const float* p, std::size_t ps, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
-        valueTileSimd<R>(p, ps, n, V, hd, o, corr);
+    static void run(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+        valueTileSimd<R>(p, n, V, hd, o, corr);
     }
 };
 static_assert(kTileRows == 4, "forRows dispatches 1..4 rows");

@@ -9,6 +9,9 @@
 #define POSENC_SIMD 0
 #else
 #include <xsimd/xsimd.hpp>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 #if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
 #define POSENC_SIMD 0
 #else
@@ -17,6 +20,7 @@
 #endif
 
 #include <cmath>
+#include <cstdint>
 
 namespace posenc::kernels {
 // a*b + c for the multiply-accumulate kernels. Where the target has fused multiply-add (native
@@ -35,6 +39,20 @@ using FloatBatch = xsimd::batch<float>;
 using DoubleBatch = xsimd::batch<double>;
 constexpr std::size_t kFloatLanes = FloatBatch::size;
 constexpr std::size_t kDoubleLanes = DoubleBatch::size;
+// Operations whose SSE emulation in wasm is slow (Emscripten lowers _mm_cvttps_epi32 lane by lane and
+// _mm_min/max_ps to compare + select): in wasm they use the SIMD128 instruction directly. Inputs here
+// are never NaN, where the two semantics would differ.
+using IntBatch = xsimd::batch<std::int32_t>;
+#if defined(__wasm_simd128__)
+inline IntBatch truncToInt(FloatBatch x) noexcept { return IntBatch(__m128i(wasm_i32x4_trunc_sat_f32x4(v128_t(__m128(x))))); }
+inline FloatBatch vmin(FloatBatch a, FloatBatch b) noexcept { return FloatBatch(__m128(wasm_f32x4_pmin(v128_t(__m128(a)), v128_t(__m128(b))))); }
+inline FloatBatch vmax(FloatBatch a, FloatBatch b) noexcept { return FloatBatch(__m128(wasm_f32x4_pmax(v128_t(__m128(a)), v128_t(__m128(b))))); }
+#else
+inline IntBatch truncToInt(FloatBatch x) noexcept { return xsimd::batch_cast<std::int32_t>(x); }
+inline FloatBatch vmin(FloatBatch a, FloatBatch b) noexcept { return xsimd::min(a, b); }
+inline FloatBatch vmax(FloatBatch a, FloatBatch b) noexcept { return xsimd::max(a, b); }
+#endif
+
 #if POSENC_FMA && defined(__AVX512F__)  // xsimd 8's avx512f batch has no fused fma of its own
 inline FloatBatch madd(FloatBatch a, FloatBatch b, FloatBatch c) noexcept { return FloatBatch(_mm512_fmadd_ps(a, b, c)); }
 #elif POSENC_FMA

@@ -97,9 +97,12 @@ void checkScoreTile(std::size_t hd) {
     auto K = ref::randomVector(kLen * hd, 20 + R);
     std::vector<float> packed(kernels::packedKeysSize(kLen, hd));
     kernels::packKeys(K.data(), kLen, hd, packed.data());
+    std::vector<float> qT(R * hd);  // the kernel takes the tile's rows transposed
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t c = 0; c < hd; ++c) qT[c * R + r] = q[r * hd + c];
     std::vector<float> a(R * kernels::kKeyBlock), b(R * kernels::kKeyBlock);
-    kernels::scoreTileScalar<R>(q.data(), packed.data(), hd, a.data());
-    kernels::scoreTileSimd<R>(q.data(), packed.data(), hd, b.data());
+    kernels::scoreTileScalar<R>(qT.data(), packed.data(), hd, a.data());
+    kernels::scoreTileSimd<R>(qT.data(), packed.data(), hd, b.data());
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(sameBits(a[i], b[i]));
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t t = 0; t < kernels::kKeyBlock; ++t) {
@@ -128,8 +131,8 @@ void checkValueTile(std::size_t hd, std::size_t n) {
     auto p = ref::randomVector(R * ps, 30 + R, 0.f, 1.f), V = ref::randomVector(n * hd, 40 + R), o = ref::randomVector(R * hd, 50 + R);
     const float corr[4] = {0.5f, 1.0f, 0.0f, 0.25f};
     auto a = o, b = o;
-    kernels::valueTileScalar<R>(p.data(), ps, n, V.data(), hd, a.data(), corr);
-    kernels::valueTileSimd<R>(p.data(), ps, n, V.data(), hd, b.data(), corr);
+    kernels::valueTileScalar<R>(p.data(), n, V.data(), hd, a.data(), corr);
+    kernels::valueTileSimd<R>(p.data(), n, V.data(), hd, b.data(), corr);
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(sameBits(a[i], b[i]));
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t c = 0; c < hd; ++c) {
