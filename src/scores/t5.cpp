@@ -37,7 +37,7 @@ int t5Bucket(std::int64_t rel, const T5BucketOptions& o) {
     return bucket + static_cast<int>(std::min<std::int64_t>(v, n - 1));
 }
 
-T5Term::T5Term(const T5Encoding& e, int heads) : table_(e.table.data), heads_(heads), o_(e.buckets) {
+T5Term::T5Term(const T5Encoding& e, int heads) : table_(e.table.data), o_(e.buckets) {
     validate(o_);
     if (e.heads != heads) fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
     const std::size_t want = static_cast<std::size_t>(o_.numBuckets) * heads;
@@ -45,6 +45,12 @@ T5Term::T5Term(const T5Encoding& e, int heads) : table_(e.table.data), heads_(he
         fail("encoding.table", "must have numBuckets*heads = " + std::to_string(want) + " elements (got " + std::to_string(e.table.size) + ")");
     lookup_.resize(2 * static_cast<std::size_t>(o_.maxDistance) + 1);
     for (int r = -o_.maxDistance; r <= o_.maxDistance; ++r) lookup_[r + o_.maxDistance] = t5Bucket(r, o_);
+    // Per head, the bias of every relative position in [-maxDistance, maxDistance] (saturated beyond):
+    // a block then costs one clamp and one load per key.
+    const std::size_t span = lookup_.size();
+    biasByDistance_.resize(span * heads);
+    for (int h = 0; h < heads; ++h)
+        for (std::size_t r = 0; r < span; ++r) biasByDistance_[h * span + r] = table_[static_cast<std::size_t>(lookup_[r]) * heads + h];
 }
 
 int T5Term::bucket(std::int64_t rel) const {
@@ -53,7 +59,9 @@ int T5Term::bucket(std::int64_t rel) const {
 }
 
 void T5Term::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
-    for (int j = j0; j < j1; ++j) s[j - j0] += table_[bucket(static_cast<std::int64_t>(kPos[j]) - qPos) * heads_ + h];
+    const std::int64_t md = o_.maxDistance;
+    const float* bias = biasByDistance_.data() + static_cast<std::size_t>(h) * (2 * md + 1) + md;
+    for (int j = j0; j < j1; ++j) s[j - j0] += bias[std::clamp<std::int64_t>(static_cast<std::int64_t>(kPos[j]) - qPos, -md, md)];
 }
 
 }  // namespace posenc

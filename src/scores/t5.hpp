@@ -35,9 +35,9 @@ public:
 
 private:
     const float* table_;
-    int heads_;
     T5BucketOptions o_;
     std::vector<int> lookup_;  // buckets for rel in [-maxDistance, maxDistance]; saturated beyond
+    std::vector<float> biasByDistance_;  // [heads, 2 maxDistance + 1]: table[lookup_[rel], h]
 };
 
 }  // namespace posenc
