@@ -71,8 +71,8 @@ void ropeBench() {
     std::printf("{\"bench\":\"rotateHalf kernel\",\"target\":\"native\",\"scalar_novec_us\":%.2f,\"scalar_autovec_us\":%.2f,\"simd_us\":%.2f,\"speedup_vs_scalar\":%.2f}\n",
                 tn * 1e6, ts * 1e6, tv * 1e6, tn / tv);
 }
-// Causal self-attention, [heads, T, headDim], RoPE (and optionally ALiBi on top via a second run).
-double attentionMs(int heads, int T, int headDim, bool alibi, int reps) {
+// Causal self-attention, [heads, T, headDim], with RoPE (ops B, C, C') or ALiBi (B').
+bench::Stats attentionStats(int heads, int T, int headDim, bool alibi, int reps) {
     const std::size_t n = static_cast<std::size_t>(heads) * T * headDim;
     auto q = randomFloats(n), k = randomFloats(n), v = randomFloats(n);
     std::vector<float> out(n);
@@ -84,29 +84,35 @@ double attentionMs(int heads, int T, int headDim, bool alibi, int reps) {
     r.causal = true;
     if (alibi) r.encoding = AlibiEncoding{heads, {}, false};
     else r.encoding = RopeEncoding{};
-    return bench::medianSeconds([&] { attention(r, out.data()); }, reps) * 1e3;
+    return bench::stats([&] { attention(r, out.data()); }, reps);
+}
+
+void printAttention(const char* op, int heads, int T, bool alibi, int reps) {
+    const auto s = attentionStats(heads, T, 64, alibi, reps);
+    std::printf("{\"bench\":\"attention\",\"op\":\"%s\",\"heads\":%d,\"T\":%d,\"encoding\":\"%s\",\"median_ms\":%.3f,\"min_ms\":%.3f}\n", op, heads, T,
+                alibi ? "alibi" : "rope", s.median * 1e3, s.min * 1e3);
 }
 
 void attentionBench() {
-    for (int T : {1024, 4096}) {
-        const double rope = attentionMs(8, T, 64, false, T > 1024 ? 3 : 5);
-        const double alibi = attentionMs(8, T, 64, true, T > 1024 ? 3 : 5);
-        std::printf("{\"bench\":\"attention\",\"target\":\"native\",\"T\":%d,\"rope_ms\":%.2f,\"alibi_ms\":%.2f}\n", T, rope, alibi);
-    }
+    printAttention("B", 8, 1024, false, 9);
+    printAttention("B'", 8, 1024, true, 9);
+    printAttention("C", 8, 4096, false, 3);
 }
 
 // Peak RSS of one causal RoPE attention at [heads, T, 64]: memory must stay O(T d).
 void attentionRss(int heads, int T) {
-    const double ms = attentionMs(heads, T, 64, false, 1);
+    const auto s = attentionStats(heads, T, 64, false, 1);
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
     const double inputsMiB = 4.0 * heads * T * 64 * 4 / (1 << 20);  // q, k, v, out
-    std::printf("{\"bench\":\"attention peak RSS\",\"target\":\"native\",\"heads\":%d,\"T\":%d,\"ms\":%.0f,\"peakRssMiB\":%.1f,\"tensorsMiB\":%.1f,\"TxT_floatMiB\":%.0f}\n",
-                heads, T, ms, ru.ru_maxrss / 1024.0, inputsMiB, 4.0 * T * T / (1 << 20));
+    std::printf("{\"bench\":\"attention peak RSS\",\"op\":\"C'\",\"heads\":%d,\"T\":%d,\"ms\":%.0f,\"peakRssMiB\":%.1f,\"tensorsMiB\":%.1f,\"TxT_floatMiB\":%.0f}\n",
+                heads, T, s.min * 1e3, ru.ru_maxrss / 1024.0, inputsMiB, 4.0 * heads * T * T / (1 << 20));
 }
-// One decode step against a full cache: kvHeads 8, headDim 64, `cached` tokens, RoPE, 8 query heads.
-void cacheBench(int cached) {
-    const int kvHeads = 8, headDim = 64, heads = 8;
+
+// Op D: one decode step against a full cache: `heads` query heads on 8 kv heads x 64, `cached`
+// tokens, RoPE. Every cached key and value is read once per step.
+void cacheBench(int cached, int heads) {
+    const int kvHeads = 8, headDim = 64;
     KVCacheConfig c;
     c.kvHeads = kvHeads;
     c.headDim = headDim;
@@ -118,10 +124,10 @@ void cacheBench(int cached) {
     cache.append(k, v, cached);
     auto q = randomFloats(static_cast<std::size_t>(heads) * headDim);
     std::vector<float> out(q.size());
-    const double t = bench::bestSeconds([&] { cache.attend(q, heads, 1, NoEncoding{}, {}, true, out.data()); }, 15);
+    const auto s = bench::stats([&] { cache.attend(q, heads, 1, NoEncoding{}, {}, true, out.data()); }, 15);
     const double bytes = 2.0 * n * 4;  // every cached key and value read once
-    std::printf("{\"bench\":\"decode step\",\"target\":\"native\",\"cached\":%d,\"ms\":%.3f,\"GBs\":%.2f,\"copyGBs\":%.2f}\n", cached, t * 1e3,
-                bytes / t / 1e9, copyGBs(n));
+    std::printf("{\"bench\":\"decode step\",\"op\":\"D\",\"heads\":%d,\"kvHeads\":%d,\"cached\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"GBs\":%.2f,\"copyGBs\":%.2f}\n",
+                heads, kvHeads, cached, s.median * 1e3, s.min * 1e3, bytes / s.min / 1e9, copyGBs(n));
 }
 }  // namespace
 
@@ -129,7 +135,10 @@ int main(int argc, char** argv) {
     const char* which = argc > 1 ? argv[1] : "all";
     if (!std::strcmp(which, "all") || !std::strcmp(which, "rope")) ropeBench();
     if (!std::strcmp(which, "all") || !std::strcmp(which, "attention")) attentionBench();
-    if (!std::strcmp(which, "all") || !std::strcmp(which, "cache")) cacheBench(32768);
+    if (!std::strcmp(which, "all") || !std::strcmp(which, "cache")) {
+        cacheBench(32768, 8);
+        cacheBench(32768, 32);
+    }
     if (!std::strcmp(which, "attention-rss")) attentionRss(argc > 2 ? std::atoi(argv[2]) : 8, argc > 3 ? std::atoi(argv[3]) : 32768);
     return 0;
 }

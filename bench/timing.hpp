@@ -30,4 +30,20 @@ double bestSeconds(F&& f, int reps = 15) {
     }
     return best;
 }
+// Median and fastest of repeated runs (after one warm-up), in seconds.
+struct Stats {
+    double median, min;
+};
+template <class F>
+Stats stats(F&& f, int reps = 9) {
+    std::vector<double> t;
+    f();  // warm-up
+    for (int i = 0; i < reps; ++i) {
+        const auto a = std::chrono::steady_clock::now();
+        f();
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+    }
+    std::sort(t.begin(), t.end());
+    return {t[t.size() / 2], t.front()};
+}
 }  // namespace bench

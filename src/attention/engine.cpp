@@ -63,7 +63,6 @@ struct RowState {
 };
 
 void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
-    using kernels::forRows;
     AttentionWorkspace local;
     AttentionWorkspace& ws = workspace ? *workspace : local;
     const AttentionDims& d = in.dims;
@@ -120,6 +119,8 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         for (int row0 = 0; row0 < rowsPerKv;) {
             int nr = std::min(static_cast<int>(R), rowsPerKv - row0);
             if (!mixHeads) nr = std::min(nr, (row0 / d.qLen + 1) * d.qLen - row0);  // stay within one head
+            const kernels::ScoreTileFn scoreTile = kernels::scoreTileFor(static_cast<std::size_t>(nr));
+            const kernels::ValueTileFn valueTile = kernels::valueTileFor(static_cast<std::size_t>(nr));
             for (int r = 0; r < nr; ++r) {
                 RowState& s = st[r];
                 s.h = kvh * group + (row0 + r) / d.qLen;
@@ -149,7 +150,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                         for (int r = 0; r < nr; ++r) std::fill(st[r].row + j0, st[r].row + j1, kNegInf);
                     continue;
                 }
-                forRows<kernels::ScoreTile>(static_cast<std::size_t>(nr), qTile, Kp + b * hd * B, hd, S);
+                scoreTile(qTile, Kp + b * hd * B, hd, S);
                 float corr[R];
                 bool contributes = false;
                 for (int r = 0; r < nr; ++r) {
@@ -192,7 +193,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     contributes = true;
                 }
                 if (contributes)
-                    forRows<kernels::ValueTile>(static_cast<std::size_t>(nr), S, static_cast<std::size_t>(n), V + static_cast<std::size_t>(j0) * hd, hd,
+                    valueTile(S, static_cast<std::size_t>(n), V + static_cast<std::size_t>(j0) * hd, hd,
                                                 ws.acc.data(), corr);
             }
 

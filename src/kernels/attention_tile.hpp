@@ -275,26 +275,20 @@ inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::si
 #endif
 }
 
-// Runtime row count (1..kTileRows) to the templates above.
-template <template <std::size_t> class K, class... A>
-inline void forRows(std::size_t rows, A&&... args) noexcept {
-    switch (rows) {
-        case 1: K<1>::run(args...); break;
-        case 2: K<2>::run(args...); break;
-        case 3: K<3>::run(args...); break;
-        default: K<4>::run(args...); break;
-    }
+// Runtime row count (1..kTileRows) to the templates above, through a table of function pointers: an
+// indirect call cannot be inlined (binaryen inlines single-caller functions whatever the source says),
+// so each micro-kernel stays a small function of its own and V8 keeps its accumulators in registers
+// (inlined into the engine's large loop they were spilled to the stack, at ~1.6x the time).
+using ScoreTileFn = void (*)(const float*, const float*, std::size_t, float*) noexcept;
+using ValueTileFn = void (*)(const float*, std::size_t, const float*, std::size_t, float*, const float*) noexcept;
+inline ScoreTileFn scoreTileFor(std::size_t rows) noexcept {
+    static constexpr ScoreTileFn fns[] = {&scoreTileSimd<1>, &scoreTileSimd<2>, &scoreTileSimd<3>, &scoreTileSimd<4>};
+    return fns[rows - 1];
 }
-template <std::size_t R>
-struct ScoreTile {
-    static void run(const float* qT, const float* Kb, std::size_t hd, float* s) noexcept { scoreTileSimd<R>(qT, Kb, hd, s); }
-};
-template <std::size_t R>
-struct ValueTile {
-    static void run(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
-        valueTileSimd<R>(p, n, V, hd, o, corr);
-    }
-};
-static_assert(kTileRows == 4, "forRows dispatches 1..4 rows");
+inline ValueTileFn valueTileFor(std::size_t rows) noexcept {
+    static constexpr ValueTileFn fns[] = {&valueTileSimd<1>, &valueTileSimd<2>, &valueTileSimd<3>, &valueTileSimd<4>};
+    return fns[rows - 1];
+}
+static_assert(kTileRows == 4, "the dispatch tables hold 1..4 rows");
 
 }  // namespace posenc::kernels
