@@ -22,19 +22,21 @@ constexpr std::size_t kTileRows = 4;    // query rows per tile (4 rows x 2 key v
 constexpr std::size_t kKeyBlock = 64;   // keys per block; packed key blocks are [headDim][kKeyBlock]
 
 // --- exp ------------------------------------------------------------------------------------------
-// expApprox(x) for float x: x = n·ln2 + r with |r| <= ln2/2 (two-part Cody-Waite ln2, so n·ln2hi is
-// exact), e^r by its Taylor series to r^7 (truncation < 8e-9 relative), scaled by 2^n through the
-// exponent bits. Stated accuracy (tested against std::exp in double over [-87, 88]): at most 2 ulp
-// relative (1.2 ulp measured). Below -87 it returns 0 (the true value is < 1.7e-38), so -inf gives exactly 0.
+// expApprox(x) for x <= 0 or -inf (the softmax only takes exp of a score minus the running max):
+// x = n·ln2 + r with |r| <= ln2/2 (two-part Cody-Waite ln2, so n·ln2hi is exact), e^r by its Taylor
+// series to r^7 (truncation < 8e-9 relative), scaled by 2^n through the exponent bits, which are
+// floored at 0 so results under 2^-126 flush to 0 without a compare and select.
+// Stated accuracy (tested against std::exp in double): at most 2 ulp relative on [-87, 0] (1.2 ulp
+// measured); exactly 0 from x <= -88 (true value < 6.1e-39), so -inf gives 0.
 namespace detail {
-constexpr float kExpLo = -87.0f, kExpHi = 88.0f;
+constexpr float kExpFloor = -100.0f;  // clamp: keeps n (and the int conversion) small and finite
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2Hi = 0.693359375f;           // 355/512: n·kLn2Hi is exact for |n| < 2^15
 constexpr float kLn2Lo = -2.12194440054690583e-4f;  // ln2 − kLn2Hi
 constexpr float kC2 = 1.0f / 2, kC3 = 1.0f / 6, kC4 = 1.0f / 24, kC5 = 1.0f / 120, kC6 = 1.0f / 720, kC7 = 1.0f / 5040;
 
-inline float pow2i(std::int32_t n) noexcept {  // 2^n for n in [-126, 127]
-    const std::int32_t bits = (n + 127) << 23;
+inline float pow2i(std::int32_t n) noexcept {  // 2^n for n in [-126, 127]; 0 below -126
+    const std::int32_t bits = std::max(n + 127, 0) << 23;
     float f;
     std::memcpy(&f, &bits, sizeof f);
     return f;
@@ -43,7 +45,7 @@ inline float pow2i(std::int32_t n) noexcept {  // 2^n for n in [-126, 127]
 
 inline float expApproxScalar(float x) noexcept {
     using namespace detail;
-    const float xc = std::min(std::max(x, kExpLo), kExpHi);
+    const float xc = std::max(x, kExpFloor);
     const float n = std::nearbyint(xc * kLog2e);
     const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
     float p = kC7;
@@ -54,14 +56,13 @@ inline float expApproxScalar(float x) noexcept {
     p = p * r + kC2;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    const float y = p * pow2i(static_cast<std::int32_t>(n));
-    return x < kExpLo ? 0.0f : y;
+    return p * pow2i(static_cast<std::int32_t>(n));
 }
 
 #if POSENC_SIMD
 inline FloatBatch expApprox(FloatBatch x) noexcept {
     using namespace detail;
-    const FloatBatch xc = vmin(vmax(x, FloatBatch(kExpLo)), FloatBatch(kExpHi));
+    const FloatBatch xc = vmax(x, FloatBatch(kExpFloor));
     const FloatBatch n = xsimd::nearbyint(xc * FloatBatch(kLog2e));
     const FloatBatch r = (xc - n * FloatBatch(kLn2Hi)) - n * FloatBatch(kLn2Lo);
     FloatBatch p(kC7);
@@ -72,9 +73,8 @@ inline FloatBatch expApprox(FloatBatch x) noexcept {
     p = p * r + FloatBatch(kC2);
     p = p * r + FloatBatch(1.0f);
     p = p * r + FloatBatch(1.0f);
-    const IntBatch bits = (truncToInt(n) + IntBatch(127)) << 23;
-    const FloatBatch y = p * xsimd::bitwise_cast<FloatBatch>(bits);
-    return xsimd::select(x < FloatBatch(kExpLo), FloatBatch(0.0f), y);
+    const IntBatch bits = xsimd::max(truncToInt(n) + IntBatch(127), IntBatch(0)) << 23;
+    return p * xsimd::bitwise_cast<FloatBatch>(bits);
 }
 #endif
 
