@@ -121,6 +121,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             if (!mixHeads) nr = std::min(nr, (row0 / d.qLen + 1) * d.qLen - row0);  // stay within one head
             const kernels::ScoreTileFn scoreTile = kernels::scoreTileFor(static_cast<std::size_t>(nr));
             const kernels::ValueTileFn valueTile = kernels::valueTileFor(static_cast<std::size_t>(nr));
+            const kernels::SoftmaxTileFn softmaxTile = kernels::softmaxTileFor(static_cast<std::size_t>(nr));
             for (int r = 0; r < nr; ++r) {
                 RowState& s = st[r];
                 s.h = kvh * group + (row0 + r) / d.qLen;
@@ -151,15 +152,13 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     continue;
                 }
                 scoreTile(qTile, Kp + b * hd * B, hd, S);
-                float corr[R];
-                bool contributes = false;
+                bool live[R];
                 for (int r = 0; r < nr; ++r) {
                     RowState& s = st[r];
                     float* sb = S + r * B;
-                    corr[r] = 1.0f;
+                    live[r] = !skip[r];
                     if (skip[r]) {
                         if (materialize) std::fill(s.row + j0, s.row + j1, kNegInf);
-                        else std::fill(sb, sb + n, 0.0f);  // weight 0 in this block's P.V
                         continue;
                     }
                     if (term.hasContent()) {  // content x position terms, scaled like q.k
@@ -172,29 +171,24 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
                         for (int j = j0; j < j1; ++j)
                             if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
-                    if (materialize) {
-                        std::copy(sb, sb + n, s.row + j0);
-                        continue;
-                    }
-                    const float blockMax = kernels::rowMaxSimd(sb, static_cast<std::size_t>(n));
-                    if (blockMax == kNegInf) {
-                        std::fill(sb, sb + n, 0.0f);
-                        continue;
-                    }
-                    // online softmax: rescale what was accumulated to the new running max
-                    const float mNew = std::max(s.m, blockMax);
-                    corr[r] = kernels::expApproxScalar(s.m - mNew);  // exp(-inf) = 0 on the first block
-                    s.l = s.l * corr[r] + kernels::expShiftSimd(sb, static_cast<std::size_t>(n), mNew);
-                    if (valueRows) {
+                    if (materialize) std::copy(sb, sb + n, s.row + j0);
+                }
+                if (materialize) continue;
+                // online softmax: running max, rescale factors and weights for the whole tile
+                float m[R], l[R], corr[R];
+                for (int r = 0; r < nr; ++r) m[r] = st[r].m, l[r] = st[r].l;
+                const bool contributes = softmaxTile(S, static_cast<std::size_t>(n), live, m, l, corr);
+                for (int r = 0; r < nr; ++r) {
+                    RowState& s = st[r];
+                    s.m = m[r];
+                    s.l = l[r];
+                    if (valueRows && live[r]) {
                         for (std::size_t v = 0; v < valueRows; ++v) s.wsum[v] *= corr[r];
-                        for (int j = j0; j < j1; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += sb[j - j0];
+                        for (int j = j0; j < j1; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += S[r * B + (j - j0)];
                     }
-                    s.m = mNew;
-                    contributes = true;
                 }
                 if (contributes)
-                    valueTile(S, static_cast<std::size_t>(n), V + static_cast<std::size_t>(j0) * hd, hd,
-                                                ws.acc.data(), corr);
+                    valueTile(S, static_cast<std::size_t>(n), V + static_cast<std::size_t>(j0) * hd, hd, ws.acc.data(), corr);
             }
 
             for (int r = 0; r < nr; ++r) {

@@ -8,17 +8,21 @@
 // accumulates through madd, fused on both sides or on neither); the two agree bit for bit (tests/native/test_kernels.cpp holds them to that).
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "kernels/simd.hpp"
 
 namespace posenc::kernels {
 
-constexpr std::size_t kTileRows = 4;    // query rows per tile (4 rows x 2 key vectors = 8 accumulators)
+// Query rows per tile: 4 rows x 2 vectors = 8 accumulators where there are 16 vector registers (SSE,
+// wasm SIMD128: V8 spills beyond that); 8 rows x 2 vectors = 16 where there are 32 (AVX-512).
+constexpr std::size_t kTileRows = kFloatLanes >= 16 ? 8 : 4;
 constexpr std::size_t kKeyBlock = 64;   // keys per block; packed key blocks are [headDim][kKeyBlock]
 
 // --- exp ------------------------------------------------------------------------------------------
@@ -136,6 +140,52 @@ inline float expShiftSimd(float* s, std::size_t n, float m) noexcept {
 #endif
     for (; t < n; ++t) sum += (s[t] = expApproxScalar(s[t] - m));
     return sum;
+}
+
+// --- online softmax over one tile's block of scores ---------------------------------------------
+// For each row r of s (R rows of kKeyBlock, n valid): if live[r], the block's max raises the running
+// max m[r]; corr[r] = exp(m_old − m_new) rescales what was accumulated (l[r] and the outputs), the
+// scores become p = exp(s − m_new) and l[r] = l[r]·corr[r] + Σp. A row that is not live, or whose
+// block is wholly masked (max −inf), gets p = 0 and corr = 1. Returns whether any row took weight.
+// Twins: identical p, corr and m bit for bit; l to float rounding (the sums' order differs).
+template <std::size_t R>
+inline bool softmaxTileScalar(float* s, std::size_t n, const bool* live, float* m, float* l, float* corr) noexcept {
+    bool any = false;
+    for (std::size_t r = 0; r < R; ++r) {
+        float* row = s + r * kKeyBlock;
+        const float blockMax = live[r] ? rowMaxScalar(row, n) : -std::numeric_limits<float>::infinity();
+        corr[r] = 1.0f;
+        if (blockMax == -std::numeric_limits<float>::infinity()) {
+            std::fill(row, row + n, 0.0f);
+            continue;
+        }
+        const float mNew = std::max(m[r], blockMax);
+        corr[r] = expApproxScalar(m[r] - mNew);  // exp(-inf) = 0 on a row's first block
+        l[r] = l[r] * corr[r] + expShiftScalar(row, n, mNew);
+        m[r] = mNew;
+        any = true;
+    }
+    return any;
+}
+
+template <std::size_t R>
+inline bool softmaxTileSimd(float* s, std::size_t n, const bool* live, float* m, float* l, float* corr) noexcept {
+    bool any = false;
+    for (std::size_t r = 0; r < R; ++r) {
+        float* row = s + r * kKeyBlock;
+        const float blockMax = live[r] ? rowMaxSimd(row, n) : -std::numeric_limits<float>::infinity();
+        corr[r] = 1.0f;
+        if (blockMax == -std::numeric_limits<float>::infinity()) {
+            std::fill(row, row + n, 0.0f);
+            continue;
+        }
+        const float mNew = std::max(m[r], blockMax);
+        corr[r] = expApproxScalar(m[r] - mNew);
+        l[r] = l[r] * corr[r] + expShiftSimd(row, n, mNew);
+        m[r] = mNew;
+        any = true;
+    }
+    return any;
 }
 
 // --- packed keys -----------------------------------------------------------------------------------
@@ -281,14 +331,26 @@ inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::si
 // (inlined into the engine's large loop they were spilled to the stack, at ~1.6x the time).
 using ScoreTileFn = void (*)(const float*, const float*, std::size_t, float*) noexcept;
 using ValueTileFn = void (*)(const float*, std::size_t, const float*, std::size_t, float*, const float*) noexcept;
+using SoftmaxTileFn = bool (*)(float*, std::size_t, const bool*, float*, float*, float*) noexcept;
+namespace detail {
+template <std::size_t... I>
+constexpr auto scoreTiles(std::index_sequence<I...>) { return std::array<ScoreTileFn, sizeof...(I)>{&scoreTileSimd<I + 1>...}; }
+template <std::size_t... I>
+constexpr auto valueTiles(std::index_sequence<I...>) { return std::array<ValueTileFn, sizeof...(I)>{&valueTileSimd<I + 1>...}; }
+template <std::size_t... I>
+constexpr auto softmaxTiles(std::index_sequence<I...>) { return std::array<SoftmaxTileFn, sizeof...(I)>{&softmaxTileSimd<I + 1>...}; }
+}  // namespace detail
 inline ScoreTileFn scoreTileFor(std::size_t rows) noexcept {
-    static constexpr ScoreTileFn fns[] = {&scoreTileSimd<1>, &scoreTileSimd<2>, &scoreTileSimd<3>, &scoreTileSimd<4>};
+    static constexpr auto fns = detail::scoreTiles(std::make_index_sequence<kTileRows>());
     return fns[rows - 1];
 }
 inline ValueTileFn valueTileFor(std::size_t rows) noexcept {
-    static constexpr ValueTileFn fns[] = {&valueTileSimd<1>, &valueTileSimd<2>, &valueTileSimd<3>, &valueTileSimd<4>};
+    static constexpr auto fns = detail::valueTiles(std::make_index_sequence<kTileRows>());
     return fns[rows - 1];
 }
-static_assert(kTileRows == 4, "the dispatch tables hold 1..4 rows");
+inline SoftmaxTileFn softmaxTileFor(std::size_t rows) noexcept {
+    static constexpr auto fns = detail::softmaxTiles(std::make_index_sequence<kTileRows>());
+    return fns[rows - 1];
+}
 
 }  // namespace posenc::kernels

@@ -76,6 +76,63 @@ TEST_CASE("row max and exp-shift: SIMD equals scalar (exponentials bit for bit, 
     }
 }
 
+template <std::size_t R>
+void checkSoftmaxTile(std::size_t n) {
+    auto sc = ref::randomVector(R * kernels::kKeyBlock, 60 + R, -8.f, 8.f);
+    const float inf = std::numeric_limits<float>::infinity();
+    sc[1] = -inf;  // a masked key
+    if (R > 2)
+        for (std::size_t t = 0; t < n; ++t) sc[2 * kernels::kKeyBlock + t] = -inf;  // a wholly masked row
+    bool live[R];
+    for (std::size_t r = 0; r < R; ++r) live[r] = r != 1;  // row 1 skipped
+    float m0[R], l0[R];
+    for (std::size_t r = 0; r < R; ++r) m0[r] = r == 0 ? -inf : 0.5f * r, l0[r] = r == 0 ? 0.f : 2.f;
+    auto a = sc, b = sc;
+    float ma[R], la[R], ca[R], mb[R], lb[R], cb[R];
+    std::copy(m0, m0 + R, ma), std::copy(l0, l0 + R, la), std::copy(m0, m0 + R, mb), std::copy(l0, l0 + R, lb);
+    const bool anyA = kernels::softmaxTileScalar<R>(a.data(), n, live, ma, la, ca);
+    const bool anyB = kernels::softmaxTileSimd<R>(b.data(), n, live, mb, lb, cb);
+    CHECK(anyA == anyB);
+    for (std::size_t r = 0; r < R; ++r) {
+        for (std::size_t t = 0; t < n; ++t) CHECK(sameBits(a[r * kernels::kKeyBlock + t], b[r * kernels::kKeyBlock + t]));
+        CHECK(sameBits(ma[r], mb[r]));
+        CHECK(sameBits(ca[r], cb[r]));
+        CHECK(lb[r] == doctest::Approx(la[r]).epsilon(1e-6));
+        // against the definition, in long double
+        const bool wholeMasked = !live[r] || (R > 2 && r == 2);
+        if (wholeMasked) {
+            CHECK(ca[r] == 1.0f);
+            CHECK(ma[r] == m0[r]);
+            for (std::size_t t = 0; t < n; ++t) CHECK(a[r * kernels::kKeyBlock + t] == 0.0f);
+            continue;
+        }
+        ld mx = -inf;
+        for (std::size_t t = 0; t < n; ++t) mx = std::max(mx, ld(sc[r * kernels::kKeyBlock + t]));
+        const ld mNew = std::max(ld(m0[r]), mx), corr = std::exp(ld(m0[r]) - mNew);
+        ld sum = 0;
+        for (std::size_t t = 0; t < n; ++t) {
+            const ld p = std::exp(ld(sc[r * kernels::kKeyBlock + t]) - mNew);
+            sum += p;
+            // 2 ulp for exp, plus the float rounding of s - m (relative 2^-24 |s - m| in the result)
+            const double tol = 2.4e-7 + std::ldexp(std::fabs(double(ld(sc[r * kernels::kKeyBlock + t]) - mNew)), -24);
+            CHECK(double(a[r * kernels::kKeyBlock + t]) == doctest::Approx(double(p)).epsilon(tol));
+        }
+        CHECK(double(ma[r]) == double(mNew));
+        CHECK(double(ca[r]) == doctest::Approx(double(corr)).epsilon(3e-7));
+        CHECK(double(la[r]) == doctest::Approx(double(ld(l0[r]) * corr + sum)).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("tile softmax (online max, rescale, weights): SIMD equals scalar, both equal the definition") {
+    for (std::size_t n : {1u, 5u, 64u}) {
+        checkSoftmaxTile<1>(n);
+        checkSoftmaxTile<2>(n);
+        checkSoftmaxTile<3>(n);
+        checkSoftmaxTile<4>(n);
+        checkSoftmaxTile<8>(n);
+    }
+}
+
 TEST_CASE("packed keys: key j channel c at block(j)*hd*64 + c*64 + j mod 64, zero padding, round trip") {
     const std::size_t hd = 5, kLen = 70;
     auto K = ref::randomVector(kLen * hd, 3);
@@ -120,12 +177,14 @@ void checkScoreTile(std::size_t hd) {
         }
 }
 
-TEST_CASE("score tile (Q.K^T micro-kernel): SIMD equals scalar bit for bit, for 1..4 rows and odd head dims") {
+TEST_CASE("score tile (Q.K^T micro-kernel): SIMD equals scalar bit for bit, for 1..8 rows and odd head dims") {
     for (std::size_t hd : {1u, 3u, 8u, 17u, 64u, 128u}) {
         checkScoreTile<1>(hd);
         checkScoreTile<2>(hd);
         checkScoreTile<3>(hd);
         checkScoreTile<4>(hd);
+        checkScoreTile<6>(hd);
+        checkScoreTile<8>(hd);  // the AVX-512 tile
     }
 }
 
@@ -133,7 +192,8 @@ template <std::size_t R>
 void checkValueTile(std::size_t hd, std::size_t n) {
     const std::size_t ps = kernels::kKeyBlock;
     auto p = ref::randomVector(R * ps, 30 + R, 0.f, 1.f), V = ref::randomVector(n * hd, 40 + R), o = ref::randomVector(R * hd, 50 + R);
-    const float corr[4] = {0.5f, 1.0f, 0.0f, 0.25f};
+    float corr[R];
+    for (std::size_t r = 0; r < R; ++r) corr[r] = r % 4 == 0 ? 0.5f : r % 4 == 1 ? 1.0f : r % 4 == 2 ? 0.0f : 0.25f;
     auto a = o, b = o;
     kernels::valueTileScalar<R>(p.data(), n, V.data(), hd, a.data(), corr);
     kernels::valueTileSimd<R>(p.data(), n, V.data(), hd, b.data(), corr);
@@ -149,13 +209,15 @@ void checkValueTile(std::size_t hd, std::size_t n) {
         }
 }
 
-TEST_CASE("value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit for bit, for 1..4 rows and odd head dims") {
+TEST_CASE("value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit for bit, for 1..8 rows and odd head dims") {
     for (std::size_t hd : {1u, 5u, 8u, 20u, 64u})
         for (std::size_t n : {1u, 13u, 64u}) {
             checkValueTile<1>(hd, n);
             checkValueTile<2>(hd, n);
             checkValueTile<3>(hd, n);
             checkValueTile<4>(hd, n);
+            checkValueTile<6>(hd, n);
+            checkValueTile<8>(hd, n);
         }
 }
 
