@@ -51,6 +51,7 @@ struct AttentionWorkspace {
     };
     std::vector<BlockRange> blocks;
     std::vector<float> qTile, scores, content, acc, wsum, packedKeys, keyRows, rows;
+    float sink = 0;
 };
 
 // Shapes and pointers are assumed validated (see attention/attention.hpp for the checked entry).
