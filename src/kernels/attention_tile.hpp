@@ -35,6 +35,8 @@ constexpr std::size_t kKeyBlock = 64;   // keys per block; packed key blocks are
 namespace detail {
 constexpr float kExpFloor = -100.0f;  // clamp: keeps n (and the int conversion) small and finite
 constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kShifter = 12582912.0f;             // 1.5·2^23
+constexpr std::int32_t kShifterBits = 0x4B400000;   // its bit pattern: integer k added to it reads as bits + k
 constexpr float kLn2Hi = 0.693359375f;           // 355/512: n·kLn2Hi is exact for |n| < 2^15
 constexpr float kLn2Lo = -2.12194440054690583e-4f;  // ln2 − kLn2Hi
 constexpr float kC2 = 1.0f / 2, kC3 = 1.0f / 6, kC4 = 1.0f / 24, kC5 = 1.0f / 120, kC6 = 1.0f / 720, kC7 = 1.0f / 5040;
@@ -50,7 +52,10 @@ inline float pow2i(std::int32_t n) noexcept {  // 2^n for n in [-126, 127]; 0 be
 inline float expApproxScalar(float x) noexcept {
     using namespace detail;
     const float xc = std::max(x, kExpFloor);
-    const float n = std::nearbyint(xc * kLog2e);
+    // n = round(x log2e) by the 1.5·2^23 shifter: the add rounds to an integer held in the low
+    // mantissa bits (cheaper in wasm than nearest + saturating truncation)
+    const float shifted = xc * kLog2e + kShifter;
+    const float n = shifted - kShifter;
     const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
     float p = kC7;
     p = p * r + kC6;
@@ -60,14 +65,17 @@ inline float expApproxScalar(float x) noexcept {
     p = p * r + kC2;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    return p * pow2i(static_cast<std::int32_t>(n));
+    std::int32_t bits;
+    std::memcpy(&bits, &shifted, sizeof bits);
+    return p * pow2i(bits - kShifterBits);
 }
 
 #if POSENC_SIMD
 inline FloatBatch expApprox(FloatBatch x) noexcept {
     using namespace detail;
     const FloatBatch xc = vmax(x, FloatBatch(kExpFloor));
-    const FloatBatch n = xsimd::nearbyint(xc * FloatBatch(kLog2e));
+    const FloatBatch shifted = xc * FloatBatch(kLog2e) + FloatBatch(kShifter);
+    const FloatBatch n = shifted - FloatBatch(kShifter);
     const FloatBatch r = (xc - n * FloatBatch(kLn2Hi)) - n * FloatBatch(kLn2Lo);
     FloatBatch p(kC7);
     p = p * r + FloatBatch(kC6);
@@ -77,7 +85,7 @@ inline FloatBatch expApprox(FloatBatch x) noexcept {
     p = p * r + FloatBatch(kC2);
     p = p * r + FloatBatch(1.0f);
     p = p * r + FloatBatch(1.0f);
-    const IntBatch bits = xsimd::max(truncToInt(n) + IntBatch(127), IntBatch(0)) << 23;
+    const IntBatch bits = xsimd::max(xsimd::bitwise_cast<IntBatch>(shifted) - IntBatch(kShifterBits - 127), IntBatch(0)) << 23;
     return p * xsimd::bitwise_cast<FloatBatch>(bits);
 }
 #endif

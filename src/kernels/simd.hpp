@@ -39,17 +39,12 @@ using FloatBatch = xsimd::batch<float>;
 using DoubleBatch = xsimd::batch<double>;
 constexpr std::size_t kFloatLanes = FloatBatch::size;
 constexpr std::size_t kDoubleLanes = DoubleBatch::size;
-// Operations whose SSE emulation in wasm is slow (Emscripten lowers _mm_cvttps_epi32 lane by lane and
-// _mm_min/max_ps to compare + select): in wasm they use the SIMD128 instruction directly. Inputs here
-// are never NaN, where the two semantics would differ.
+// max of floats: Emscripten lowers _mm_max_ps to compare + select (x86's NaN rule), so in wasm it is
+// SIMD128's pmax. Inputs are never NaN, where the two would differ.
 using IntBatch = xsimd::batch<std::int32_t>;
 #if defined(__wasm_simd128__)
-inline IntBatch truncToInt(FloatBatch x) noexcept { return IntBatch(__m128i(wasm_i32x4_trunc_sat_f32x4(v128_t(__m128(x))))); }
-inline FloatBatch vmin(FloatBatch a, FloatBatch b) noexcept { return FloatBatch(__m128(wasm_f32x4_pmin(v128_t(__m128(a)), v128_t(__m128(b))))); }
 inline FloatBatch vmax(FloatBatch a, FloatBatch b) noexcept { return FloatBatch(__m128(wasm_f32x4_pmax(v128_t(__m128(a)), v128_t(__m128(b))))); }
 #else
-inline IntBatch truncToInt(FloatBatch x) noexcept { return xsimd::batch_cast<std::int32_t>(x); }
-inline FloatBatch vmin(FloatBatch a, FloatBatch b) noexcept { return xsimd::min(a, b); }
 inline FloatBatch vmax(FloatBatch a, FloatBatch b) noexcept { return xsimd::max(a, b); }
 #endif
 
