@@ -178,20 +178,28 @@ inline bool softmaxTileScalar(float* s, std::size_t n, const bool* live, float* 
 
 template <std::size_t R>
 inline bool softmaxTileSimd(float* s, std::size_t n, const bool* live, float* m, float* l, float* corr) noexcept {
-    bool any = false;
+    // Three passes so the rows' exponentials of (m_old - m_new) are one vector call instead of R
+    // latency-bound scalar ones.
+    constexpr std::size_t lanes = (R + kFloatLanes - 1) / kFloatLanes * kFloatLanes;
+    alignas(64) float shift[lanes] = {}, mNew[lanes] = {};
+    bool take[R], any = false;
+    for (std::size_t r = 0; r < R; ++r) {
+        const float blockMax = live[r] ? rowMaxSimd(s + r * kKeyBlock, n) : -std::numeric_limits<float>::infinity();
+        take[r] = blockMax != -std::numeric_limits<float>::infinity();
+        mNew[r] = take[r] ? std::max(m[r], blockMax) : m[r];
+        shift[r] = take[r] ? m[r] - mNew[r] : 0.0f;  // exp(0) = 1: rows without weight keep their sums
+        any |= take[r];
+    }
+    expApproxSimd(shift, shift, lanes);
     for (std::size_t r = 0; r < R; ++r) {
         float* row = s + r * kKeyBlock;
-        const float blockMax = live[r] ? rowMaxSimd(row, n) : -std::numeric_limits<float>::infinity();
-        corr[r] = 1.0f;
-        if (blockMax == -std::numeric_limits<float>::infinity()) {
+        corr[r] = shift[r];
+        if (!take[r]) {
             std::fill(row, row + n, 0.0f);
             continue;
         }
-        const float mNew = std::max(m[r], blockMax);
-        corr[r] = expApproxScalar(m[r] - mNew);
-        l[r] = l[r] * corr[r] + expShiftSimd(row, n, mNew);
-        m[r] = mNew;
-        any = true;
+        l[r] = l[r] * corr[r] + expShiftSimd(row, n, mNew[r]);
+        m[r] = mNew[r];
     }
     return any;
 }
