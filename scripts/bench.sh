@@ -27,7 +27,11 @@ cmake -S . -B build/native-sse -DPOSENC_NATIVE_ARCH=OFF -DCMAKE_CXX_FLAGS="-msse
 cmake --build build/native-sse -j "$jobs" --target posenc_bench >/dev/null
 
 # the peers, pinned by bench/peers/package-lock.json (never installed by npm test)
-if ! node -e 'for (const n of ["onnxruntime-web","onnx-proto","@tensorflow/tfjs-core","@tensorflow/tfjs-backend-wasm"]) require.resolve(n + "/package.json", { paths: ["bench/peers"] })' 2>/dev/null; then
+peers_ok=1
+for p in onnxruntime-web onnx-proto @tensorflow/tfjs-core @tensorflow/tfjs-backend-wasm; do
+  [ -f "bench/peers/node_modules/$p/package.json" ] || peers_ok=0
+done
+if [ "$peers_ok" = 0 ]; then
   echo "posenc bench: installing the peers (bench/peers)"
   npm --prefix bench/peers ci --no-audit --no-fund --loglevel=error
 fi
