@@ -169,7 +169,23 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     continue;
                 }
                 if (streaming && b + kAhead < blocks.size()) ws.sink += touchBlock(Kp, V, b + kAhead, d.kLen, hd);
-                scoreTile(qTile, Kp + b * hd * B, hd, S);
+                // Keys past the last one any row of the tile may see are not scored (the causal
+                // diagonal: on average half a block per tile).
+                int used = n;
+                if (in.mask.causal || in.mask.window > 0) {
+                    bool whole = true;
+                    for (int r = 0; r < nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, st[r].qPos);
+                    if (!whole) {
+                        used = 0;
+                        for (int j = j1 - 1; j >= j0 && used == 0; --j)
+                            for (int r = 0; r < nr; ++r)
+                                if (!skip[r] && keyAllowed(in.mask, st[r].qPos, in.kPos[j], j)) {
+                                    used = j - j0 + 1;
+                                    break;
+                                }
+                    }
+                }
+                scoreTile(qTile, Kp + b * hd * B, hd, S, static_cast<std::size_t>(used));
                 bool live[R];
                 for (int r = 0; r < nr; ++r) {
                     RowState& s = st[r];
@@ -181,32 +197,35 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     }
                     if (term.hasContent()) {  // content x position terms, scaled like q.k
                         float* cb = ws.content.data();
-                        std::fill(cb, cb + n, 0.0f);
-                        term.addContent(r, s.qPos, j0, j1, in.kPos, cb);
-                        kernels::axpySimd(in.scale, cb, sb, static_cast<std::size_t>(n));
+                        std::fill(cb, cb + used, 0.0f);
+                        term.addContent(r, s.qPos, j0, j0 + used, in.kPos, cb);
+                        kernels::axpySimd(in.scale, cb, sb, static_cast<std::size_t>(used));
                     }
-                    if (term.hasBias()) term.addBias(s.h, s.qPos, j0, j1, in.kPos, sb);
+                    if (term.hasBias()) term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
                     if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
-                        for (int j = j0; j < j1; ++j)
+                        for (int j = j0; j < j0 + used; ++j)
                             if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
-                    if (materialize) std::copy(sb, sb + n, s.row + j0);
+                    if (materialize) {
+                        std::copy(sb, sb + used, s.row + j0);
+                        std::fill(s.row + j0 + used, s.row + j1, kNegInf);
+                    }
                 }
                 if (materialize) continue;
                 // online softmax: running max, rescale factors and weights for the whole tile
                 float m[R], l[R], corr[R];
                 for (int r = 0; r < nr; ++r) m[r] = st[r].m, l[r] = st[r].l;
-                const bool contributes = softmaxTile(S, static_cast<std::size_t>(n), live, m, l, corr);
+                const bool contributes = softmaxTile(S, static_cast<std::size_t>(used), live, m, l, corr);
                 for (int r = 0; r < nr; ++r) {
                     RowState& s = st[r];
                     s.m = m[r];
                     s.l = l[r];
                     if (valueRows && live[r]) {
                         for (std::size_t v = 0; v < valueRows; ++v) s.wsum[v] *= corr[r];
-                        for (int j = j0; j < j1; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += S[r * B + (j - j0)];
+                        for (int j = j0; j < j0 + used; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += S[r * B + (j - j0)];
                     }
                 }
                 if (contributes)
-                    valueTile(S, static_cast<std::size_t>(n), V + static_cast<std::size_t>(j0) * hd, hd, ws.acc.data(), corr);
+                    valueTile(S, static_cast<std::size_t>(used), V + static_cast<std::size_t>(j0) * hd, hd, ws.acc.data(), corr);
             }
 
             for (int r = 0; r < nr; ++r) {

@@ -234,12 +234,13 @@ inline void unpackKey(const float* packed, std::size_t j, std::size_t hd, float*
 // --- S = Q · Kᵀ for one tile ---------------------------------------------------------------------
 // qT: the tile's R query rows transposed, qT[c·R + r] (so one pointer serves every row: in wasm each
 // distinct address costs an add); Kb: one packed key block [hd][kKeyBlock]; s: R rows of kKeyBlock
-// scores. All kKeyBlock columns are computed (padding keys are zeros). Each score sums over channels
-// c ascending from 0 in both twins.
+// scores, of which the first `cols` are computed (rounded up to whole vectors; padding keys are
+// zeros): a block on the causal diagonal needs only the keys up to the tile's last query. Each score
+// sums over channels c ascending from 0 in both twins.
 template <std::size_t R>
-inline void scoreTileScalar(const float* qT, const float* Kb, std::size_t hd, float* s) noexcept {
+inline void scoreTileScalar(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
     for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t t = 0; t < kKeyBlock; ++t) {
+        for (std::size_t t = 0; t < cols; ++t) {
             float acc = 0;
             for (std::size_t c = 0; c < hd; ++c) acc = madd(qT[c * R + r], Kb[c * kKeyBlock + t], acc);
             s[r * kKeyBlock + t] = acc;
@@ -247,14 +248,14 @@ inline void scoreTileScalar(const float* qT, const float* Kb, std::size_t hd, fl
 }
 
 template <std::size_t R>
-inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, float* s) noexcept {
+inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
 #if POSENC_SIMD
     // Key vectors per step: 8 accumulators in all (V8 gives wasm SIMD 16 xmm registers).
     constexpr std::size_t KV = R >= 3 ? 2 : 4 / R;
     constexpr std::size_t step = KV * kFloatLanes;
     static_assert(kKeyBlock % kFloatLanes == 0, "a key block is whole vectors");
     std::size_t t = 0;
-    for (; t + step <= kKeyBlock; t += step) {
+    for (; t + step <= kKeyBlock && t < cols; t += step) {
         FloatBatch a[R][KV];
         for (std::size_t r = 0; r < R; ++r)
             for (std::size_t v = 0; v < KV; ++v) a[r][v] = FloatBatch(0.0f);
@@ -271,7 +272,7 @@ inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, floa
         for (std::size_t r = 0; r < R; ++r)
             for (std::size_t v = 0; v < KV; ++v) a[r][v].store_unaligned(s + r * kKeyBlock + t + v * kFloatLanes);
     }
-    for (; t < kKeyBlock; t += kFloatLanes) {  // a block not divisible into whole steps (wide vectors)
+    for (; t < kKeyBlock && t < cols; t += kFloatLanes) {  // a block not divisible into whole steps (wide vectors)
         FloatBatch a[R];
         for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch(0.0f);
         for (std::size_t c = 0; c < hd; ++c) {
@@ -281,7 +282,7 @@ inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, floa
         for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(s + r * kKeyBlock + t);
     }
 #else
-    scoreTileScalar<R>(qT, Kb, hd, s);
+    scoreTileScalar<R>(qT, Kb, hd, s, cols);
 #endif
 }
 
@@ -345,7 +346,7 @@ inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::si
 // indirect call cannot be inlined (binaryen inlines single-caller functions whatever the source says),
 // so each micro-kernel stays a small function of its own and V8 keeps its accumulators in registers
 // (inlined into the engine's large loop they were spilled to the stack, at ~1.6x the time).
-using ScoreTileFn = void (*)(const float*, const float*, std::size_t, float*) noexcept;
+using ScoreTileFn = void (*)(const float*, const float*, std::size_t, float*, std::size_t) noexcept;
 using ValueTileFn = void (*)(const float*, std::size_t, const float*, std::size_t, float*, const float*) noexcept;
 using SoftmaxTileFn = bool (*)(float*, std::size_t, const bool*, float*, float*, float*) noexcept;
 namespace detail {

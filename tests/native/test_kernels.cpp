@@ -165,6 +165,16 @@ void checkScoreTile(std::size_t hd) {
     kernels::scoreTileScalar<R>(qT.data(), packed.data(), hd, a.data());
     kernels::scoreTileSimd<R>(qT.data(), packed.data(), hd, b.data());
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(sameBits(a[i], b[i]));
+    for (std::size_t cols : {1u, 9u, 33u}) {  // a diagonal block: only the first `cols` keys are scored
+        std::vector<float> c(R * kernels::kKeyBlock, -7.0f), e(R * kernels::kKeyBlock, -7.0f);
+        kernels::scoreTileScalar<R>(qT.data(), packed.data(), hd, c.data(), cols);
+        kernels::scoreTileSimd<R>(qT.data(), packed.data(), hd, e.data(), cols);
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t t = 0; t < cols; ++t) {
+                CHECK(sameBits(c[r * kernels::kKeyBlock + t], a[r * kernels::kKeyBlock + t]));
+                CHECK(sameBits(e[r * kernels::kKeyBlock + t], a[r * kernels::kKeyBlock + t]));
+            }
+    }
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t t = 0; t < kernels::kKeyBlock; ++t) {
             ld exact = 0, absSum = 0;
