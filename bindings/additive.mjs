@@ -1,6 +1,6 @@
 // The additive family beyond sinusoidal: argument checks, heap copies and calls into the core.
 import * as v from './validate.mjs';
-import { HeapBuffer } from './heap.mjs';
+import { checkOptions } from './options.mjs';
 
 const len = (t) => t?.length;  // HeapBuffer and typed arrays both have .length
 
@@ -21,7 +21,7 @@ const COMBINE = ['concat', 'sum'];
 
 export function makeAdditive(m, run, check) {
   function learned(positions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'learned');
     const pos = v.positions(positions);
     const dim = v.positive(o.dim, 'dim');
     const outOfRange = v.oneOf(o.outOfRange, 'outOfRange', ['error', 'clamp', 'interpolate'], 'error');
@@ -45,7 +45,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function positionIds(mask, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'positionIds');
     const { mk, batch, length, past } = maskArgs(mask, o);
     const style = v.oneOf(o.style, 'style', ['hf', 'roberta'], 'hf');
     const paddingIdx = o.paddingIdx === undefined ? 1 : v.nonNegative(o.paddingIdx, 'paddingIdx');
@@ -59,7 +59,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function nextPositions(mask, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'nextPositions');
     const { mk, batch, length, past } = maskArgs(mask, o);
     return run((s) => {
       const mp = s.alloc(mk.length, 'mask');
@@ -71,7 +71,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function modalityPositions(modalities, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'modalityPositions');
     const mods = v.int32Array(modalities, 'modalities');
     const offsets = intList(o.offsets, 'offsets');
     const lengths = o.lengths === undefined ? null : intList(o.lengths, 'lengths');
@@ -89,7 +89,7 @@ export function makeAdditive(m, run, check) {
   });
 
   function binary(positions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'binary');
     const pos = v.positions(positions);
     const c = codeOptions(o);
     const dim = o.dim === undefined ? c.bits : v.positive(o.dim, 'dim');
@@ -102,7 +102,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function codeDistance(a, b, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'codeDistance');
     const c = codeOptions(o);
     v.nonNegative(a, 'a');
     v.nonNegative(b, 'b');
@@ -114,7 +114,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function lowRank(positions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'lowRank');
     const pos = v.positions(positions);
     const rank = v.positive(o.rank, 'rank'), dim = v.positive(o.dim, 'dim');
     return run((s) => {
@@ -127,7 +127,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function sparse(positions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'sparse');
     const pos = v.positions(positions);
     const k = v.positive(o.k, 'k'), dim = v.positive(o.dim, 'dim');
     const indices = intList(o.indices, 'indices');
@@ -142,7 +142,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function randomFeatures(positions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'randomFeatures');
     const pos = v.positions(positions);
     const dim = v.positive(o.dim, 'dim');
     const seed = o.seed === undefined ? 0 : v.integer(o.seed, 'seed', { min: 0, max: Number.MAX_SAFE_INTEGER });
@@ -157,7 +157,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function axial(positions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'axial');
     const pos = v.positions(positions);
     const shape = intList(o.shape, 'shape', { min: 1 });
     const dims = intList(o.dims, 'dims', { min: 1 });
@@ -180,7 +180,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function twoLevel(segments, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'twoLevel');
     const seg = v.int32Array(segments, 'segments');
     const segmentDim = v.positive(o.segmentDim, 'segmentDim'), innerDim = v.positive(o.innerDim, 'innerDim');
     const combine = v.oneOf(o.combine, 'combine', COMBINE, 'concat');
@@ -201,7 +201,7 @@ export function makeAdditive(m, run, check) {
     const normalize = v.boolean(o.normalize, 'normalize', false);
     const scale = v.optionalNumber(o.scale, 'scale', 2 * Math.PI);
     const cells = Math.max(frames, 1) * height * width;
-    const mask = o.mask === undefined || o.mask === null ? null : v.mask(o.mask, 'mask');
+    const mask = o.mask === undefined ? null : v.mask(o.mask, 'mask');
     if (mask) v.requireLength(mask.length, cells, 'mask', frames ? 'frames*height*width' : 'height*width');
     const n = cells * (frames ? 3 : 2) * numPosFeats;
     return run((s) => {
@@ -214,7 +214,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function resizeGrid(grid, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'resizeGrid');
     const pair = (x, f) => {
       if (!Array.isArray(x) || x.length !== 2) throw new TypeError(`${f} must be [h, w] (got ${v.describe(x)})`);
       return [v.positive(x[0], `${f}[0]`), v.positive(x[1], `${f}[1]`)];
@@ -235,8 +235,8 @@ export function makeAdditive(m, run, check) {
 
   return {
     learned, positionIds, nextPositions, modalityPositions, binary, codeDistance, lowRank, sparse, randomFeatures, axial, twoLevel,
-    sine2d: (options) => sine(0, v.object(options, 'options')),
-    sine3d: (options) => { const o = v.object(options, 'options'); return sine(v.positive(o.frames, 'frames'), o); },
+    sine2d: (options) => sine(0, checkOptions(options, 'sine2d')),
+    sine3d: (options) => { const o = checkOptions(options, 'sine3d'); return sine(v.positive(o.frames, 'frames'), o); },
     resizeGrid,
   };
 }

@@ -1,11 +1,12 @@
 // Validates an `encoding` object ({kind, ...}) and builds the flat spec the binding takes, placing
 // its tables on the heap. Sizes are checked by the C++ core (messages name `encoding.<field>`).
 import * as v from './validate.mjs';
-import { HeapBuffer } from './heap.mjs';
-import { ropeSpec, ropeSpecOnHeap, ROPE_LAYOUTS } from './rope-config.mjs';
+import { ropeSpec, ropeSpecOnHeap } from './rope-config.mjs';
+import { OPTIONS, ENCODING_KINDS, ROPE_LAYOUTS, checkOptions, belongsIn, quoted } from './options.mjs';
 
-export const ENCODING_KINDS = ['none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey'];
-const SCALAR_BIAS = ['alibi', 't5', 'swin'];
+export { ENCODING_KINDS };
+export const SCALAR_BIAS = ['alibi', 't5', 'swin'];
+export const NO_ENCODING = Object.freeze({ kind: 'none' });  // what an omitted encoding means
 const DEBERTA_CONVENTIONS = ['hf', 'microsoft'];
 
 const EMPTY_ROPE = {
@@ -27,7 +28,7 @@ function blank() {
 
 // Places an optional float table on the heap: returns [offset, length].
 function table(scope, value, field, required) {
-  if (value === undefined || value === null) {
+  if (value === undefined) {
     if (required) throw new TypeError(`${field} is required`);
     return [0, 0];
   }
@@ -35,26 +36,41 @@ function table(scope, value, field, required) {
   return [ptr, value.length];  // HeapBuffer and typed arrays both have .length
 }
 
-export function encodingKind(encoding) {
-  const e = v.object(encoding ?? { kind: 'none' }, 'encoding');
-  return ENCODING_KINDS[v.oneOf(e.kind ?? 'none', 'encoding.kind', ENCODING_KINDS, 'none')];
+// Where a key unknown to this kind belongs: {kind: 't5', slopes} is more likely the wrong kind than a
+// typo, and {kind: 'rope', factor} a scaling field one level too high.
+function misplaced(kind) {
+  const inScaling = belongsIn('encoding.scaling', 'scaling');
+  return (key) => {
+    if (kind === 'rope' && inScaling(key)) return inScaling(key);
+    const owners = ENCODING_KINDS.filter((k) => k !== kind && Object.hasOwn(OPTIONS[`encoding.${k}`].keys, key));
+    return owners.length ? `it belongs to kind ${quoted(owners)}, not '${kind}'` : undefined;
+  };
 }
 
-// headDim is needed by rope (its headDim comes from the attention call).
-export function encodingSpec(scope, encoding, { headDim = 2, heads } = {}) {
-  const e = v.object(encoding ?? { kind: 'none' }, 'encoding');
-  const kind = encodingKind(e);
+// Checks an encoding's kind and keys; returns the kind.
+export function encodingKind(encoding) {
+  if (encoding === undefined) throw new TypeError('encoding is required');
+  const e = v.object(encoding, 'encoding');
+  if (e.kind === undefined || e.kind === null) throw new TypeError(`encoding.kind is required (one of ${quoted(ENCODING_KINDS)}${e.kind === null ? '; got null' : ''})`);
+  const kind = ENCODING_KINDS[v.oneOf(e.kind, 'encoding.kind', ENCODING_KINDS)];
+  checkOptions(e, `encoding.${kind}`, { field: 'encoding', prefix: 'encoding.', elsewhere: misplaced(kind) });
+  return kind;
+}
+
+// `encoding` must be an object (callers pass {kind: 'none'} for an omitted one); headDim and heads
+// come from the call (rope's headDim is the attention's; scalar biases default to its heads).
+export function encodingSpec(scope, encoding, { headDim, heads } = {}) {
+  const kind = encodingKind(encoding);
+  const e = encoding;
   const s = blank();
   s.kind = ENCODING_KINDS.indexOf(kind);
   const f = (name) => `encoding.${name}`;
   switch (kind) {
     case 'none': break;
-    case 'rope': {
-      const { kind: _k, layout, ...rope } = e;
-      s.rope = ropeSpecOnHeap(scope, ropeSpec({ ...rope, headDim }, 'encoding'));
-      s.ropeLayout = v.oneOf(layout, f('layout'), ROPE_LAYOUTS, 'half');
+    case 'rope':
+      s.rope = ropeSpecOnHeap(scope, ropeSpec(e, { prefix: 'encoding.', where: 'encoding', headDim, headDimOf: "the attention's headDim" }));
+      s.ropeLayout = v.oneOf(e.layout, f('layout'), ROPE_LAYOUTS, 'half');
       break;
-    }
     case 'alibi':
       s.heads = v.positive(e.heads ?? heads, f('heads'));
       [s.slopes, s.slopesLength] = table(scope, e.slopes, f('slopes'), false);
@@ -109,5 +125,5 @@ export function encodingSpec(scope, encoding, { headDim = 2, heads } = {}) {
       s.keyQuery = v.boolean(e.keyQuery, f('keyQuery'), false);
       break;
   }
-  return { kind, spec: s, scalarBias: SCALAR_BIAS.includes(kind) };
+  return { kind, spec: s };
 }

@@ -3,7 +3,8 @@
 import * as v from './validate.mjs';
 import { HeapBuffer } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, ROPE_LAYOUTS } from './rope-config.mjs';
-import { encodingSpec } from './encoding.mjs';
+import { encodingSpec, NO_ENCODING } from './encoding.mjs';
+import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
 
 // A tensor whose token count is implied by its length: returns [length, tokens].
 function tokensOf(x, field, perToken, shape) {
@@ -18,17 +19,17 @@ export function makeKVCacheClass(m, run, check) {
     #handle; #batch; #kvHeads; #headDim; #capacity;
 
     constructor(options) {
-      const o = v.object(options, 'options');
+      const o = checkOptions(options, 'KVCache', { elsewhere: belongsIn('rope', 'KVCache.rope') });
       this.#batch = o.batch === undefined ? 1 : v.positive(o.batch, 'batch');
       this.#kvHeads = v.positive(o.kvHeads, 'kvHeads');
       this.#headDim = v.positive(o.headDim, 'headDim');
       this.#capacity = v.positive(o.capacity, 'capacity');
-      const window = o.window === undefined || o.window === null ? 0 : v.positive(o.window, 'window');
+      const window = o.window === undefined ? 0 : v.positive(o.window, 'window');
       const sinks = o.sinks === undefined ? 0 : v.nonNegative(o.sinks, 'sinks');
-      const hasRope = o.rope !== undefined && o.rope !== null;
-      const { kind: _k, layout, ...rope } = hasRope ? v.object(o.rope, 'rope') : {};
-      const spec = ropeSpec({ ...rope, headDim: this.#headDim }, 'rope');
-      const ropeLayout = v.oneOf(layout, 'rope.layout', ROPE_LAYOUTS, 'half');
+      const hasRope = o.rope !== undefined;
+      const rope = checkOptions(o.rope, 'KVCache.rope', { field: 'rope', prefix: 'rope.', elsewhere: belongsIn('rope.scaling', 'scaling') });
+      const spec = ropeSpec(rope, { prefix: 'rope.', where: 'rope', headDim: this.#headDim, headDimOf: "the cache's headDim" });
+      const ropeLayout = v.oneOf(rope.layout, 'rope.layout', ROPE_LAYOUTS, 'half');
       const slots = this.#batch * this.#capacity * this.#kvHeads * this.#headDim;
       if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
       const handle = new m.KVCacheHandle();
@@ -52,11 +53,11 @@ export function makeKVCacheClass(m, run, check) {
     // k, v: raw [batch, kvHeads, T, headDim]; positions / mask: [batch * T].
     append(k, vals, options) {
       const h = this.#live();
-      const o = v.object(options, 'options');
+      const o = checkOptions(options, 'KVCache.append', { where: 'append options' });
       const [len, T] = tokensOf(k, 'k', this.#batch * this.#kvHeads * this.#headDim, '[batch, kvHeads, T, headDim]');
       const positions = o.positions === undefined ? null : v.positions(o.positions, 'positions');
       if (positions) v.requireLength(positions.length, this.#batch * T, 'positions', 'batch*T');
-      const mask = o.mask === undefined || o.mask === null ? null : v.mask(o.mask, 'mask');
+      const mask = o.mask === undefined ? null : v.mask(o.mask, 'mask');
       if (mask) v.requireLength(mask.length, this.#batch * T, 'mask', 'batch*T');
       run((s) => {
         const kp = s.f32(k, 'k', len), vp = s.f32(vals, 'v', len);
@@ -70,15 +71,15 @@ export function makeKVCacheClass(m, run, check) {
     // q: [batch, heads, qLen, headDim] -> { out } of the same shape.
     attend(q, options) {
       const h = this.#live();
-      const o = v.object(options, 'options');
+      const o = checkOptions(options, 'KVCache.attend', { where: 'attend options', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
       const heads = v.positive(o.heads, 'heads');
       const causal = v.boolean(o.causal, 'causal', true);
-      const scale = o.scale === undefined || o.scale === null ? NaN : v.number(o.scale, 'scale');
+      const scale = o.scale === undefined ? NaN : v.number(o.scale, 'scale');
       const [len, qLen] = tokensOf(q, 'q', this.#batch * heads * this.#headDim, '[batch, heads, qLen, headDim]');
       const qPositions = o.qPositions === undefined ? null : v.positions(o.qPositions, 'qPositions');
       if (qPositions) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
       return run((s) => {
-        const { spec } = encodingSpec(s, o.encoding, { headDim: this.#headDim, heads });
+        const { spec } = encodingSpec(s, o.encoding ?? NO_ENCODING, { headDim: this.#headDim, heads });
         const qp = s.f32(q, 'q', len);
         const out = s.out(len);
         check(m, h.attend(qp, heads, qLen, spec, qPositions ? s.i32(qPositions, 'qPositions') : 0, causal, scale, out));

@@ -1,7 +1,15 @@
 // Learned parameter counts per method (the seed survey's comparison), from the shapes a method's
 // options describe. Fixed functions (sinusoidal, RoPE, ALiBi, 2-D sine, random features) learn none.
+// Every size is checked (a positive integer), so a count is never negative or fractional.
 import * as v from './validate.mjs';
+import { checkOptions, quoted } from './options.mjs';
 
+const size = (o, key) => v.positive(o[key], key);
+
+function pair(x, field) {
+  if (!Array.isArray(x) || x.length !== 2) throw new TypeError(`${field} must be [h, w] (got ${v.describe(x)})`);
+  return [v.positive(x[0], `${field}[0]`), v.positive(x[1], `${field}[1]`)];
+}
 
 const COUNTS = {
   sinusoidal: () => 0,
@@ -10,26 +18,40 @@ const COUNTS = {
   sine2d: () => 0,
   sine3d: () => 0,
   randomFeatures: () => 0,
-  learned: (o) => v.positive(o.maxPositions, 'maxPositions') * v.positive(o.dim, 'dim'),
-  binary: (o) => (o.learned === false ? 0 : v.positive(o.bits, 'bits') * (o.radix ?? 2) * v.positive(o.dim, 'dim')),
-  lowRank: (o) => v.positive(o.maxPositions, 'maxPositions') * v.positive(o.rank, 'rank') + o.rank * v.positive(o.dim, 'dim'),
-  sparse: (o) => v.positive(o.maxPositions, 'maxPositions') * v.positive(o.k, 'k') + v.positive(o.basisSize, 'basisSize') * v.positive(o.dim, 'dim'),
-  axial: (o) => o.shape.reduce((n, s, a) => n + v.positive(s, `shape[${a}]`) * v.positive(o.dims[a], `dims[${a}]`), 0),
-  t5: (o) => v.positive(o.numBuckets ?? 32, 'numBuckets') * v.positive(o.heads, 'heads'),
-  swin: (o) => (2 * o.windowSize[0] - 1) * (2 * o.windowSize[1] - 1) * v.positive(o.heads, 'heads'),
-  shaw: (o) => (2 * v.nonNegative(o.clip, 'clip') + 1) * v.positive(o.headDim, 'headDim') * (o.values === false ? 1 : 2),
-  relativeKey: (o) => (2 * v.positive(o.maxPosition, 'maxPosition') - 1) * v.positive(o.headDim, 'headDim'),
+  learned: (o) => size(o, 'maxPositions') * size(o, 'dim'),
+  binary: (o) => {
+    const perDigit = size(o, 'bits') * size(o, 'dim');
+    const radix = o.radix === undefined ? 2 : v.integer(o.radix, 'radix', { min: 2 });
+    return v.boolean(o.learned, 'learned', true) ? perDigit * radix : 0;
+  },
+  lowRank: (o) => (size(o, 'maxPositions') + size(o, 'dim')) * size(o, 'rank'),
+  sparse: (o) => size(o, 'maxPositions') * size(o, 'k') + size(o, 'basisSize') * size(o, 'dim'),
+  axial: (o) => {
+    const shape = v.int32Array(o.shape, 'shape', { min: 1 }), dims = v.int32Array(o.dims, 'dims', { min: 1 });
+    v.requireLength(dims.length, shape.length, 'dims', 'one per axis of shape');
+    return shape.reduce((n, s, a) => n + s * dims[a], 0);
+  },
+  t5: (o) => (o.numBuckets === undefined ? 32 : size(o, 'numBuckets')) * size(o, 'heads'),
+  swin: (o) => {
+    const [wh, ww] = pair(o.windowSize, 'windowSize');
+    return (2 * wh - 1) * (2 * ww - 1) * size(o, 'heads');
+  },
+  shaw: (o) => (2 * v.nonNegative(o.clip, 'clip') + 1) * size(o, 'headDim') * (v.boolean(o.values, 'values', true) ? 2 : 1),
+  relativeKey: (o) => (2 * size(o, 'maxPosition') - 1) * size(o, 'headDim'),
   // W_R [heads*headDim, dModel] plus the u and v biases [heads, headDim]
-  xl: (o) => v.positive(o.heads, 'heads') * v.positive(o.headDim, 'headDim') * (v.positive(o.dModel, 'dModel') + 2),
+  xl: (o) => size(o, 'heads') * size(o, 'headDim') * (size(o, 'dModel') + 2),
   // shared relative embeddings [2 span, hidden] (projections reuse the content W_q, W_k when share_att_key)
-  deberta: (o) => 2 * v.positive(o.span, 'span') * v.positive(o.hidden, 'hidden'),
+  deberta: (o) => 2 * size(o, 'span') * size(o, 'hidden'),
 };
 
 export const PARAMETER_METHODS = Object.keys(COUNTS);
 
-export function parameterCount(method, options = {}) {
+export function parameterCount(method, options) {
   if (typeof method !== 'string') throw new TypeError(`method must be a string (got ${v.describe(method)})`);
-  const f = COUNTS[method];
-  if (!f) throw new RangeError(`method must be one of ${PARAMETER_METHODS.map((k) => `'${k}'`).join(', ')} (got '${method}')`);
-  return f(v.object(options, 'options'));
+  // an own-property check: 'constructor' or 'toString' must not find Object.prototype's methods
+  if (!Object.hasOwn(COUNTS, method)) throw new RangeError(`method must be one of ${quoted(PARAMETER_METHODS)} (got '${method}')`);
+  const o = checkOptions(options, `parameterCount.${method}`, { where: `parameterCount('${method}') options` });
+  const n = COUNTS[method](o);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`parameterCount('${method}'): ${n} parameters cannot be counted exactly (more than 2^53)`);
+  return n;
 }

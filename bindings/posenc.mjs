@@ -4,7 +4,8 @@ import createPosencModule from '../dist/posenc_wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, ropeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
-import { encodingSpec } from './encoding.mjs';
+import { encodingSpec, encodingKind, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
+import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
 import { parameterCount } from './parameters.mjs';
@@ -23,12 +24,12 @@ function makeApi(m) {
   const run = (fn) => withScope(m, fn);
 
   function sinusoidal(positions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'sinusoidal');
     const pos = v.positions(positions);
     const dim = v.positive(o.dim, 'dim');
     const base = v.optionalNumber(o.base, 'base', 10000);
     const layout = v.oneOf(o.layout, 'layout', SINUSOID_LAYOUTS, 'interleaved');
-    const paddingIdx = o.paddingIdx === undefined || o.paddingIdx === null ? -1 : v.nonNegative(o.paddingIdx, 'paddingIdx');
+    const paddingIdx = o.paddingIdx === undefined ? -1 : v.nonNegative(o.paddingIdx, 'paddingIdx');
     return run((s) => {
       const out = s.out(pos.length * dim);
       check(m, m.sinusoidal(s.i32(pos, 'positions'), pos.length, dim, base, layout, paddingIdx, out));
@@ -37,7 +38,10 @@ function makeApi(m) {
   }
 
   function ropeFrequencies(options) {
-    const spec = ropeSpec(options);
+    const where = 'ropeFrequencies options';
+    const o = checkOptions(options, 'ropeFrequencies', { where, elsewhere: belongsIn('scaling', 'scaling') });
+    const spec = ropeSpec(o, { where });
+    v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');  // frequencies do not depend on it, but it must be valid
     return run((s) => {
       const n = 3 + spec.headDim;
       const out = s.alloc(n * 8, 'invFreq');
@@ -50,15 +54,15 @@ function makeApi(m) {
     });
   }
 
-  // Shared by applyRope and rotateByDelta: validate, place x on the heap, rotate, copy out.
-  function rotate(x, shape, options, prepare, callBinding) {
-    const sh = v.object(shape, 'shape');
+  // Shared by applyRope and rotateByDelta (`name`): validate, place x on the heap, rotate, copy out.
+  function rotate(name, x, shape, options, prepare, callBinding) {
+    const sh = checkOptions(shape, 'shape', { field: 'shape', where: `${name} shape` });
     const heads = v.positive(sh.heads, 'heads');
     const tokens = v.positive(sh.tokens, 'tokens');
     const headDim = v.positive(sh.headDim, 'headDim');
-    const o = v.object(options, 'options');
-    const spec = ropeSpec({ headDim, ...o });
-    if (spec.headDim !== headDim) throw new RangeError(`headDim of the options (${spec.headDim}) must equal the shape's headDim (${headDim})`);
+    const where = `${name} options`;
+    const o = checkOptions(options, 'applyRope', { where, elsewhere: belongsIn('scaling', 'scaling') });
+    const spec = ropeSpec(o, { where, headDim, headDimOf: "the shape's headDim" });
     const layout = v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');
     const inPlace = v.boolean(o.inPlace, 'inPlace', false);
     const extra = prepare(tokens, spec);
@@ -78,7 +82,7 @@ function makeApi(m) {
   }
 
   function applyRope(x, shape, positions, options) {
-    return rotate(x, shape, options, (tokens, spec) => {
+    return rotate('applyRope', x, shape, options, (tokens, spec) => {
       const pos = v.positions(positions);
       const axes = spec.multiAxis === 0 ? 1 : spec.multiAxis === 2 ? 2 : spec.sectionsList.length;
       v.requireLength(pos.length, tokens * axes, 'positions', axes > 1 ? `[axes = ${axes}, tokens]` : 'one per token');
@@ -89,7 +93,7 @@ function makeApi(m) {
   // Rotates already-rotated vectors by a position delta per token (negative = backwards), without
   // applying the attention scale again: how cached keys are moved when positions are renumbered.
   function rotateByDelta(x, shape, deltas, options) {
-    return rotate(x, shape, options, (tokens) => {
+    return rotate('rotateByDelta', x, shape, options, (tokens) => {
       const d = v.int32Array(deltas, 'deltas', { min: -(2 ** 31 - 1) });
       v.requireLength(d.length, tokens, 'deltas', 'one per token');
       return (s) => s.f64(Float64Array.from(d), 'deltas');
@@ -98,27 +102,27 @@ function makeApi(m) {
 
   // --- attention and score terms ------------------------------------------------------------------
   function attention(args) {
-    const a = v.object(args, 'args');
+    const a = checkOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
     const heads = v.positive(a.heads, 'heads');
     const kvHeads = a.kvHeads === undefined ? heads : v.positive(a.kvHeads, 'kvHeads');
     const headDim = v.positive(a.headDim, 'headDim');
     const qLen = v.positive(a.qLen, 'qLen');
     const kLen = v.positive(a.kLen, 'kLen');
     const causal = v.boolean(a.causal, 'causal', false);
-    const window = a.window === undefined || a.window === null ? 0 : v.positive(a.window, 'window');
-    const scale = a.scale === undefined || a.scale === null ? NaN : v.number(a.scale, 'scale');
+    const window = a.window === undefined ? 0 : v.positive(a.window, 'window');
+    const scale = a.scale === undefined ? NaN : v.number(a.scale, 'scale');
     const returnWeights = v.boolean(a.returnWeights, 'returnWeights', false);
     const returnScores = v.boolean(a.returnScores, 'returnScores', false);
     const qPositions = a.qPositions === undefined ? null : v.positions(a.qPositions, 'qPositions');
     const kPositions = a.kPositions === undefined ? null : v.positions(a.kPositions, 'kPositions');
     if (qPositions) v.requireLength(qPositions.length, qLen, 'qPositions', 'qLen');
     if (kPositions) v.requireLength(kPositions.length, kLen, 'kPositions', 'kLen');
-    const keyMask = a.keyMask === undefined || a.keyMask === null ? null : v.mask(a.keyMask, 'keyMask');
+    const keyMask = a.keyMask === undefined ? null : v.mask(a.keyMask, 'keyMask');
     if (keyMask) v.requireLength(keyMask.length, kLen, 'keyMask', 'kLen');
     if (heads % kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of kvHeads (${kvHeads})`);
     const qn = heads * qLen * headDim, kn = kvHeads * kLen * headDim, wn = heads * qLen * kLen;
     return run((s) => {
-      const { spec } = encodingSpec(s, a.encoding, { headDim, heads });
+      const { spec } = encodingSpec(s, a.encoding ?? NO_ENCODING, { headDim, heads });
       const q = s.f32(a.q, 'q', qn), k = s.f32(a.k, 'k', kn), vv = s.f32(a.v, 'v', kn);
       const out = s.out(qn);
       const weights = returnWeights ? s.out(wn, 'weights') : 0;
@@ -139,9 +143,10 @@ function makeApi(m) {
 
   function attentionBias(encoding, qPositions, kPositions) {
     const qp = v.positions(qPositions, 'qPositions'), kp = v.positions(kPositions, 'kPositions');
+    const kind = encodingKind(encoding);
+    if (!SCALAR_BIAS.includes(kind)) throw new RangeError(`encoding.kind must be a scalar-bias encoding ('alibi', 't5' or 'swin') (got '${kind}')`);
     return run((s) => {
-      const { spec, scalarBias } = encodingSpec(s, encoding);
-      if (!scalarBias) throw new RangeError(`encoding.kind must be a scalar-bias encoding ('alibi', 't5' or 'swin') (got '${encoding.kind}')`);
+      const { spec } = encodingSpec(s, encoding);
       const n = spec.heads * qp.length * kp.length;
       const out = s.out(n);
       check(m, m.attentionBias(spec, s.i32(qp, 'qPositions'), qp.length, s.i32(kp, 'kPositions'), kp.length, out));
@@ -150,7 +155,7 @@ function makeApi(m) {
   }
 
   function t5Bucket(relativePositions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 't5Bucket');
     const rel = v.int32Array(relativePositions, 'relativePositions');
     return run((s) => {
       const out = s.alloc(rel.length * 4, 'out');
@@ -161,7 +166,7 @@ function makeApi(m) {
   }
 
   function debertaBucket(relativePositions, options) {
-    const o = v.object(options, 'options');
+    const o = checkOptions(options, 'debertaBucket');
     const rel = v.int32Array(relativePositions, 'relativePositions');
     const bucketSize = v.nonNegative(o.bucketSize, 'bucketSize');
     const maxPosition = v.positive(o.maxPosition, 'maxPosition');

@@ -1,11 +1,12 @@
 // Options for RoPE: defaults, validation, and reading a Hugging Face config.json.
 import * as v from './validate.mjs';
+import { OPTIONS, SCALING_TYPES, SCALING_ALIASES, CONVENTIONS, ROPE_LAYOUTS, MULTI_AXIS, checkOptions } from './options.mjs';
 
-export const SCALING_TYPES = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'];
-const SCALING_ALIASES = { default: 'none', su: 'longrope', ntk_aware: 'ntk' };
-export const CONVENTIONS = ['hf', 'ggml'];
-export const ROPE_LAYOUTS = ['half', 'interleaved'];
-export const MULTI_AXIS = ['none', 'mrope', 'axial2d'];
+export { SCALING_TYPES, CONVENTIONS, ROPE_LAYOUTS, MULTI_AXIS };
+
+const SCALING_KEYS = Object.entries(OPTIONS.scaling.keys).filter(([key]) => key !== 'type');
+const canonicalType = (type) => (typeof type === 'string' && Object.hasOwn(SCALING_ALIASES, type) ? SCALING_ALIASES[type] : type);
+const either = (names) => names.map((n) => `'${n}'`).join(' or ');
 
 function factorList(value, field) {
   if (value === undefined) return new Float64Array(0);
@@ -15,39 +16,60 @@ function factorList(value, field) {
   return out;
 }
 
-// Validates ropeFrequencies-style options and returns the flat spec the binding takes (factor
-// lists stay as Float64Arrays; the caller places them on the heap).
-export function ropeSpec(options, field = 'options') {
-  const o = v.object(options, field);
-  const s = v.object(o.scaling, 'scaling');
-  let type = s.type ?? 'none';
-  if (typeof type === 'string' && SCALING_ALIASES[type]) type = SCALING_ALIASES[type];
-  const scalingType = v.oneOf(type, 'scaling.type', SCALING_TYPES, 'none');
-  const needsFactor = scalingType !== 0;
-  if (needsFactor && s.factor === undefined && type !== 'longrope') throw new RangeError(`scaling.factor is required by '${type}' scaling`);
-  const attentionFactor = s.attentionFactor === undefined || s.attentionFactor === null ? NaN : v.number(s.attentionFactor, 'scaling.attentionFactor');
+// Checks a scaling object (`field` is how messages name it; `parent` is where rope keys belong) and
+// returns it with its canonical type. Each type takes only its own keys and needs what Hugging
+// Face's rope validation needs, so a misplaced or forgotten field is an error, not a default.
+function checkScaling(value, field, parent) {
+  const s = checkOptions(value, 'scaling', { field, prefix: `${field}.`,
+    elsewhere: (key) => (Object.hasOwn(OPTIONS.ropeFrequencies.keys, key) ? `it belongs in ${parent}, next to ${field}` : undefined) });
+  const type = SCALING_TYPES[v.oneOf(canonicalType(s.type), `${field}.type`, SCALING_TYPES)];
+  for (const [key, spec] of SCALING_KEYS) {
+    if (s[key] !== undefined && !spec.types.includes(type))
+      throw new TypeError(`${field}.${key} does not apply to '${type}' scaling (it belongs to ${either(spec.types)} scaling)`);
+  }
+  for (const [key, spec] of SCALING_KEYS) {
+    if (s[key] === undefined && spec.requiredBy.includes(type)) throw new RangeError(`${field}.${key} is required by '${type}' scaling`);
+  }
+  return { s, type };
+}
+
+// Validates the rope fields of `o` (whose keys the caller has checked against its own table) and
+// returns the flat spec the binding takes; factor lists stay Float64Arrays for the caller to place
+// on the heap. `prefix` names nested fields ('encoding.'), `where` is the object rope keys live in.
+// When the call already fixes headDim (a tensor shape), `headDim` is it and o.headDim must agree.
+export function ropeSpec(o, { prefix = '', where = 'options', headDim, headDimOf } = {}) {
+  const f = (name) => prefix + name;
+  if (o.kind !== undefined) v.oneOf(o.kind, f('kind'), ['rope']);
+  let dim = headDim;
+  if (o.headDim !== undefined || dim === undefined) {
+    const own = v.positive(o.headDim, f('headDim'));
+    if (dim !== undefined && own !== dim) throw new RangeError(`${f('headDim')} (${own}) must equal ${headDimOf} (${dim})`);
+    dim = own;
+  }
+  const { s, type } = o.scaling === undefined ? { s: {}, type: 'none' } : checkScaling(o.scaling, f('scaling'), where);
+  const sf = (name) => f(`scaling.${name}`);
   return {
-    headDim: v.positive(o.headDim, 'headDim'),
-    base: v.optionalNumber(o.base, 'base', 10000),
-    partialRotaryFactor: v.optionalNumber(o.partialRotaryFactor, 'partialRotaryFactor', 1),
-    scalingType,
-    factor: v.optionalNumber(s.factor, 'scaling.factor', 1),
-    originalMaxPositionEmbeddings: s.originalMaxPositionEmbeddings === undefined ? 0 : v.positive(s.originalMaxPositionEmbeddings, 'scaling.originalMaxPositionEmbeddings'),
-    betaFast: v.optionalNumber(s.betaFast, 'scaling.betaFast', 32),
-    betaSlow: v.optionalNumber(s.betaSlow, 'scaling.betaSlow', 1),
-    mscale: v.optionalNumber(s.mscale, 'scaling.mscale', 1),
-    mscaleAllDim: v.optionalNumber(s.mscaleAllDim, 'scaling.mscaleAllDim', 0),
-    truncate: v.boolean(s.truncate, 'scaling.truncate', true),
-    attentionFactor,
-    lowFreqFactor: v.optionalNumber(s.lowFreqFactor, 'scaling.lowFreqFactor', 1),
-    highFreqFactor: v.optionalNumber(s.highFreqFactor, 'scaling.highFreqFactor', 4),
-    shortFactorList: factorList(s.shortFactor, 'scaling.shortFactor'),
-    longFactorList: factorList(s.longFactor, 'scaling.longFactor'),
-    seqLen: o.seqLen === undefined ? 0 : v.nonNegative(o.seqLen, 'seqLen'),
-    convention: v.oneOf(o.convention, 'convention', CONVENTIONS, 'hf'),
-    multiAxis: v.oneOf(o.multiAxis, 'multiAxis', MULTI_AXIS, 'none'),
-    sectionsList: o.sections === undefined ? new Int32Array(0) : v.int32Array(o.sections, 'sections', { min: 1 }),
-    xposScaleBase: o.xposScaleBase === undefined || o.xposScaleBase === null ? 0 : v.number(o.xposScaleBase, 'xposScaleBase'),
+    headDim: dim,
+    base: v.optionalNumber(o.base, f('base'), 10000),
+    partialRotaryFactor: v.optionalNumber(o.partialRotaryFactor, f('partialRotaryFactor'), 1),
+    scalingType: SCALING_TYPES.indexOf(type),
+    factor: v.optionalNumber(s.factor, sf('factor'), 1),
+    originalMaxPositionEmbeddings: s.originalMaxPositionEmbeddings === undefined ? 0 : v.positive(s.originalMaxPositionEmbeddings, sf('originalMaxPositionEmbeddings')),
+    betaFast: v.optionalNumber(s.betaFast, sf('betaFast'), 32),
+    betaSlow: v.optionalNumber(s.betaSlow, sf('betaSlow'), 1),
+    mscale: v.optionalNumber(s.mscale, sf('mscale'), 1),
+    mscaleAllDim: v.optionalNumber(s.mscaleAllDim, sf('mscaleAllDim'), 0),
+    truncate: v.boolean(s.truncate, sf('truncate'), true),
+    attentionFactor: v.optionalNumber(s.attentionFactor, sf('attentionFactor'), NaN),
+    lowFreqFactor: v.optionalNumber(s.lowFreqFactor, sf('lowFreqFactor'), 1),
+    highFreqFactor: v.optionalNumber(s.highFreqFactor, sf('highFreqFactor'), 4),
+    shortFactorList: factorList(s.shortFactor, sf('shortFactor')),
+    longFactorList: factorList(s.longFactor, sf('longFactor')),
+    seqLen: o.seqLen === undefined ? 0 : v.nonNegative(o.seqLen, f('seqLen')),
+    convention: v.oneOf(o.convention, f('convention'), CONVENTIONS, 'hf'),
+    multiAxis: v.oneOf(o.multiAxis, f('multiAxis'), MULTI_AXIS, 'none'),
+    sectionsList: o.sections === undefined ? new Int32Array(0) : v.int32Array(o.sections, f('sections'), { min: 1 }),
+    xposScaleBase: v.optionalNumber(o.xposScaleBase, f('xposScaleBase'), 0),
   };
 }
 
@@ -64,6 +86,9 @@ export function ropeSpecOnHeap(scope, spec) {
     longFactorLength: longFactorList.length,
   };
 }
+
+// config.json spells every scaling field as the snake_case of its name here (lowFreqFactor: low_freq_factor).
+const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 const pick = (...values) => values.find((x) => x !== undefined && x !== null);
 
@@ -104,28 +129,32 @@ export function ropeConfigFromHF(config) {
     out.sections = Array.from(v.int32Array(params.mrope_section, 'config.rope_scaling.mrope_section', { min: 1 }));
     if (type === 'mrope') type = 'default';
   }
-  type = SCALING_ALIASES[type] ?? type;
+  type = canonicalType(type);
   if (type === 'none') return out;
   if (!SCALING_TYPES.includes(type)) throw new RangeError(`config.rope_scaling.rope_type must be one of ${SCALING_TYPES.filter((t) => t !== 'none').map((t) => `'${t}'`).join(', ')} (got '${type}')`);
 
+  const source = `config.${pick(c.rope_parameters) !== undefined ? 'rope_parameters' : 'rope_scaling'}`;
   const maxPos = c.max_position_embeddings;
   const original = pick(params.original_max_position_embeddings, c.original_max_position_embeddings);
   const scaling = { type };
+  const applies = (name) => OPTIONS.scaling.keys[name].types.includes(type);
   // An explicit factor wins; otherwise (DeepSeek-V3 yarn, Phi-3 longrope) it is max / original.
-  let factor = params.factor;
+  let factor = pick(params.factor);
   if (factor === undefined && original !== undefined && maxPos !== undefined) factor = maxPos / original;
   if (factor !== undefined) scaling.factor = factor;
-  if (['dynamic', 'yarn', 'llama3', 'longrope'].includes(type)) {
+  if (applies('originalMaxPositionEmbeddings')) {
     const L0 = pick(original, maxPos);
     if (L0 === undefined) throw new RangeError(`config needs original_max_position_embeddings (or max_position_embeddings) for '${type}' scaling`);
     scaling.originalMaxPositionEmbeddings = L0;
   }
-  const map = {
-    beta_fast: 'betaFast', beta_slow: 'betaSlow', mscale: 'mscale', mscale_all_dim: 'mscaleAllDim',
-    attention_factor: 'attentionFactor', truncate: 'truncate', low_freq_factor: 'lowFreqFactor',
-    high_freq_factor: 'highFreqFactor', short_factor: 'shortFactor', long_factor: 'longFactor',
-  };
-  for (const [k, name] of Object.entries(map)) if (params[k] !== undefined && params[k] !== null) scaling[name] = params[k];
+  // Only the fields this type uses are copied: Hugging Face just warns about the others, and the
+  // result must pass ropeFrequencies' strict checks.
+  for (const [name] of SCALING_KEYS) {
+    if (!(name in scaling) && pick(params[snake(name)]) !== undefined && applies(name)) scaling[name] = params[snake(name)];
+  }
+  for (const [name, spec] of SCALING_KEYS) {
+    if (scaling[name] === undefined && spec.requiredBy.includes(type)) throw new RangeError(`${source}.${snake(name)} is required by '${type}' scaling`);
+  }
   out.scaling = scaling;
   return out;
 }

@@ -95,7 +95,8 @@ test('relative property: q_rot(m)·k_rot(n) depends only on n − m (1e-5, posit
   const q = randomFloats(64, 11), k = randomFloats(64, 12);
   const schedules = [
     {}, { scaling: { type: 'linear', factor: 4 } }, { scaling: { type: 'yarn', factor: 8, originalMaxPositionEmbeddings: 4096 } },
-    { scaling: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192 }, base: 500000 }, { partialRotaryFactor: 0.5, layout: 'interleaved' },
+    { scaling: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192, lowFreqFactor: 1, highFreqFactor: 4 }, base: 500000 },
+    { partialRotaryFactor: 0.5, layout: 'interleaved' },
   ];
   for (const o of schedules) {
     const dot = (m, n) => {

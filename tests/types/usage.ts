@@ -5,7 +5,7 @@ import { load, type Posenc, type KVCache, type Encoding } from 'posenc';
 async function main(): Promise<void> {
   const pe: Posenc = await load();
   const table: Float32Array = pe.sinusoidal([0, 1, 2], { dim: 8, layout: 'concat' });
-  const f = pe.ropeFrequencies({ headDim: 128, base: 500000, scaling: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192 } });
+  const f = pe.ropeFrequencies({ headDim: 128, base: 500000, scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 } });
   const r: number = f.rotaryDim + f.attentionScale + f.invFreq[0];
   const cfg = pe.ropeConfigFromHF({ hidden_size: 4096, num_attention_heads: 32 });
   pe.applyRope(new Float32Array(8), { heads: 1, tokens: 1, headDim: 8 }, [0], { ...cfg, layout: 'interleaved' });
