@@ -148,6 +148,8 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         c.headDim = d.headDim;
         const RopeFrequencies f = ropeFrequencies(c);
         if (f.axes != 1) fail("encoding.multiAxis", "needs positions per axis: rotate with applyRope, then attend with kind 'none'");
+        requireXposRange(f, qPos.data(), qPos.size(), "qPositions");
+        requireXposRange(f, kPos.data(), kPos.size(), "kPositions");
         qRot.assign(r.q.data, r.q.data + qn);
         kRot.assign(r.k.data, r.k.data + kn);
         applyRope(qRot.data(), d.heads, d.qLen, d.headDim, qPos.data(), f, rope->layout);

@@ -80,6 +80,9 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             if (c.window == 0 && r.sinksFilled >= c.sinks && c.sinks + r.filled >= c.capacity)
                 fail("capacity", "exceeded: row " + std::to_string(b) + " already holds " + std::to_string(c.capacity) +
                                      " tokens (no window is set, so nothing can be evicted)");
+            if (freqs_ && !freqs_->xposZeta.empty() && p > freqs_->xposMaxPosition)
+                fail(positions.empty() ? "positions" : "positions[" + std::to_string(at) + "]",
+                     "(" + std::to_string(p) + ") is beyond xPos's range (" + std::to_string(freqs_->xposMaxPosition) + " for this xposScaleBase)");
             scratchPos_[at] = static_cast<std::int32_t>(p);
             scratchSlots_[at] = slotFor(r);
             r.next = p + 1;
@@ -131,6 +134,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (!qPositions.empty() && qPositions.size != bq)
         fail("qPositions", "must have batch*qLen = " + std::to_string(bq) + " entries (got " + std::to_string(qPositions.size) + ")");
     if (!qPositions.empty()) requirePositions(qPositions.data, qPositions.size, "qPositions");
+    if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
     if (!std::isnan(scale)) requireFinite(scale, "scale");
 
     std::vector<std::int32_t>& qp = scratchQPos_;
@@ -185,6 +189,9 @@ void KVCache::shift(std::int64_t delta) {
     for (std::size_t i = 0; i < pos_.size(); ++i) {
         if (!occupied_[i]) continue;
         const std::int64_t p = pos_[i] + delta;
+        if (freqs_ && !freqs_->xposZeta.empty() && p > freqs_->xposMaxPosition)
+            fail("delta", "moves the token in slot " + std::to_string(i % c.capacity) + " to position " + std::to_string(p) +
+                              ", beyond xPos's range (" + std::to_string(freqs_->xposMaxPosition) + ")");
         if (p < 0 || p > kMaxPosition)
             fail("delta", "moves the token in slot " + std::to_string(i % c.capacity) + " of row " + std::to_string(i / c.capacity) +
                               " to position " + std::to_string(p) + ", outside [0, 2^31)");
@@ -207,6 +214,7 @@ void KVCache::renumber(View<std::int32_t> np) {
     const KVCacheConfig& c = config_;
     if (np.size != pos_.size())
         fail("newPositions", "must have batch*capacity = " + std::to_string(pos_.size()) + " entries in positions() order (got " + std::to_string(np.size) + ")");
+    if (freqs_) requireXposRange(*freqs_, np.data, np.size, "newPositions");
     for (std::size_t i = 0; i < pos_.size(); ++i) {
         if (occupied_[i] && np[i] < 0)
             fail("newPositions[" + std::to_string(i) + "]", "must be a position >= 0 for an occupied slot (got " + std::to_string(np[i]) + ")");

@@ -192,8 +192,24 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         if (f.axes != 1) fail("xposScaleBase", "cannot be combined with multi-axis RoPE");
         f.xposScaleBase = c.xposScaleBase;
         for (int k = 0; k < R / 2; ++k) f.xposZeta.push_back((2.0 * k + 0.4 * R) / (1.4 * R));
+        f.xposMaxPosition = static_cast<std::int64_t>(std::floor(80.0 * c.xposScaleBase / -std::log(f.xposZeta[0])));
     }
     return f;
 }
+
+namespace {
+template <class T>
+void checkXpos(const RopeFrequencies& f, const T* p, std::size_t n, const std::string& field) {
+    if (f.xposZeta.empty()) return;
+    for (std::size_t i = 0; i < n; ++i)
+        if (p[i] > f.xposMaxPosition || p[i] < -f.xposMaxPosition)
+            fail(field + "[" + std::to_string(i) + "]",
+                 "(" + std::to_string(p[i]) + ") is beyond xPos's range: with xposScaleBase " + show(f.xposScaleBase) +
+                     " the scales zeta^(+-p/gamma) leave float range past " + std::to_string(f.xposMaxPosition));
+}
+}  // namespace
+
+void requireXposRange(const RopeFrequencies& f, const std::int32_t* p, std::size_t n, const std::string& field) { checkXpos(f, p, n, field); }
+void requireXposRange(const RopeFrequencies& f, const std::int64_t* p, std::size_t n, const std::string& field) { checkXpos(f, p, n, field); }
 
 }  // namespace posenc

@@ -3,6 +3,7 @@
 // computes differently, `RopeConvention::ggml` reproduces ggml.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <limits>
 #include <vector>
 
@@ -61,7 +62,16 @@ struct RopeFrequencies {
     // zeta_k = (2k + 0.4 R) / (1.4 R) (torchscale XPOS). Empty = off.
     std::vector<double> xposZeta;
     double xposScaleBase = 0;
+    // xPos scales q and k separately, so zeta_0^(p/gamma) leaves float range long before their product
+    // zeta^((m-n)/gamma) does: positions (and deltas) are limited to |p| <= xposMaxPosition, where the
+    // scales stay within e^(+-80) (63.8 gamma). Beyond it a call is a RangeError, never a NaN.
+    std::int64_t xposMaxPosition = 0;
 };
+
+// Throws std::invalid_argument naming `field` when xPos is on and a position or delta lies beyond
+// f.xposMaxPosition.
+void requireXposRange(const RopeFrequencies& f, const std::int32_t* positions, std::size_t n, const std::string& field);
+void requireXposRange(const RopeFrequencies& f, const std::int64_t* deltas, std::size_t n, const std::string& field);
 
 // R = int(headDim * partialRotaryFactor), truncating as HF does. Throws on an odd or zero R.
 int rotaryDimOf(int headDim, double partialRotaryFactor);

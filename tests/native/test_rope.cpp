@@ -241,3 +241,69 @@ TEST_CASE("xPos: q pairs scaled by zeta^(m/gamma), k pairs by zeta^(-n/gamma); q
     };
     CHECK(std::fabs(s(10, 3) - s(110, 103)) < 1e-5);
 }
+
+TEST_CASE("xPos at its range limit (63.8 gamma) still gives the exact score; past it a clear error, never NaN") {
+    RopeConfig c = cfg(8);
+    c.xposScaleBase = 512;
+    auto f = ropeFrequencies(c);
+    // zeta_0 = 0.4R / 1.4R = 2/7 for every R: the scales stay within e^(+-80) up to 80 gamma / ln 3.5
+    const std::int64_t limit = static_cast<std::int64_t>(std::floor(80.0L * 512 / std::log(3.5L)));
+    CHECK(f.xposMaxPosition == limit);
+    auto qv = ref::randomVector(8, 4), kv = ref::randomVector(8, 5);
+    auto s = [&](std::int32_t m, std::int32_t n) {
+        auto a = qv, b = kv;
+        std::vector<int32_t> pm = {m}, pn = {n};
+        applyRope(a.data(), 1, 1, 8, pm.data(), f, RopeLayout::half, RopeRole::query);
+        applyRope(b.data(), 1, 1, 8, pn.data(), f, RopeLayout::half, RopeRole::key);
+        double r = 0;
+        for (int i = 0; i < 8; ++i) r += double(a[i]) * b[i];
+        return r;
+    };
+    // the reference: rotate at n - m, weight pair k by zeta_k^((m - n)/gamma), in long double
+    auto exact = [&](std::int64_t m, std::int64_t n) {
+        const auto w = ref::defaultInvFreq(8, 10000);
+        auto a = ref::rope(std::vector<ld>(qv.begin(), qv.end()), ld(m), w, true);
+        auto b = ref::rope(std::vector<ld>(kv.begin(), kv.end()), ld(n), w, true);
+        ld r = 0;
+        for (int i = 0; i < 8; ++i) r += a[i] * b[i] * std::pow(ld(f.xposZeta[i % 4]), ld(m - n) / 512);
+        return double(r);
+    };
+    const auto L = static_cast<std::int32_t>(limit);
+    for (auto [m, n] : {std::pair{L, L}, std::pair{L, L - 7}, std::pair{L - 3000, L - 3100}}) {
+        const double got = s(m, n);
+        CHECK(std::isfinite(got));
+        CHECK(got == doctest::Approx(exact(m, n)).epsilon(1e-4).scale(1e-4));
+    }
+    std::vector<float> x(8, 0.5f);
+    std::vector<int32_t> past = {L + 1};
+    CHECK_THROWS_WITH_AS(applyRope(x.data(), 1, 1, 8, past.data(), f, RopeLayout::half, RopeRole::key), doctest::Contains("xPos"), std::invalid_argument);
+
+    // attention and the KV cache refuse the same positions (the cache unchanged)
+    AttentionRequest r;
+    r.dims = AttentionDims{1, 1, 8, 1, 1};
+    r.q = qv;
+    r.k = kv;
+    r.v = kv;
+    std::vector<std::int32_t> far = {40000};
+    r.qPositions = far;
+    r.kPositions = far;
+    r.encoding = RopeEncoding{c, RopeLayout::half};
+    CHECK_THROWS_WITH_AS(attention(r), doctest::Contains("qPositions[0]"), std::invalid_argument);
+    KVCacheConfig kc;
+    kc.kvHeads = 1;
+    kc.headDim = 8;
+    kc.capacity = 4;
+    kc.rope = RopeEncoding{c, RopeLayout::half};
+    KVCache cache(kc);
+    std::vector<std::int32_t> ok = {L};
+    cache.append(kv, kv, 1, ok);
+    const auto before = cache.positions();
+    CHECK_THROWS_WITH_AS(cache.append(kv, kv, 1, far), doctest::Contains("xPos"), std::invalid_argument);
+    CHECK(cache.positions() == before);
+    CHECK_THROWS_WITH_AS(cache.shift(10), doctest::Contains("xPos"), std::invalid_argument);
+    CHECK(cache.positions() == before);
+    std::vector<float> out(8);
+    std::vector<std::int32_t> qp = {L};
+    cache.attend(qv, 1, 1, NoEncoding{}, qp, true, out.data());
+    for (float o : out) CHECK(std::isfinite(o));
+}
