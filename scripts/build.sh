@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds posenc. `build.sh` = native library + tests + the wasm package; `build.sh wasm` = the
 # package only (dist/posenc_wasm.mjs); `build.sh native` = native only; `build.sh wasm-tests` = the
-# doctest suite compiled to wasm (build/wasm/posenc_tests_wasm.cjs).
+# doctest suite compiled to wasm (build/wasm/posenc_tests_wasm.cjs); `build.sh sanitize` = the native
+# doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-sanitize).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -21,6 +22,13 @@ if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then
   cmake --build build/wasm -j "$jobs" --target posenc_wasm
   mkdir -p dist
   cp build/wasm/posenc_wasm.mjs dist/posenc_wasm.mjs
+fi
+if [ "$what" = sanitize ]; then
+  # -O1 keeps the sanitizers' reports readable; UBSan errors abort instead of printing and going on.
+  cmake -S . -B build/native-sanitize -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  cmake --build build/native-sanitize -j "$jobs" --target posenc_tests
 fi
 if [ "$what" = wasm-tests ]; then
   cmake --build build/wasm -j "$jobs" --target posenc_tests_wasm

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test: native doctest (via ctest), Node tests against the built package, and the headless
-# Chromium test of the demo page. Installs and builds what is missing first.
+# Every test: native doctest (via ctest), the same suite under ASan + UBSan and compiled to wasm, Node
+# tests against the built package, and the headless Chromium test of the demo page. Installs and builds what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -8,9 +8,12 @@ bash scripts/build.sh
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
 bash scripts/build.sh wasm-tests
+bash scripts/build.sh sanitize
 
 echo "== native (ctest)"
 ctest --test-dir build/native --output-on-failure
+echo "== the same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 build/native-sanitize/posenc_tests --no-colors
 echo "== the same doctest suite compiled to wasm (SIMD128 kernels vs their scalar references)"
 node build/wasm/posenc_tests_wasm.cjs --no-colors
 echo "== node"
