@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common/errors.hpp"
+#include "kernels/dot.hpp"
 
 namespace posenc {
 
@@ -93,6 +94,33 @@ std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen) {
     return p;
 }
 
+void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t hd, double gain) {
+    // k may be null: gain then already holds the keys' largest norm (the KV cache tracks it)
+    auto maxNorm = [hd](const float* x, std::size_t rows) {
+        double m = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+            double s = kernels::dotSimd(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
+            if (!std::isfinite(s)) {
+                s = 0;
+                for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
+            }
+            m = std::max(m, s);
+        }
+        return std::sqrt(m);
+    };
+    const double bound = gain * maxNorm(q, qRows) * (k ? maxNorm(k, kRows) : 1.0);
+    if (!(bound < 1e37))
+        fail("q", "and k are large enough for scale |q| |k| (up to " + std::to_string(bound) +
+                      ") to overflow float scores (3.4e38): scale them down (the softmax cannot recover from infinite scores)");
+}
+
+void requireFiniteResult(const float* out, std::size_t n, float scale) {
+    for (std::size_t i = 0; i < n; ++i)
+        if (!std::isfinite(out[i]))
+            fail("encoding", "gives scores beyond float range with scale " + show(scale) +
+                                 " (a bias or position term of magnitude near 3.4e38): the result would be NaN");
+}
+
 void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     auto term = makeTerm(in, e);
     ScoreTerm none;
@@ -114,6 +142,9 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     requireSize(r.q, qn, "q", "[heads, qLen, headDim]");
     requireSize(r.k, kn, "k", "[kvHeads, kLen, headDim]");
     requireSize(r.v, kn, "v", "[kvHeads, kLen, headDim]");
+    requireFiniteValues(r.q.data, qn, "q");
+    requireFiniteValues(r.k.data, kn, "k");
+    requireFiniteValues(r.v.data, kn, "v");
     if (r.window < 0) fail("window", "must be >= 1 (got " + std::to_string(r.window) + ")");
     if (!r.keyMask.empty() && r.keyMask.size != static_cast<std::size_t>(d.kLen))
         fail("keyMask", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.keyMask.size) + ")");
@@ -157,7 +188,12 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         in.q = qRot.data();
         in.k = kRot.data();
     }
+    // |q.k| <= |q| |k| (of the rotated copies when RoPE is on): refuse inputs whose scores could leave
+    // float range rather than return a softmax of infinities.
+    detail::requireScoresInRange(in.q, static_cast<std::size_t>(d.heads) * d.qLen, in.k, static_cast<std::size_t>(d.kvHeads) * d.kLen,
+                                 static_cast<std::size_t>(d.headDim), std::fabs(in.scale));
     detail::runWithEncoding(in, r.encoding, AttentionOutputs{out, weights, scores});
+    detail::requireFiniteResult(out, qn, in.scale);
 }
 
 AttentionResult attention(const AttentionRequest& r, bool returnWeights, bool returnScores) {

@@ -10,6 +10,11 @@ namespace posenc {
 
 namespace {
 constexpr std::int64_t kMaxPosition = 2147483647;
+double norm(const float* x, std::size_t n) {
+    double s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += static_cast<double>(x[i]) * x[i];
+    return std::sqrt(s);
+}
 }
 
 KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
@@ -38,6 +43,7 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     pos_.assign(slots, -1);
     occupied_.assign(slots, 0);
     rows_.assign(static_cast<std::size_t>(c.batch), Row{});
+    keyNormMax_.assign(static_cast<std::size_t>(c.batch), 0.0);
 }
 
 int KVCache::slotFor(Row& r) const {
@@ -61,6 +67,8 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     if (!positions.empty() && positions.size != bt)
         fail("positions", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(positions.size) + ")");
     if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
+    requireFiniteValues(k.data, n, "k");
+    requireFiniteValues(v.data, n, "v");
 
     // Plan every row first (positions and slots) on copies of the bookkeeping; commit only if all is valid.
     std::vector<Row>& planned = plannedRows_;
@@ -108,6 +116,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
                 std::memcpy(key, k.data + src, hd * sizeof(float));
                 if (tables_) tables_->rotate(key, token);
                 kernels::packKey(key, static_cast<std::size_t>(slot), hd, packedKeys(b, h));
+                keyNormMax_[b] = std::max(keyNormMax_[b], norm(key, hd));
             }
             ++token;
             pos_[static_cast<std::size_t>(b) * c.capacity + slot] = scratchPos_[at];
@@ -136,6 +145,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (!qPositions.empty()) requirePositions(qPositions.data, qPositions.size, "qPositions");
     if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
     if (!std::isnan(scale)) requireFinite(scale, "scale");
+    requireFiniteValues(q.data, q.size, "q");
 
     std::vector<std::int32_t>& qp = scratchQPos_;
     qp.resize(bq);
@@ -158,6 +168,9 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         }
         AttentionInputs in;
         in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, c.capacity};
+        in.scale = static_cast<float>(std::isnan(scale) ? defaultScale(encoding, c.headDim) : scale);
+        // cached keys carry the rope scale already, and the queries were just rotated with it
+        detail::requireScoresInRange(qb, static_cast<std::size_t>(heads) * qLen, nullptr, 0, hd, std::fabs(in.scale) * keyNormMax_[b]);
         in.q = qb;
         in.k = nullptr;  // keys are stored packed for the engine's score kernel
         in.kPacked = packedKeys(b, 0);
@@ -165,8 +178,8 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         in.qPos = pb;
         in.kPos = pos_.data() + static_cast<std::size_t>(b) * c.capacity;
         in.mask = AttentionMask{causal, 0, occupied_.data() + static_cast<std::size_t>(b) * c.capacity};
-        in.scale = static_cast<float>(std::isnan(scale) ? defaultScale(encoding, c.headDim) : scale);
         detail::runWithEncoding(in, encoding, AttentionOutputs{out + perRow * b, nullptr, nullptr}, &workspace_);
+        detail::requireFiniteResult(out + perRow * b, perRow, in.scale);
     }
 }
 
@@ -176,11 +189,13 @@ void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vecto
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
     tables_->build(angles.data(), angles.size(), 1.0, RopeRole::key);  // keys already carry the attention scale
     float* key = scratchKey_.data();
+    keyNormMax_[b] = 0;  // rotation keeps norms, but xPos rescales: recomputed over what is cached
     for (int h = 0; h < c.kvHeads; ++h)
         for (std::size_t s = 0; s < slots.size(); ++s) {
             kernels::unpackKey(packedKeys(b, h), static_cast<std::size_t>(slots[s]), hd, key);
             tables_->rotate(key, s);
             kernels::packKey(key, static_cast<std::size_t>(slots[s]), hd, packedKeys(b, h));
+            keyNormMax_[b] = std::max(keyNormMax_[b], norm(key, hd));
         }
 }
 

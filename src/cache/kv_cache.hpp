@@ -73,6 +73,7 @@ private:
     std::vector<std::int32_t> pos_;
     std::vector<std::uint8_t> occupied_;
     std::vector<Row> rows_;
+    std::vector<double> keyNormMax_;  // per batch row: the largest norm of a key appended (bounds q.k before attending)
     std::vector<Row> plannedRows_;
     // scratch reused across calls (no allocation per decode step once warm)
     std::vector<std::int32_t> scratchPos_;

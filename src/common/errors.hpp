@@ -45,4 +45,8 @@ inline void requirePositions(const std::int32_t* p, std::size_t n, const char* f
                  "must be a position >= 0 (got " + std::to_string(p[i]) + ")");
 }
 
+// Tensors fed to attention hold finite values: a NaN or infinity there would reach every weight of
+// its row (and, as a key or value, of every row that sees it), so it is refused up front, by index.
+void requireFiniteValues(const float* x, std::size_t n, const char* field);
+
 }  // namespace posenc

@@ -46,4 +46,25 @@ inline void axpySimd(float alpha, const float* x, float* y, std::size_t n) noexc
     for (; i < n; ++i) y[i] += alpha * x[i];
 }
 
+// Whether every x[i] is finite: x·0 is 0 for finite x and NaN for ±inf or NaN, so one vector sum of
+// x·0 answers for the whole array (one pass, no branch per element).
+inline bool allFiniteScalar(const float* x, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i)
+        if (!std::isfinite(x[i])) return false;
+    return true;
+}
+
+inline bool allFiniteSimd(const float* x, std::size_t n) noexcept {
+    std::size_t i = 0;
+    float s = 0;
+#if POSENC_SIMD
+    FloatBatch acc(0.0f);
+    const FloatBatch zero(0.0f);
+    for (; i + kFloatLanes <= n; i += kFloatLanes) acc = acc + FloatBatch::load_unaligned(x + i) * zero;
+    s = xsimd::hadd(acc);
+#endif
+    for (; i < n; ++i) s += x[i] * 0.0f;
+    return s == 0.0f;
+}
+
 }  // namespace posenc::kernels

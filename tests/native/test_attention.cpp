@@ -484,3 +484,55 @@ TEST_CASE("tiles: a term whose key state depends on the query head (DeBERTa p2c)
         checkAgainstNaive(p, e, t, 1 / std::sqrt(ld(3 * d)));
     }
 }
+
+TEST_CASE("numerics: NaN or infinity in q, k or v is refused by index; huge but finite logits give the exact one-hot limit") {
+    Problem p(2, 2, 8, 3, 5, 200);
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    for (auto [field, value] : {std::pair{"q", nan}, std::pair{"k", inf}, std::pair{"v", -inf}}) {
+        Problem bad = p;
+        auto& x = std::string(field) == "q" ? bad.q : std::string(field) == "k" ? bad.k : bad.v;
+        x[11] = value;
+        const std::string where = std::string(field) + "[11]";
+        CHECK_THROWS_WITH_AS(attention(bad.request(NoEncoding{})), doctest::Contains(where.c_str()), std::invalid_argument);
+    }
+    // logits of 1e30: the softmax is one-hot on the largest score (long-double reference agrees)
+    Problem big = p;
+    for (auto& x : big.q) x *= 1e30f;
+    const auto r = attention(big.request(NoEncoding{}), true, true);
+    const auto n = naive(big, {}, defaultScale(8));
+    CHECK(maxDiff(r.out, n.out) < 2e-5);
+    CHECK(maxDiff(r.weights, n.weights) < 2e-5);
+    for (std::size_t i = 0; i < r.scores.size(); ++i)  // scores of magnitude 1e30: relative
+        CHECK(double(r.scores[i]) == doctest::Approx(double(n.scores[i])).epsilon(1e-5));
+    for (float o : r.out) CHECK(std::isfinite(o));
+    // |q| |k| beyond float range: refused, not a softmax of infinities
+    Problem huge = p;
+    for (auto& x : huge.q) x *= 1e20f;
+    for (auto& x : huge.k) x *= 1e20f;
+    CHECK_THROWS_WITH_AS(attention(huge.request(NoEncoding{})), doctest::Contains("overflow"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(attention(huge.request(RopeEncoding{})), doctest::Contains("overflow"), std::invalid_argument);
+}
+
+TEST_CASE("numerics: positions near 2^31 - 1 with ALiBi, T5 and Shaw match their definitions") {
+    Problem p(3, 3, 8, 3, 6, 210);
+    p.qPos = {2147483645, 2147483646, 2147483647};
+    p.kPos = {2147483000, 2147483640, 2147483641, 2147483645, 2147483646, 2147483647};
+    p.causal = true;
+    const auto slopes = alibiSlopes(3);
+    NaiveTerms alibi;
+    alibi.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * (ld(p.qPos[i]) - p.kPos[j]); };
+    checkAgainstNaive(p, AlibiEncoding{3, {}, false}, alibi, defaultScale(8));
+    auto table = ref::randomVector(32 * 3, 98);
+    T5BucketOptions o{false, 32, 128};
+    NaiveTerms t5;
+    t5.bias = [&](int h, int i, int j) { return ld(table[t5Bucket(std::int64_t(p.kPos[j]) - p.qPos[i], o) * 3 + h]); };
+    checkAgainstNaive(p, T5Encoding{3, table, o}, t5, 1.0L);
+    const int K = 4;
+    auto aK = ref::randomVector((2 * K + 1) * 8, 97);
+    NaiveTerms shaw;
+    shaw.content = [&](int h, int i, int j) {
+        const auto d = std::clamp<std::int64_t>(std::int64_t(p.kPos[j]) - p.qPos[i], -K, K) + K;
+        return dotLd(p.qv(h, i), aK.data() + d * 8, 8);
+    };
+    checkAgainstNaive(p, ShawEncoding{K, aK, {}}, shaw, defaultScale(8));
+}

@@ -231,6 +231,24 @@ TEST_CASE("value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit fo
         }
 }
 
+TEST_CASE("all-finite check: SIMD equals scalar for NaN, +-inf and the largest finite floats at every position") {
+    for (std::size_t n : {1u, 5u, 16u, 37u}) {
+        auto x = ref::randomVector(n, 70);
+        CHECK(kernels::allFiniteSimd(x.data(), n));
+        x[n / 2] = std::numeric_limits<float>::max();
+        x[0] = -std::numeric_limits<float>::max();
+        CHECK(kernels::allFiniteSimd(x.data(), n) == kernels::allFiniteScalar(x.data(), n));
+        CHECK(kernels::allFiniteSimd(x.data(), n));
+        for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()})
+            for (std::size_t at = 0; at < n; ++at) {
+                auto y = x;
+                y[at] = bad;
+                CHECK(!kernels::allFiniteScalar(y.data(), n));
+                CHECK(!kernels::allFiniteSimd(y.data(), n));
+            }
+    }
+}
+
 TEST_CASE("dot / axpy SIMD kernels equal their scalar references") {
     for (std::size_t n : {1u, 7u, 16u, 33u, 128u}) {
         auto a = ref::randomVector(n, 1), b = ref::randomVector(n, 2);

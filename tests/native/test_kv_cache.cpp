@@ -357,3 +357,28 @@ TEST_CASE("a decode step (append one token, attend) allocates nothing once the c
     gCountAllocations = false;
     CHECK(gAllocations > 0);
 }
+
+TEST_CASE("numerics in the cache: non-finite keys or values refused (cache unchanged); queries that could overflow refused") {
+    KVCacheConfig c;
+    c.kvHeads = 1;
+    c.headDim = 4;
+    c.capacity = 8;
+    c.rope = RopeEncoding{};
+    KVCache cache(c);
+    std::vector<float> k = {1, 2, 3, 4}, v = {1, 1, 1, 1};
+    cache.append(k, v, 1);
+    const auto keys = cache.keys(), values = cache.values();
+    const auto pos = cache.positions();
+    std::vector<float> bad = {1, std::numeric_limits<float>::quiet_NaN(), 3, 4};
+    CHECK_THROWS_WITH_AS(cache.append(bad, v, 1), doctest::Contains("k[1]"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(cache.append(k, bad, 1), doctest::Contains("v[1]"), std::invalid_argument);
+    CHECK(cache.keys() == keys);
+    CHECK(cache.values() == values);
+    CHECK(cache.positions() == pos);
+    std::vector<float> out(4);
+    std::vector<float> q = {1e37f, 1e37f, 1e37f, 1e37f};
+    CHECK_THROWS_WITH_AS(cache.attend(q, 1, 1, NoEncoding{}, {}, true, out.data()), doctest::Contains("overflow"), std::invalid_argument);
+    q = {1, 0, 0, 0};
+    cache.attend(q, 1, 1, NoEncoding{}, {}, true, out.data());
+    for (float o : out) CHECK(o == doctest::Approx(1.0f));  // one key: its value
+}
