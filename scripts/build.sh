@@ -2,7 +2,8 @@
 # Builds posenc. `build.sh` = native library + tests + the wasm package; `build.sh wasm` = the
 # package only (dist/posenc_wasm.mjs); `build.sh native` = native only; `build.sh wasm-tests` = the
 # doctest suite compiled to wasm (build/wasm/posenc_tests_wasm.cjs); `build.sh sanitize` = the native
-# doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-sanitize).
+# doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-sanitize); `build.sh
+# fuzz` = the libFuzzer targets (build/fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -29,6 +30,12 @@ if [ "$what" = sanitize ]; then
     -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
   cmake --build build/native-sanitize -j "$jobs" --target posenc_tests
+fi
+if [ "$what" = fuzz ]; then
+  # libFuzzer targets (tests/fuzz/) with ASan + UBSan, built by clang (Debian's LLVM 14, pulled in by emscripten)
+  cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14 -DPOSENC_FUZZ=ON \
+    -DCMAKE_CXX_FLAGS="-g -fno-omit-frame-pointer" >/dev/null
+  cmake --build build/fuzz -j "$jobs" --target fuzz_rope fuzz_attention fuzz_kv_cache
 fi
 if [ "$what" = wasm-tests ]; then
   cmake --build build/wasm -j "$jobs" --target posenc_tests_wasm

@@ -9,11 +9,19 @@ export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
 bash scripts/build.sh wasm-tests
 bash scripts/build.sh sanitize
+bash scripts/build.sh fuzz
 
 echo "== native (ctest)"
 ctest --test-dir build/native --output-on-failure
 echo "== the same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 build/native-sanitize/posenc_tests --no-colors
+echo "== libFuzzer: rope configs, attention, KV-cache operation sequences (20 s each; crashes found earlier replayed first)"
+for t in rope attention kv_cache; do
+  mkdir -p "build/fuzz/corpus-$t"
+  dirs=("build/fuzz/corpus-$t")
+  [ -d "tests/fuzz/regressions/$t" ] && dirs+=("tests/fuzz/regressions/$t")  # inputs that once crashed
+  build/fuzz/fuzz_$t "${dirs[@]}" -max_total_time=20 -rss_limit_mb=4096 2>&1 | tail -n 1
+done
 echo "== the same doctest suite compiled to wasm (SIMD128 kernels vs their scalar references)"
 node build/wasm/posenc_tests_wasm.cjs --no-colors
 echo "== node"

@@ -54,12 +54,17 @@ void applyYarn(const RopeConfig& c, int R, RopeFrequencies& f) {
         const double w = f.invFreq[i];
         f.invFreq[i] = (w / s.factor) * (1.0 - extrapolation) + w * extrapolation;
     }
+    requireFinite(s.mscale, "scaling.mscale");
+    requireFinite(s.mscaleAllDim, "scaling.mscaleAllDim");
     if (c.convention == RopeConvention::ggml) {
         f.attentionScale = 1.0 + 0.1 * std::log(s.factor);
     } else if (!std::isnan(s.attentionFactor)) {
         f.attentionScale = s.attentionFactor;
     } else if (s.mscale != 0 && s.mscaleAllDim != 0) {
         f.attentionScale = yarnMscale(s.factor, s.mscale) / yarnMscale(s.factor, s.mscaleAllDim);
+        if (!(std::isfinite(f.attentionScale) && f.attentionScale > 0))
+            fail("scaling.mscale", "(" + show(s.mscale) + ") and scaling.mscaleAllDim (" + show(s.mscaleAllDim) +
+                                       ") give no positive finite attention scale (0.1 m ln factor + 1 must be positive for both)");
     } else {
         // HF falls back to get_mscale(factor) with mscale = 1 when mscale_all_dim is absent.
         f.attentionScale = yarnMscale(s.factor, 1.0);
@@ -108,6 +113,9 @@ void applyLongrope(const RopeConfig& c, int R, RopeFrequencies& f) {
     for (std::size_t i = 0; i < half; ++i) f.invFreq[i] /= ext[i];
     if (!std::isnan(s.attentionFactor)) f.attentionScale = s.attentionFactor;
     else if (s.factor <= 1) f.attentionScale = 1.0;
+    else if (s.originalMaxPositionEmbeddings < 2)
+        fail("scaling.originalMaxPositionEmbeddings", "must be at least 2 for longrope's attention scale sqrt(1 + ln factor / ln L0) (got " +
+                                                          std::to_string(s.originalMaxPositionEmbeddings) + ")");
     else f.attentionScale = std::sqrt(1 + std::log(s.factor) / std::log(static_cast<double>(s.originalMaxPositionEmbeddings)));
 }
 
@@ -192,8 +200,13 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         if (f.axes != 1) fail("xposScaleBase", "cannot be combined with multi-axis RoPE");
         f.xposScaleBase = c.xposScaleBase;
         for (int k = 0; k < R / 2; ++k) f.xposZeta.push_back((2.0 * k + 0.4 * R) / (1.4 * R));
-        f.xposMaxPosition = static_cast<std::int64_t>(std::floor(80.0 * c.xposScaleBase / -std::log(f.xposZeta[0])));
+        // (capped at 2^31: beyond that no position reaches the limit)
+        f.xposMaxPosition = static_cast<std::int64_t>(std::min(std::floor(80.0 * c.xposScaleBase / -std::log(f.xposZeta[0])), 2147483648.0));
     }
+    // The scale multiplies every rotated channel; real schedules give 1 to 2. A derived scale far
+    // outside that (mscale / mscaleAllDim / attentionFactor gone wrong) would overflow float outputs.
+    if (!(f.attentionScale > 0 && f.attentionScale <= 1e4))
+        fail("scaling", "gives an attention scale of " + show(f.attentionScale) + "; it must lie in (0, 1e4] (models use about 1 to 2)");
     return f;
 }
 

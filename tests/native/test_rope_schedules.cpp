@@ -161,3 +161,34 @@ TEST_CASE("bad scaling configs are clear errors") {
     c.base = 0;
     CHECK_THROWS_WITH_AS(ropeFrequencies(c), doctest::Contains("base"), std::invalid_argument);
 }
+
+TEST_CASE("fuzzer finds, kept as regressions: YaRN mscale / mscaleAllDim and longrope edge values are errors, never NaN or a huge scale") {
+    RopeConfig c;
+    c.headDim = 20;
+    c.base = 7.37e6;
+    c.partialRotaryFactor = 0.2;
+    c.scaling.type = RopeScalingType::yarn;
+    c.scaling.factor = 9.2;
+    c.scaling.originalMaxPositionEmbeddings = 205589;
+    c.scaling.mscale = std::nan("");
+    c.scaling.mscaleAllDim = 1;
+    CHECK_THROWS_WITH_AS(ropeFrequencies(c), doctest::Contains("scaling.mscale"), std::invalid_argument);
+    c.scaling.mscale = 1;
+    c.scaling.mscaleAllDim = -1 / (0.1 * std::log(9.2));  // 0.1 m ln f + 1 = 0: division by zero
+    CHECK_THROWS_WITH_AS(ropeFrequencies(c), doctest::Contains("scaling.mscale"), std::invalid_argument);
+    c.scaling.mscaleAllDim = 1;
+    c.scaling.attentionFactor = 1e300;  // finite but astronomically large: every rotated channel would overflow
+    CHECK_THROWS_WITH_AS(ropeFrequencies(c), doctest::Contains("(0, 1e4]"), std::invalid_argument);
+    RopeConfig l;
+    l.headDim = 8;
+    l.scaling.type = RopeScalingType::longrope;
+    l.scaling.factor = 4;
+    l.scaling.originalMaxPositionEmbeddings = 1;  // ln L0 = 0 in sqrt(1 + ln f / ln L0)
+    l.scaling.shortFactor = {1, 1, 1, 1};
+    l.scaling.longFactor = {2, 2, 2, 2};
+    CHECK_THROWS_WITH_AS(ropeFrequencies(l), doctest::Contains("originalMaxPositionEmbeddings"), std::invalid_argument);
+    RopeConfig x;
+    x.headDim = 8;
+    x.xposScaleBase = 1e300;  // the position limit no longer fits an integer: capped, no overflow
+    CHECK(ropeFrequencies(x).xposMaxPosition == 2147483648LL);
+}

@@ -1,0 +1,165 @@
+// libFuzzer target: random sequences of KV-cache operations (append with positions or padding,
+// attend, shift, renumber) on a small cache with sinks, a sliding window and RoPE. Checked:
+//  - a call that throws leaves positions, next positions, keys and values exactly as they were;
+//  - every attend equals attention() over a cache rebuilt from scratch: the raw tokens it should
+//    still hold (the first `sinks`, then the last `window`) at their current logical positions.
+#include <algorithm>
+#include <memory>
+
+#include "common.hpp"
+#include "posenc.hpp"
+
+using namespace posenc;
+
+namespace {
+struct Token {
+    std::vector<float> k, v;  // [kvHeads, headDim], raw
+    std::int64_t pos;
+};
+
+struct Snapshot {
+    std::vector<std::int32_t> positions, next;
+    std::vector<float> keys, values;
+    bool operator==(const Snapshot& o) const { return positions == o.positions && next == o.next && keys == o.keys && values == o.values; }
+};
+Snapshot snapshot(const KVCache& c) { return {c.positions(), c.nextPositions(), c.keys(), c.values()}; }
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    FuzzedDataProvider in(data, size);
+    KVCacheConfig c;
+    c.kvHeads = in.ConsumeIntegralInRange<int>(1, 2);
+    c.headDim = 2 * in.ConsumeIntegralInRange<int>(1, 4);
+    c.capacity = in.ConsumeIntegralInRange<int>(1, 12);
+    c.window = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(1, 10) : 0;
+    c.sinks = in.ConsumeIntegralInRange<int>(0, 3);
+    const bool rope = in.ConsumeBool();
+    if (rope) c.rope = RopeEncoding{};
+    std::unique_ptr<KVCache> cache;
+    try {
+        cache = std::make_unique<KVCache>(c);
+    } catch (const std::invalid_argument&) {
+        return 0;
+    }
+    const std::size_t hd = static_cast<std::size_t>(c.headDim);
+    std::vector<Token> kept;  // the model: tokens in append order that the cache should still hold
+    std::int64_t next = 0;
+    bool model = true;  // false once the model cannot follow (renumber with repeated positions)
+
+    for (int step = 0; step < 24 && in.remaining_bytes() > 0; ++step) {
+        const Snapshot before = snapshot(*cache);
+        const int op = in.ConsumeIntegralInRange<int>(0, 5);
+        try {
+            if (op <= 1) {  // append T tokens
+                const int T = in.ConsumeIntegralInRange<int>(1, 4);
+                auto k = fuzz::floats(in, static_cast<std::size_t>(c.kvHeads) * T * hd, 2.0f);
+                auto v = fuzz::floats(in, k.size(), 2.0f);
+                std::vector<std::int32_t> pos;
+                std::vector<std::uint8_t> mask;
+                if (in.ConsumeBool())
+                    for (int t = 0; t < T; ++t) pos.push_back(in.ConsumeIntegralInRange<std::int32_t>(-2, 5000));
+                if (in.ConsumeBool())
+                    for (int t = 0; t < T; ++t) mask.push_back(in.ConsumeIntegralInRange<int>(0, 4) != 0);
+                cache->append(k, v, T, pos, mask);
+                for (int t = 0; t < T; ++t) {
+                    if (!mask.empty() && !mask[t]) continue;
+                    Token tok{std::vector<float>(static_cast<std::size_t>(c.kvHeads) * hd), std::vector<float>(static_cast<std::size_t>(c.kvHeads) * hd),
+                              pos.empty() ? next : pos[t]};
+                    for (int h = 0; h < c.kvHeads; ++h)
+                        for (std::size_t x = 0; x < hd; ++x) {
+                            tok.k[h * hd + x] = k[(static_cast<std::size_t>(h) * T + t) * hd + x];
+                            tok.v[h * hd + x] = v[(static_cast<std::size_t>(h) * T + t) * hd + x];
+                        }
+                    next = tok.pos + 1;
+                    kept.push_back(tok);
+                    if (c.window > 0 && static_cast<int>(kept.size()) > c.sinks + c.window) kept.erase(kept.begin() + c.sinks);
+                }
+            } else if (op == 2) {
+                const std::int64_t delta = in.ConsumeIntegralInRange<std::int64_t>(-3000, 3000);
+                cache->shift(delta);
+                for (auto& t : kept) t.pos += delta;
+                next += delta;
+            } else if (op == 3) {
+                auto np = cache->positions();
+                std::vector<std::int64_t> old;
+                for (auto p : np)
+                    if (p >= 0) old.push_back(p);
+                std::sort(old.begin(), old.end());
+                if (std::adjacent_find(old.begin(), old.end()) != old.end()) model = false;
+                std::vector<std::int32_t> fresh = np;
+                for (auto& p : fresh)
+                    if (p >= 0 || in.ConsumeIntegralInRange<int>(0, 9) == 0) p = in.ConsumeIntegralInRange<std::int32_t>(-1, 6000);
+                cache->renumber(fresh);
+                std::int64_t maxPos = -1;
+                for (auto& t : kept)  // each kept token moves to its slot's new position (old positions unique)
+                    for (std::size_t s = 0; s < np.size(); ++s)
+                        if (np[s] >= 0 && np[s] == t.pos) {
+                            t.pos = fresh[s];
+                            break;
+                        }
+                for (std::size_t s = 0; s < np.size(); ++s)
+                    if (np[s] >= 0) maxPos = std::max<std::int64_t>(maxPos, fresh[s]);
+                if (maxPos >= 0) next = maxPos + 1;
+            } else {  // attend, compared with attention() over the rebuilt cache
+                const int heads = c.kvHeads * in.ConsumeIntegralInRange<int>(1, 2), qLen = in.ConsumeIntegralInRange<int>(1, 3);
+                auto q = fuzz::floats(in, static_cast<std::size_t>(heads) * qLen * hd, 2.0f);
+                std::vector<std::int32_t> qp;
+                for (int i = 0; i < qLen; ++i) qp.push_back(in.ConsumeIntegralInRange<std::int32_t>(0, 9000));
+                const bool causal = in.ConsumeBool();
+                std::vector<float> out(q.size());
+                cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
+                fuzz::requireFinite(out, "attend output");
+                if (!model) continue;
+                if (kept.empty()) {
+                    for (float o : out)
+                        if (o != 0.0f) std::abort();
+                    continue;
+                }
+                const int n = static_cast<int>(kept.size());
+                std::vector<float> k(static_cast<std::size_t>(c.kvHeads) * n * hd), v(k.size());
+                std::vector<std::int32_t> kp;
+                for (int j = 0; j < n; ++j) {
+                    kp.push_back(static_cast<std::int32_t>(kept[j].pos));
+                    for (int h = 0; h < c.kvHeads; ++h)
+                        for (std::size_t x = 0; x < hd; ++x) {
+                            k[(static_cast<std::size_t>(h) * n + j) * hd + x] = kept[j].k[h * hd + x];
+                            v[(static_cast<std::size_t>(h) * n + j) * hd + x] = kept[j].v[h * hd + x];
+                        }
+                }
+                AttentionRequest r;
+                r.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, n};
+                r.q = q;
+                r.k = k;
+                r.v = v;
+                r.qPositions = qp;
+                r.kPositions = kp;
+                r.causal = causal;
+                if (rope) r.encoding = RopeEncoding{};
+                const auto want = attention(r).out;
+                for (std::size_t i = 0; i < out.size(); ++i)
+                    if (std::fabs(out[i] - want[i]) > 1e-3f * (1.0f + std::fabs(want[i]))) {
+                        std::fprintf(stderr, "attend differs from the rebuilt cache at %zu: %g vs %g\n", i, out[i], want[i]);
+                        std::abort();
+                    }
+            }
+            if (model) {  // the cache holds exactly the model's tokens, at the model's positions
+                std::vector<std::int64_t> a, b;
+                for (auto p : cache->positions())
+                    if (p >= 0) a.push_back(p);
+                for (const auto& t : kept) b.push_back(t.pos);
+                std::sort(a.begin(), a.end());
+                std::sort(b.begin(), b.end());
+                if (a != b || cache->nextPositions()[0] != std::min<std::int64_t>(next, 2147483647)) {
+                    std::fprintf(stderr, "cache positions differ from the model\n");
+                    std::abort();
+                }
+            }
+        } catch (const std::invalid_argument&) {
+            if (!(snapshot(*cache) == before)) {
+                std::fprintf(stderr, "a failed call changed the cache\n");
+                std::abort();
+            }
+        }
+    }
+    return 0;
+}
