@@ -38,6 +38,7 @@ export class Scope {
   // A float tensor argument: a HeapBuffer is used where it lies, anything else is copied in.
   f32(value, field, expectedLength) {
     if (value instanceof HeapBuffer) {
+      if (value.deleted) throw new RangeError(`${field} is a buffer that has been deleted`);
       if (expectedLength !== undefined) requireLength(value.length, expectedLength, field);
       return value.byteOffset;
     }
@@ -65,6 +66,7 @@ export class Scope {
     const src = new Float32Array(this.m.HEAPF32.buffer, ptr, length);
     if (out === undefined) return src.slice();
     if (out instanceof HeapBuffer) {
+      if (out.deleted) throw new RangeError('out is a buffer that has been deleted');
       requireLength(out.length, length, 'out');
       if (out.byteOffset !== ptr) out.view().set(src);
       return out;

@@ -65,6 +65,8 @@ function makeApi(m) {
     const spec = ropeSpec(o, { where, headDim, headDimOf: "the shape's headDim" });
     const layout = v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');
     const inPlace = v.boolean(o.inPlace, 'inPlace', false);
+    if (inPlace && !(x instanceof Float32Array) && !(x instanceof HeapBuffer))
+      throw new TypeError(`x must be a Float32Array or a buffer from pe.alloc with inPlace: true (got ${v.describe(x)})`);
     const extra = prepare(tokens, spec);
     const n = heads * tokens * headDim;
     return run((s) => {

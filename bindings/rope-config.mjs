@@ -98,22 +98,23 @@ const pick = (...values) => values.find((x) => x !== undefined && x !== null);
 export function ropeConfigFromHF(config) {
   const root = v.object(config, 'config');
   const c = root.hidden_size === undefined && root.n_embd === undefined && root.text_config ? v.object(root.text_config, 'config.text_config') : root;
+  // messages name the key the config actually uses
+  const source = `config.${pick(c.rope_parameters) !== undefined ? 'rope_parameters' : 'rope_scaling'}`;
   const params = pick(c.rope_parameters, c.rope_scaling) ?? {};
-  if (typeof params !== 'object' || Array.isArray(params)) throw new TypeError(`config.rope_scaling must be an object (got ${v.describe(params)})`);
+  if (typeof params !== 'object' || Array.isArray(params)) throw new TypeError(`${source} must be an object (got ${v.describe(params)})`);
 
-  const hidden = pick(c.hidden_size, c.n_embd, c.d_model);
-  const nHeads = pick(c.num_attention_heads, c.n_head, c.num_heads);
-  let headDim = c.head_dim;
+  const hiddenKey = ['hidden_size', 'n_embd', 'd_model'].find((k) => pick(c[k]) !== undefined);
+  const headsKey = ['num_attention_heads', 'n_head', 'num_heads'].find((k) => pick(c[k]) !== undefined);
+  let headDim = c.head_dim, headDimKey = 'head_dim';
   if (headDim === undefined) {
-    if (hidden === undefined || nHeads === undefined) throw new RangeError('config needs head_dim, or hidden_size and num_attention_heads');
-    v.positive(hidden, 'config.hidden_size');
-    v.positive(nHeads, 'config.num_attention_heads');
-    if (hidden % nHeads !== 0) throw new RangeError(`config.hidden_size (${hidden}) must be divisible by config.num_attention_heads (${nHeads})`);
+    if (hiddenKey === undefined || headsKey === undefined) throw new RangeError('config needs head_dim, or hidden_size and num_attention_heads');
+    const hidden = v.positive(c[hiddenKey], `config.${hiddenKey}`), nHeads = v.positive(c[headsKey], `config.${headsKey}`);
+    if (hidden % nHeads !== 0) throw new RangeError(`config.${hiddenKey} (${hidden}) must be divisible by config.${headsKey} (${nHeads})`);
     headDim = hidden / nHeads;
   }
   // DeepSeek MLA rotates only qk_rope_head_dim channels of a separate rope head.
-  if (c.qk_rope_head_dim !== undefined) headDim = c.qk_rope_head_dim;
-  v.positive(headDim, 'config.head_dim');
+  if (c.qk_rope_head_dim !== undefined) { headDim = c.qk_rope_head_dim; headDimKey = 'qk_rope_head_dim'; }
+  v.positive(headDim, `config.${headDimKey}`);
 
   let partialRotaryFactor = pick(c.partial_rotary_factor, params.partial_rotary_factor, c.rotary_pct);
   if (partialRotaryFactor === undefined && c.rotary_dim !== undefined) partialRotaryFactor = v.positive(c.rotary_dim, 'config.rotary_dim') / headDim;
@@ -123,23 +124,26 @@ export function ropeConfigFromHF(config) {
   if (partialRotaryFactor !== undefined) out.partialRotaryFactor = partialRotaryFactor;
 
   let type = pick(params.rope_type, params.type, 'default');
-  if (typeof type !== 'string') throw new TypeError(`config.rope_scaling.rope_type must be a string (got ${v.describe(type)})`);
+  if (typeof type !== 'string') throw new TypeError(`${source}.rope_type must be a string (got ${v.describe(type)})`);
   if (params.mrope_section !== undefined) {  // Qwen2-VL: M-RoPE sections (t, h, w) over the default schedule
     out.multiAxis = 'mrope';
-    out.sections = Array.from(v.int32Array(params.mrope_section, 'config.rope_scaling.mrope_section', { min: 1 }));
+    out.sections = Array.from(v.int32Array(params.mrope_section, `${source}.mrope_section`, { min: 1 }));
     if (type === 'mrope') type = 'default';
   }
   type = canonicalType(type);
   if (type === 'none') return out;
-  if (!SCALING_TYPES.includes(type)) throw new RangeError(`config.rope_scaling.rope_type must be one of ${SCALING_TYPES.filter((t) => t !== 'none').map((t) => `'${t}'`).join(', ')} (got '${type}')`);
+  if (!SCALING_TYPES.includes(type)) throw new RangeError(`${source}.rope_type must be one of ${SCALING_TYPES.filter((t) => t !== 'none').map((t) => `'${t}'`).join(', ')} (got '${type}')`);
 
-  const source = `config.${pick(c.rope_parameters) !== undefined ? 'rope_parameters' : 'rope_scaling'}`;
-  const maxPos = c.max_position_embeddings;
-  const original = pick(params.original_max_position_embeddings, c.original_max_position_embeddings);
+  // Checked before any arithmetic: a string or an object here would make the factor NaN, or throw an
+  // engine error ("Cannot convert object to primitive value") that names no config key.
+  const maxPos = pick(c.max_position_embeddings) === undefined ? undefined : v.positive(c.max_position_embeddings, 'config.max_position_embeddings');
+  const original = pick(params.original_max_position_embeddings) !== undefined
+    ? v.positive(params.original_max_position_embeddings, `${source}.original_max_position_embeddings`)
+    : pick(c.original_max_position_embeddings) !== undefined ? v.positive(c.original_max_position_embeddings, 'config.original_max_position_embeddings') : undefined;
   const scaling = { type };
   const applies = (name) => OPTIONS.scaling.keys[name].types.includes(type);
   // An explicit factor wins; otherwise (DeepSeek-V3 yarn, Phi-3 longrope) it is max / original.
-  let factor = pick(params.factor);
+  let factor = pick(params.factor) === undefined ? undefined : v.number(params.factor, `${source}.factor`);
   if (factor === undefined && original !== undefined && maxPos !== undefined) factor = maxPos / original;
   if (factor !== undefined) scaling.factor = factor;
   if (applies('originalMaxPositionEmbeddings')) {
@@ -149,8 +153,12 @@ export function ropeConfigFromHF(config) {
   }
   // Only the fields this type uses are copied: Hugging Face just warns about the others, and the
   // result must pass ropeFrequencies' strict checks.
-  for (const [name] of SCALING_KEYS) {
-    if (!(name in scaling) && pick(params[snake(name)]) !== undefined && applies(name)) scaling[name] = params[snake(name)];
+  for (const [name, spec] of SCALING_KEYS) {
+    if (!(name in scaling) && pick(params[snake(name)]) !== undefined && applies(name)) {
+      const value = params[snake(name)];
+      // factor lists are copied into plain arrays (the result is data, like the config it came from)
+      scaling[name] = spec.type === 'ArrayLike<number>' ? Array.from(factorList(value, `${source}.${snake(name)}`)) : value;
+    }
   }
   for (const [name, spec] of SCALING_KEYS) {
     if (scaling[name] === undefined && spec.requiredBy.includes(type)) throw new RangeError(`${source}.${snake(name)} is required by '${type}' scaling`);
