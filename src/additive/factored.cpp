@@ -71,7 +71,7 @@ int axialWidth(const AxialOptions& o) {
     for (std::size_t a = 0; a < o.shape.size(); ++a) {
         requirePositive(o.shape[a], "shape");
         requirePositive(o.dims[a], "dims");
-        const std::size_t want = static_cast<std::size_t>(o.shape[a]) * o.dims[a];
+        const std::size_t want = elementCount({o.shape[a], o.dims[a]}, "tables");
         if (o.tables[a].size != want)
             fail("tables[" + std::to_string(a) + "]", "must be [shape[" + std::to_string(a) + "], dims[" + std::to_string(a) + "]] = " + std::to_string(want) +
                                                           " elements (got " + std::to_string(o.tables[a].size) + ")");

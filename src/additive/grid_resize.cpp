@@ -60,7 +60,8 @@ void resizeGrid(View<float> grid, const ResizeOptions& o, float* out) {
     requirePositive(o.dim, "dim");
     requireNonNegative(o.prefixTokens, "prefixTokens");
     const std::size_t d = static_cast<std::size_t>(o.dim), prefix = static_cast<std::size_t>(o.prefixTokens);
-    const std::size_t want = (prefix + static_cast<std::size_t>(o.fromH) * o.fromW) * d;
+    const std::size_t want = elementCount({static_cast<std::int64_t>(elementCount({o.fromH, o.fromW}, "from")) + o.prefixTokens, o.dim}, "grid");
+    elementCount({static_cast<std::int64_t>(elementCount({o.toH, o.toW}, "to")) + o.prefixTokens, o.dim}, "to");
     if (grid.size != want)
         fail("grid", "must be [prefixTokens + from[0]*from[1], dim] = " + std::to_string(want) + " elements (got " + std::to_string(grid.size) + ")");
     std::memcpy(out, grid.data, prefix * d * sizeof(float));

@@ -41,7 +41,7 @@ void randomFeatures(const std::int32_t* positions, std::size_t count, const Rand
     }
     requirePositive(o.hidden, "hidden");
     const std::size_t H = static_cast<std::size_t>(o.hidden);
-    std::vector<double> w1(H), b1(H), w2(d * H);
+    std::vector<double> w1(H), b1(H), w2(elementCount({static_cast<std::int64_t>(d), o.hidden}, "hidden"));
     for (auto& x : w1) x = rng.normal();
     for (auto& x : b1) x = rng.normal();
     const double s2 = 1.0 / std::sqrt(static_cast<double>(H));

@@ -30,6 +30,14 @@ std::pair<std::int64_t, std::int64_t> allowedDeltaRange(const AttentionInputs& i
     return {lo, hi};
 }
 
+// The largest |qPos - kPos| over all pairs of the call (masked or not).
+std::int64_t callDistance(const AttentionInputs& in) {
+    std::int64_t qMin = std::numeric_limits<std::int64_t>::max(), qMax = std::numeric_limits<std::int64_t>::min(), kMin = qMin, kMax = qMax;
+    for (int i = 0; i < in.dims.qLen; ++i) qMin = std::min<std::int64_t>(qMin, in.qPos[i]), qMax = std::max<std::int64_t>(qMax, in.qPos[i]);
+    for (int j = 0; j < in.dims.kLen; ++j) kMin = std::min<std::int64_t>(kMin, in.kPos[j]), kMax = std::max<std::int64_t>(kMax, in.kPos[j]);
+    return std::max(kMax - qMin, qMax - kMin);
+}
+
 std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e) {
     const AttentionDims& d = in.dims;
     return std::visit(
@@ -38,7 +46,7 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
             [&](const NoEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
             [&](const RopeEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
             [&](const AlibiEncoding& a) -> std::unique_ptr<ScoreTerm> { return std::make_unique<AlibiTerm>(a, d.heads); },
-            [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads); },
+            [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads, callDistance(in)); },
             [&](const SwinEncoding& s) -> std::unique_ptr<ScoreTerm> {
                 auto term = std::make_unique<SwinTerm>(s, d.heads);
                 term->checkPositions(in.qPos, d.qLen, "qPositions");
@@ -55,7 +63,9 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
                     fail("encoding.r", "has " + std::to_string(term->distances()) + " distances but the call needs i - j up to " + std::to_string(hi));
                 return term;
             },
-            [&](const DebertaEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<DebertaTerm>(x, d.heads, d.headDim, d.kLen); },
+            [&](const DebertaEncoding& x) -> std::unique_ptr<ScoreTerm> {
+                return std::make_unique<DebertaTerm>(x, d.heads, d.headDim, d.kLen, callDistance(in));
+            },
             [&](const RelativeKeyEncoding& x) -> std::unique_ptr<ScoreTerm> {
                 auto term = std::make_unique<RelativeKeyTerm>(x, d.headDim, d.kLen);
                 const auto [lo, hi] = allowedDeltaRange(in);
@@ -137,8 +147,8 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     requirePositive(d.kLen, "kLen");
     if (d.heads % d.kvHeads != 0)
         fail("heads", "(" + std::to_string(d.heads) + ") must be a multiple of kvHeads (" + std::to_string(d.kvHeads) + ")");
-    const std::size_t qn = static_cast<std::size_t>(d.heads) * d.qLen * d.headDim;
-    const std::size_t kn = static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim;
+    const std::size_t qn = elementCount({d.heads, d.qLen, d.headDim}, "q");
+    const std::size_t kn = elementCount({d.kvHeads, d.kLen, d.headDim}, "k");
     requireSize(r.q, qn, "q", "[heads, qLen, headDim]");
     requireSize(r.k, kn, "k", "[kvHeads, kLen, headDim]");
     requireSize(r.v, kn, "v", "[kvHeads, kLen, headDim]");

@@ -36,7 +36,8 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         config_.rope->config = rc;
         tables_.emplace(*freqs_, c.rope->layout);
     }
-    const std::size_t slots = static_cast<std::size_t>(c.batch) * c.capacity;
+    const std::size_t slots = elementCount({c.batch, c.capacity}, "capacity");
+    elementCount({c.batch, c.kvHeads, c.capacity, c.headDim}, "capacity");  // the key and value stores
     keys_.assign(static_cast<std::size_t>(c.batch) * c.kvHeads * packedSize(), 0.0f);
     values_.assign(slots * c.kvHeads * c.headDim, 0.0f);
     scratchKey_.resize(static_cast<std::size_t>(c.headDim));
@@ -60,7 +61,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     const KVCacheConfig& c = config_;
     requirePositive(T, "T");
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    const std::size_t n = static_cast<std::size_t>(c.batch) * c.kvHeads * T * hd;
+    const std::size_t n = elementCount({c.batch, c.kvHeads, T, c.headDim}, "k");
     if (k.size != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(k.size) + ")");
     if (v.size != n) fail("v", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(v.size) + ")");
     const std::size_t bt = static_cast<std::size_t>(c.batch) * T;

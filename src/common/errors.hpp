@@ -3,6 +3,8 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +45,20 @@ inline void requirePositions(const std::int32_t* p, std::size_t n, const char* f
         if (p[i] < 0)
             fail(std::string(field) + "[" + std::to_string(i) + "]",
                  "must be a position >= 0 (got " + std::to_string(p[i]) + ")");
+}
+
+// The element count a x b x ... of a shape, checked: in wasm size_t is 32 bits, and a product that
+// wrapped could match a small buffer and pass a size check. Past what memory can address it is an error
+// naming the field.
+inline std::size_t elementCount(std::initializer_list<std::int64_t> factors, const std::string& field) {
+    constexpr std::uint64_t limit = std::numeric_limits<std::size_t>::max() / sizeof(double);
+    std::uint64_t n = 1;
+    for (std::int64_t f : factors) {
+        if (f < 0) fail(field, "has a negative dimension (" + std::to_string(f) + ")");
+        if (f != 0 && n > limit / static_cast<std::uint64_t>(f)) fail(field, "is too large: its shape has more elements than memory can address");
+        n *= static_cast<std::uint64_t>(f);
+    }
+    return static_cast<std::size_t>(n);
 }
 
 // Tensors fed to attention hold finite values: a NaN or infinity there would reach every weight of

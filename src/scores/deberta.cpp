@@ -35,12 +35,12 @@ std::int64_t debertaBucket(std::int64_t rel, const DebertaBucketOptions& o) {
     return rel < 0 ? -b : b;
 }
 
-DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen)
+DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen, std::int64_t callDistance)
     : e_(e), headDim_(headDim), kLen_(kLen) {
     validate(e.buckets);
     requirePositive(e.span, "encoding.span");
     if (!e.c2p && !e.p2c) fail("encoding.terms", "must name at least one of 'c2p', 'p2c'");
-    const std::size_t want = static_cast<std::size_t>(heads) * 2 * e.span * headDim;
+    const std::size_t want = elementCount({heads, 2 * static_cast<std::int64_t>(e.span), headDim}, "encoding.span");
     if (e.c2p && e.posKey.size != want)
         fail("encoding.posKey", "must be [heads, 2*span, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.posKey.size) + ")");
     if (e.p2c && e.posQuery.size != want)
@@ -48,7 +48,8 @@ DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int k
     qp_.assign(2 * static_cast<std::size_t>(e.span) * kQueryTile, 0.0f);
     if (e.p2c) kp_.assign(static_cast<std::size_t>(kLen) * 2 * e.span, 0.0f);
     // Bucketing costs a log: look small |delta| up, compute larger ones directly.
-    lookupRange_ = std::max(e.buckets.maxPosition, 2 * e.span) + 1;
+    // (no further than the call's own largest distance: the table's cost follows the call)
+    lookupRange_ = static_cast<int>(std::min<std::int64_t>(std::max(e.buckets.maxPosition, 2 * e.span) + 1, std::max<std::int64_t>(callDistance, 0) + 1));
     lookup_.resize(2 * static_cast<std::size_t>(lookupRange_) + 1);
     for (int d = -lookupRange_; d <= lookupRange_; ++d) {
         const std::int64_t b = debertaBucket(d, e.buckets) + e.span;

@@ -33,7 +33,8 @@ struct DebertaEncoding {
 
 class DebertaTerm final : public ScoreTerm {
 public:
-    DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen);
+    // callDistance: the largest |query - key| position distance the call can ask about.
+    DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen, std::int64_t callDistance);
     void beginHead(int h, const float* k, const std::int32_t* kPos) override;
     bool readsKeys() const override { return e_.p2c; }
     bool headSpecificKeyState() const override { return e_.p2c; }  // p2c projects keys on head h's posQuery

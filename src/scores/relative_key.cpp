@@ -7,7 +7,7 @@ namespace posenc {
 
 RelativeKeyTerm::RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int kLen) : e_(e), headDim_(headDim), kLen_(kLen) {
     requirePositive(e.maxPosition, "encoding.maxPosition");
-    const std::size_t want = static_cast<std::size_t>(rows()) * headDim;
+    const std::size_t want = elementCount({2 * static_cast<std::int64_t>(e.maxPosition) - 1, headDim}, "encoding.maxPosition");
     if (e.table.size != want)
         fail("encoding.table", "must be [2*maxPosition-1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.table.size) + ")");
     qe_.resize(static_cast<std::size_t>(rows()) * kQueryTile);

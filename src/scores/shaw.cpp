@@ -9,7 +9,8 @@ namespace posenc {
 
 ShawTerm::ShawTerm(const ShawEncoding& e, int headDim) : e_(e), headDim_(headDim) {
     if (e.clip < 0) fail("encoding.clip", "must be >= 0 (got " + std::to_string(e.clip) + ")");
-    const std::size_t rows = 2 * static_cast<std::size_t>(e.clip) + 1, want = rows * headDim;
+    const std::size_t rows = elementCount({2 * static_cast<std::int64_t>(e.clip) + 1}, "encoding.clip");
+    const std::size_t want = elementCount({2 * static_cast<std::int64_t>(e.clip) + 1, headDim}, "encoding.keyTable");
     if (e.keyTable.size != want)
         fail("encoding.keyTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.keyTable.size) + ")");
     if (!e.valueTable.empty() && e.valueTable.size != want)

@@ -24,7 +24,7 @@ SwinTerm::SwinTerm(const SwinEncoding& e, int heads) : e_(e) {
     requirePositive(e.windowH, "encoding.windowSize[0]");
     requirePositive(e.windowW, "encoding.windowSize[1]");
     if (e.heads != heads) fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
-    const std::size_t want = static_cast<std::size_t>(2 * e.windowH - 1) * (2 * e.windowW - 1) * heads;
+    const std::size_t want = elementCount({2 * static_cast<std::int64_t>(e.windowH) - 1, 2 * static_cast<std::int64_t>(e.windowW) - 1, heads}, "encoding.windowSize");
     if (e.table.size != want)
         fail("encoding.table", "must have (2wh-1)(2ww-1)*heads = " + std::to_string(want) + " elements (got " +
                                    std::to_string(e.table.size) + ")");

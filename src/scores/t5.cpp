@@ -37,16 +37,19 @@ int t5Bucket(std::int64_t rel, const T5BucketOptions& o) {
     return bucket + static_cast<int>(std::min<std::int64_t>(v, n - 1));
 }
 
-T5Term::T5Term(const T5Encoding& e, int heads) : table_(e.table.data), o_(e.buckets) {
+T5Term::T5Term(const T5Encoding& e, int heads, std::int64_t callDistance) : table_(e.table.data), o_(e.buckets) {
     validate(o_);
     if (e.heads != heads) fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
-    const std::size_t want = static_cast<std::size_t>(o_.numBuckets) * heads;
+    const std::size_t want = elementCount({o_.numBuckets, heads}, "encoding.numBuckets");
     if (e.table.size != want)
         fail("encoding.table", "must have numBuckets*heads = " + std::to_string(want) + " elements (got " + std::to_string(e.table.size) + ")");
-    lookup_.resize(2 * static_cast<std::size_t>(o_.maxDistance) + 1);
-    for (int r = -o_.maxDistance; r <= o_.maxDistance; ++r) lookup_[r + o_.maxDistance] = t5Bucket(r, o_);
-    // Per head, the bias of every relative position in [-maxDistance, maxDistance] (saturated beyond):
-    // a block then costs one clamp and one load per key.
+    // Tables cover |key - query| up to maxDistance (buckets saturate beyond) or the call's own largest
+    // distance, whichever is smaller: their cost follows the call, not the configuration.
+    range_ = static_cast<int>(std::min<std::int64_t>(o_.maxDistance, std::max<std::int64_t>(callDistance, 0)));
+    lookup_.resize(2 * static_cast<std::size_t>(range_) + 1);
+    for (int r = -range_; r <= range_; ++r) lookup_[r + range_] = t5Bucket(r, o_);
+    // Per head, the bias of every relative position in [-range, range]: a block then costs one clamp and
+    // one load per key.
     const std::size_t span = lookup_.size();
     biasByDistance_.resize(span * heads);
     for (int h = 0; h < heads; ++h)
@@ -54,12 +57,12 @@ T5Term::T5Term(const T5Encoding& e, int heads) : table_(e.table.data), o_(e.buck
 }
 
 int T5Term::bucket(std::int64_t rel) const {
-    const std::int64_t c = std::clamp<std::int64_t>(rel, -o_.maxDistance, o_.maxDistance);  // saturated beyond
-    return lookup_[static_cast<std::size_t>(c + o_.maxDistance)];
+    if (rel < -range_ || rel > range_) return t5Bucket(rel, o_);
+    return lookup_[static_cast<std::size_t>(rel + range_)];
 }
 
 void T5Term::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
-    const std::int64_t md = o_.maxDistance;
+    const std::int64_t md = range_;  // every distance of the call is within it
     const float* bias = biasByDistance_.data() + static_cast<std::size_t>(h) * (2 * md + 1) + md;
     for (int j = j0; j < j1; ++j) s[j - j0] += bias[std::clamp<std::int64_t>(static_cast<std::int64_t>(kPos[j]) - qPos, -md, md)];
 }

@@ -28,7 +28,8 @@ struct T5Encoding {
 
 class T5Term final : public ScoreTerm {
 public:
-    T5Term(const T5Encoding& e, int heads);
+    // callDistance: the largest |key - query| position distance the call can ask about.
+    T5Term(const T5Encoding& e, int heads, std::int64_t callDistance);
     bool hasBias() const override { return true; }
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     int bucket(std::int64_t rel) const;
@@ -36,7 +37,8 @@ public:
 private:
     const float* table_;
     T5BucketOptions o_;
-    std::vector<int> lookup_;  // buckets for rel in [-maxDistance, maxDistance]; saturated beyond
+    int range_ = 0;            // min(maxDistance, the call's largest distance)
+    std::vector<int> lookup_;  // buckets for rel in [-range_, range_]
     std::vector<float> biasByDistance_;  // [heads, 2 maxDistance + 1]: table[lookup_[rel], h]
 };
 

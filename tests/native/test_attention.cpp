@@ -536,3 +536,26 @@ TEST_CASE("numerics: positions near 2^31 - 1 with ALiBi, T5 and Shaw match their
     };
     checkAgainstNaive(p, ShawEncoding{K, aK, {}}, shaw, defaultScale(8));
 }
+
+TEST_CASE("fuzzer finds, kept as regressions: sizes that wrap a 32-bit size_t are errors; T5 / DeBERTa cost follows the call") {
+    // (the same suite runs compiled to wasm, where size_t is 32 bits and these products used to wrap)
+    Problem p(1, 1, 8, 1, 2, 220);
+    std::vector<float> small(8, 0.5f);
+    CHECK_THROWS_AS(attention(p.request(ShawEncoding{1 << 30, small, {}})), std::invalid_argument);
+    std::vector<float> out(4);
+    ResizeOptions o;
+    o.fromH = o.fromW = 65536;
+    o.toH = o.toW = 1;
+    o.dim = 1;
+    CHECK_THROWS_AS(resizeGrid(View<float>(), o, out.data()), std::invalid_argument);
+    o.dim = 2;
+    o.prefixTokens = 1;
+    std::vector<float> two = {1, 2};
+    CHECK_THROWS_AS(resizeGrid(two, o, out.data()), std::invalid_argument);
+    // a configuration allowing distances up to 2^28 on a 2-token call: tables sized by the call
+    auto table = ref::randomVector(32 * 1, 5);
+    T5BucketOptions t5{true, 32, 1 << 28};
+    NaiveTerms t;
+    t.bias = [&](int h, int i, int j) { return ld(table[t5Bucket(p.kPos[j] - p.qPos[i], t5) + h]); };
+    checkAgainstNaive(p, T5Encoding{1, table, t5}, t, 1.0L);
+}
