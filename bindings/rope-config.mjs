@@ -120,8 +120,25 @@ export function ropeConfigFromHF(config) {
   if (partialRotaryFactor === undefined && c.rotary_dim !== undefined) partialRotaryFactor = v.positive(c.rotary_dim, 'config.rotary_dim') / headDim;
   const layout = ['gptj', 'codegen'].includes(c.model_type) ? 'interleaved' : 'half';
 
-  const out = { headDim, base: pick(params.rope_theta, c.rope_theta, c.rotary_emb_base, 10000), layout };
-  if (partialRotaryFactor !== undefined) out.partialRotaryFactor = partialRotaryFactor;
+  // Checked here, naming the config.json key to fix, rather than later under posenc's own names. (null
+  // stands for "absent" in rope_scaling, as in Hugging Face; a null theta or rotary fraction is an error.)
+  for (const [holder, where] of [[c, 'config'], [params, source]])
+    for (const key of ['rope_theta', 'partial_rotary_factor'])
+      if (holder[key] === null) throw new TypeError(`${where}.${key} is null: give a number or leave the key out`);
+  const baseKey = pick(params.rope_theta) !== undefined ? `${source}.rope_theta` : pick(c.rope_theta) !== undefined ? 'config.rope_theta'
+    : pick(c.rotary_emb_base) !== undefined ? 'config.rotary_emb_base' : undefined;
+  const base = pick(params.rope_theta, c.rope_theta, c.rotary_emb_base, 10000);
+  if (baseKey !== undefined && !(v.number(base, baseKey) > 0 && base !== 1))
+    throw new RangeError(`${baseKey} must be a positive number other than 1 (got ${base})`);
+  const out = { headDim, base, layout };
+  if (partialRotaryFactor !== undefined) {
+    const key = pick(c.partial_rotary_factor) !== undefined ? 'config.partial_rotary_factor'
+      : pick(params.partial_rotary_factor) !== undefined ? `${source}.partial_rotary_factor` : c.rotary_pct !== undefined ? 'config.rotary_pct' : 'config.rotary_dim';
+    if (!(v.number(partialRotaryFactor, key) > 0 && partialRotaryFactor <= 1)) throw new RangeError(`${key} must lie in (0, 1] (got ${partialRotaryFactor})`);
+    const R = Math.trunc(headDim * partialRotaryFactor);
+    if (R < 2 || R % 2 !== 0) throw new RangeError(`${key} (${partialRotaryFactor}) gives ${R} rotary channels of ${headDim}; they must be even and at least 2`);
+    out.partialRotaryFactor = partialRotaryFactor;
+  }
 
   let type = pick(params.rope_type, params.type, 'default');
   if (typeof type !== 'string') throw new TypeError(`${source}.rope_type must be a string (got ${v.describe(type)})`);
@@ -144,7 +161,11 @@ export function ropeConfigFromHF(config) {
   const applies = (name) => OPTIONS.scaling.keys[name].types.includes(type);
   // An explicit factor wins; otherwise (DeepSeek-V3 yarn, Phi-3 longrope) it is max / original.
   let factor = pick(params.factor) === undefined ? undefined : v.number(params.factor, `${source}.factor`);
-  if (factor === undefined && original !== undefined && maxPos !== undefined) factor = maxPos / original;
+  if (factor !== undefined && !(factor >= 1)) throw new RangeError(`${source}.factor must be a number >= 1 (got ${factor})`);
+  if (factor === undefined && original !== undefined && maxPos !== undefined) {
+    factor = maxPos / original;
+    if (!(factor >= 1)) throw new RangeError(`config.max_position_embeddings (${maxPos}) must be at least original_max_position_embeddings (${original}): their ratio is the scaling factor`);
+  }
   if (factor !== undefined) scaling.factor = factor;
   if (applies('originalMaxPositionEmbeddings')) {
     const L0 = pick(original, maxPos);

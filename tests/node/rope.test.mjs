@@ -2,7 +2,7 @@
 // reading, relative property, inverse rotation, errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { load } from 'posenc';
 import { maxAbsDiff, randomFloats } from './helpers.mjs';
 
@@ -172,4 +172,49 @@ test('multi-axis RoPE: Qwen2-VL mrope_section from config.json, positions [axes,
   const run = (base) => pe.attention({ q, k, v, heads: 1, headDim: 8, qLen: 1, kLen: 2, qPositions: [base + 5], kPositions: [base + 1, base + 4],
     encoding: { kind: 'rope', xposScaleBase: 512 }, returnScores: true }).scores;
   assert.ok(maxAbsDiff(run(0), run(300)) < 1e-5);
+});
+
+test('ropeConfigFromHF validates eagerly and names the config.json key, on every fixture and mutations of each', async () => {
+  const pe = await load();
+  const names = readdirSync(new URL('../fixtures/hf/', import.meta.url)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+  assert.ok(names.length >= 11);
+  for (const name of names) {
+    const cfg = fixture(name);
+    const ok = pe.ropeConfigFromHF(cfg);  // every fixture as published reads, and its frequencies compute
+    assert.ok(pe.ropeFrequencies({ ...ok, seqLen: 1 }).invFreq.every(Number.isFinite), name);
+    const inner = cfg.hidden_size === undefined && cfg.n_embd === undefined && cfg.text_config ? cfg.text_config : cfg;
+    const holder = inner.rope_parameters?.rope_theta !== undefined ? ['rope_parameters', inner.rope_parameters] : ['', inner];
+    for (const bad of [-1, 0, 1, NaN, Infinity]) {
+      const m = structuredClone(cfg);
+      const target = holder[0] ? (m.text_config && inner === cfg.text_config ? m.text_config : m)[holder[0]] : (inner === cfg.text_config ? m.text_config : m);
+      target.rope_theta = bad;
+      assert.throws(() => pe.ropeConfigFromHF(m), (e) => e instanceof RangeError && /rope_theta/.test(e.message), `${name} rope_theta ${bad}`);
+    }
+    for (const bad of ['abc', null, [1], { a: 1 }]) {
+      const m = structuredClone(cfg);
+      (inner === cfg.text_config ? m.text_config : m).rope_theta = bad;
+      if (holder[0]) delete (inner === cfg.text_config ? m.text_config : m).rope_parameters.rope_theta;
+      assert.throws(() => pe.ropeConfigFromHF(m), (e) => (e instanceof TypeError || e instanceof RangeError) && /rope_theta/.test(e.message), `${name} rope_theta ${bad}`);
+    }
+    for (const bad of [2, -0.5, 0, 'half']) {
+      const m = structuredClone(cfg);
+      (inner === cfg.text_config ? m.text_config : m).partial_rotary_factor = bad;
+      assert.throws(() => pe.ropeConfigFromHF(m), (e) => (e instanceof TypeError || e instanceof RangeError) && /partial_rotary_factor/.test(e.message), `${name} partial_rotary_factor ${bad}`);
+    }
+    const scaling = inner.rope_scaling ?? inner.rope_parameters;
+    if (scaling && (scaling.rope_type ?? scaling.type) && !['default', 'mrope'].includes(scaling.rope_type ?? scaling.type) && scaling.factor !== undefined) {
+      const key = inner.rope_scaling ? 'rope_scaling' : 'rope_parameters';
+      for (const bad of ['two', 0.5, -1, NaN]) {
+        const m = structuredClone(cfg);
+        (inner === cfg.text_config ? m.text_config : m)[key].factor = bad;
+        assert.throws(() => pe.ropeConfigFromHF(m), (e) => (e instanceof TypeError || e instanceof RangeError) && new RegExp(`${key}\\.factor`).test(e.message), `${name} factor ${bad}`);
+      }
+    }
+  }
+  // the cases a user pasting configs from the internet meets, each naming the key to fix
+  const base = { head_dim: 64, max_position_embeddings: 4096 };
+  assert.throws(() => pe.ropeConfigFromHF({ ...base, rope_scaling: { rope_type: 'linear' } }), /config\.rope_scaling\.factor is required/);
+  assert.throws(() => pe.ropeConfigFromHF({ ...base, rope_scaling: { rope_type: 'yarn', factor: 4, original_max_position_embeddings: 0 } }),
+    /config\.rope_scaling\.original_max_position_embeddings/);
+  assert.throws(() => pe.ropeConfigFromHF({ ...base, rope_scaling: { rope_type: 'wat', factor: 2 } }), /one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'/);
 });
