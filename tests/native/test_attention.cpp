@@ -136,6 +136,35 @@ void checkAgainstNaive(const Problem& p, const Encoding& e, const NaiveTerms& t,
     CHECK(maxDiff(streamed.out, full.out) < 1e-5);  // streaming == materialized
 }
 
+// DeBERTa's c2p + p2c written from its definition: random position tables, the bucketed index
+// clamp(bucket(i - j) + span, 0, 2 span - 1), q . posKey[h][idx] + k . posQuery[h][idx].
+struct DebertaCase {
+    const Problem& p;
+    int heads, d, span;
+    std::vector<float> pk, pq;
+    DebertaEncoding e;
+    DebertaCase(const Problem& p_, int heads_, int d_, int span_, DebertaBucketOptions buckets, unsigned seed)
+        : p(p_), heads(heads_), d(d_), span(span_),
+          pk(ref::randomVector(static_cast<std::size_t>(heads_) * 2 * span_ * d_, seed)),
+          pq(ref::randomVector(static_cast<std::size_t>(heads_) * 2 * span_ * d_, seed + 1)) {
+        e.posKey = pk;
+        e.posQuery = pq;
+        e.span = span;
+        e.buckets = buckets;
+    }
+    int index(int i, int j) const {
+        return int(std::clamp<std::int64_t>(debertaBucket(p.qPos[i] - p.kPos[j], e.buckets) + span, 0, 2 * span - 1));
+    }
+    NaiveTerms terms() const {
+        NaiveTerms t;
+        t.content = [this](int h, int i, int j) {
+            const std::size_t row = (static_cast<std::size_t>(h) * 2 * span + index(i, j)) * d;
+            return dotLd(p.qv(h, i), pk.data() + row, d) + dotLd(p.kv(h, j), pq.data() + row, d);
+        };
+        return t;
+    }
+};
+
 ld defaultScale(int d) { return 1 / std::sqrt(ld(d)); }
 
 }  // namespace
@@ -357,22 +386,11 @@ TEST_CASE("DeBERTa on the engine: c2p + p2c, 1/sqrt(3d), both conventions beyond
         Problem p(heads, heads, d, 6, 7, 70);
         p.qPos = {0, 3, 40, 41, 100, 6};
         p.kPos = {0, 1, 2, 60, 99, 100, 5};
-        DebertaEncoding e;
-        auto pk = ref::randomVector(static_cast<std::size_t>(heads) * 2 * span * d, 1);
-        auto pq = ref::randomVector(static_cast<std::size_t>(heads) * 2 * span * d, 2);
-        e.posKey = pk;
-        e.posQuery = pq;
-        e.span = span;
-        e.buckets = DebertaBucketOptions{8, 24, conv};  // mid 4, maxPosition 24: deltas up to 100 exceed it
-        auto idx = [&](int i, int j) {
-            return int(std::clamp<std::int64_t>(debertaBucket(p.qPos[i] - p.kPos[j], e.buckets) + span, 0, 2 * span - 1));
-        };
-        NaiveTerms t;
-        t.content = [&](int h, int i, int j) {
-            const std::size_t row = (static_cast<std::size_t>(h) * 2 * span + idx(i, j)) * d;
-            return dotLd(p.qv(h, i), pk.data() + row, d) + dotLd(p.kv(h, j), pq.data() + row, d);
-        };
-        checkAgainstNaive(p, e, t, 1 / std::sqrt(ld(3 * d)));
+        DebertaCase c(p, heads, d, span, DebertaBucketOptions{8, 24, conv}, 1);  // mid 4, maxPosition 24: deltas up to 100 exceed it
+        DebertaEncoding& e = c.e;
+        auto& pk = c.pk;
+        auto idx = [&](int i, int j) { return c.index(i, j); };
+        checkAgainstNaive(p, e, c.terms(), 1 / std::sqrt(ld(3 * d)));
         e.p2c = false;  // c2p only: k = 2
         NaiveTerms c2p;
         c2p.content = [&](int h, int i, int j) { return dotLd(p.qv(h, i), pk.data() + (static_cast<std::size_t>(h) * 2 * span + idx(i, j)) * d, d); };
@@ -466,22 +484,8 @@ TEST_CASE("tiles: a term whose key state depends on the query head (DeBERTa p2c)
     for (int qLen : {1, 3, 6}) {
         Problem p(heads, kvHeads, d, qLen, 70, 90u + qLen);
         p.causal = true;
-        DebertaEncoding e;
-        auto pk = ref::randomVector(static_cast<std::size_t>(heads) * 2 * span * d, 11);
-        auto pq = ref::randomVector(static_cast<std::size_t>(heads) * 2 * span * d, 12);
-        e.posKey = pk;
-        e.posQuery = pq;
-        e.span = span;
-        e.buckets = DebertaBucketOptions{8, 24, DebertaConvention::hf};
-        auto idx = [&](int i, int j) {
-            return int(std::clamp<std::int64_t>(debertaBucket(p.qPos[i] - p.kPos[j], e.buckets) + span, 0, 2 * span - 1));
-        };
-        NaiveTerms t;
-        t.content = [&](int h, int i, int j) {
-            const std::size_t row = (static_cast<std::size_t>(h) * 2 * span + idx(i, j)) * d;
-            return dotLd(p.qv(h, i), pk.data() + row, d) + dotLd(p.kv(h, j), pq.data() + row, d);
-        };
-        checkAgainstNaive(p, e, t, 1 / std::sqrt(ld(3 * d)));
+        DebertaCase c(p, heads, d, span, DebertaBucketOptions{8, 24, DebertaConvention::hf}, 11);
+        checkAgainstNaive(p, c.e, c.terms(), 1 / std::sqrt(ld(3 * d)));
     }
 }
 

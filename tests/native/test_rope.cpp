@@ -211,6 +211,16 @@ TEST_CASE("2-D axial RoPE (RoPE-ViT axial): x drives the first R/4 pairs, y the 
     CHECK(std::fabs(score(3, 4, 1, 1) - score(4, 3, 1, 1)) > 1e-4);  // x and y are not interchangeable
 }
 
+// q rotated (xPos-scaled up) at m, k at n (scaled down), with `half` pairs: their dot product.
+double xposScore(std::vector<float> a, std::vector<float> b, std::int32_t m, std::int32_t n, const RopeFrequencies& f) {
+    std::vector<int32_t> pm = {m}, pn = {n};
+    applyRope(a.data(), 1, 1, static_cast<int>(a.size()), pm.data(), f, RopeLayout::half, RopeRole::query);
+    applyRope(b.data(), 1, 1, static_cast<int>(b.size()), pn.data(), f, RopeLayout::half, RopeRole::key);
+    double r = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) r += double(a[i]) * b[i];
+    return r;
+}
+
 TEST_CASE("xPos: q pairs scaled by zeta^(m/gamma), k pairs by zeta^(-n/gamma); q.k depends on m - n only") {
     RopeConfig c = cfg(8);
     c.xposScaleBase = 512;
@@ -230,15 +240,7 @@ TEST_CASE("xPos: q pairs scaled by zeta^(m/gamma), k pairs by zeta^(-n/gamma); q
         CHECK(double(k[i]) == doctest::Approx(double(plain[i] / z)).epsilon(1e-5));
     }
     auto qv = ref::randomVector(8, 4), kv = ref::randomVector(8, 5);
-    auto s = [&](int m, int n) {
-        auto a = qv, b = kv;
-        std::vector<int32_t> pm = {m}, pn = {n};
-        applyRope(a.data(), 1, 1, 8, pm.data(), f, RopeLayout::half, RopeRole::query);
-        applyRope(b.data(), 1, 1, 8, pn.data(), f, RopeLayout::half, RopeRole::key);
-        double r = 0;
-        for (int i = 0; i < 8; ++i) r += double(a[i]) * b[i];
-        return r;
-    };
+    auto s = [&](int m, int n) { return xposScore(qv, kv, m, n, f); };
     CHECK(std::fabs(s(10, 3) - s(110, 103)) < 1e-5);
 }
 
@@ -250,15 +252,7 @@ TEST_CASE("xPos at its range limit (63.8 gamma) still gives the exact score; pas
     const std::int64_t limit = static_cast<std::int64_t>(std::floor(80.0L * 512 / std::log(3.5L)));
     CHECK(f.xposMaxPosition == limit);
     auto qv = ref::randomVector(8, 4), kv = ref::randomVector(8, 5);
-    auto s = [&](std::int32_t m, std::int32_t n) {
-        auto a = qv, b = kv;
-        std::vector<int32_t> pm = {m}, pn = {n};
-        applyRope(a.data(), 1, 1, 8, pm.data(), f, RopeLayout::half, RopeRole::query);
-        applyRope(b.data(), 1, 1, 8, pn.data(), f, RopeLayout::half, RopeRole::key);
-        double r = 0;
-        for (int i = 0; i < 8; ++i) r += double(a[i]) * b[i];
-        return r;
-    };
+    auto s = [&](std::int32_t m, std::int32_t n) { return xposScore(qv, kv, m, n, f); };
     // the reference: rotate at n - m, weight pair k by zeta_k^((m - n)/gamma), in long double
     auto exact = [&](std::int64_t m, std::int64_t n) {
         const auto w = ref::defaultInvFreq(8, 10000);
