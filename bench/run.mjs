@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { load } from '../bindings/posenc.mjs';
+import { ropeJs, attentionJs } from '../web/plain-js.mjs';
 
 const which = process.argv[2] ?? 'all';
 const want = (s) => which === 'all' || which === s;
@@ -74,23 +75,6 @@ if (want('peak') || want('attention')) {
 }
 
 // ---- A: applyRope in place vs copy bandwidth ----------------------------------------------------
-function ropeJs(x, heads, tokens, headDim, positions, base = 10000) {
-  const h = headDim / 2;
-  const inv = Float64Array.from({ length: h }, (_, i) => base ** (-2 * i / headDim));
-  const c = new Float32Array(h), s = new Float32Array(h);
-  for (let t = 0; t < tokens; t++) {
-    for (let i = 0; i < h; i++) { const a = positions[t] * inv[i]; c[i] = Math.cos(a); s[i] = Math.sin(a); }
-    for (let hh = 0; hh < heads; hh++) {
-      const o = (hh * tokens + t) * headDim;
-      for (let i = 0; i < h; i++) {
-        const a = x[o + i], b = x[o + i + h];
-        x[o + i] = a * c[i] - b * s[i];
-        x[o + i + h] = b * c[i] + a * s[i];
-      }
-    }
-  }
-}
-
 if (want('rope')) {
   const heads = 32, tokens = 2048, headDim = 128, n = heads * tokens * headDim;
   const positions = Int32Array.from({ length: tokens }, (_, i) => i);
@@ -117,35 +101,6 @@ if (want('rope')) {
 }
 
 // ---- B, B', C, C': causal attention ------------------------------------------------------------
-// Plain-JS causal attention (what a JS user would write): scores row, softmax, weighted sum.
-function attentionJs(q, k, v, heads, T, d, encoding) {
-  const out = new Float32Array(heads * T * d), s = new Float64Array(T), scale = 1 / Math.sqrt(d);
-  const slopes = Float64Array.from({ length: heads }, (_, h) => 2 ** (-8 * (h + 1) / heads));
-  let qq = q, kk = k;
-  if (encoding === 'rope') {
-    qq = Float32Array.from(q); kk = Float32Array.from(k);
-    const pos = Int32Array.from({ length: T }, (_, i) => i);
-    ropeJs(qq, heads, T, d, pos); ropeJs(kk, heads, T, d, pos);
-  }
-  for (let h = 0; h < heads; h++)
-    for (let i = 0; i < T; i++) {
-      let m = -Infinity;
-      for (let j = 0; j <= i; j++) {
-        let dot = 0;
-        for (let c = 0; c < d; c++) dot += qq[(h * T + i) * d + c] * kk[(h * T + j) * d + c];
-        s[j] = dot * scale - (encoding === 'alibi' ? slopes[h] * (i - j) : 0);
-        if (s[j] > m) m = s[j];
-      }
-      let l = 0;
-      for (let j = 0; j <= i; j++) { s[j] = Math.exp(s[j] - m); l += s[j]; }
-      for (let j = 0; j <= i; j++) {
-        const w = s[j] / l;
-        for (let c = 0; c < d; c++) out[(h * T + i) * d + c] += w * v[(h * T + j) * d + c];
-      }
-    }
-  return out;
-}
-
 async function attentionOp(op, { heads, T, encoding, rounds, plainJs }) {
   const headDim = 64, n = heads * T * headDim;
   const inputs = peers ? peers.mod.makeInputs(heads, T, headDim) : null;

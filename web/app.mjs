@@ -7,6 +7,7 @@ import { ropeSection } from './sections/rope.mjs';
 import { scoresSection } from './sections/scores.mjs';
 import { cacheSection } from './sections/cache.mjs';
 import { compareSection } from './sections/compare.mjs';
+import { speedSection } from './sections/speed.mjs';
 
 async function main() {
   const status = $('status');
@@ -15,7 +16,7 @@ async function main() {
     const pe = await load();
     demo.source = 'wasm';
     demo.api = pe;
-    const draws = [sinusoidalSection, codesSection, ropeSection, scoresSection, cacheSection, compareSection].map((s) => s(pe));
+    const draws = [sinusoidalSection, codesSection, ropeSection, scoresSection, cacheSection, compareSection, speedSection].map((s) => s(pe));
     for (const d of draws) d();
     let resizeTimer;
     window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => draws.forEach((d) => d()), 120); });

@@ -91,3 +91,22 @@ export function lineChart(canvas, series, o = {}) {
   }
   return { X, Y };
 }
+
+// Horizontal bars with their values: bars [{name, value, color}]; options {unit, aspect}. Log-free:
+// the bar lengths are the times themselves, so a 30x difference looks like one.
+export function barChart(canvas, bars, o = {}) {
+  const { ctx, w, h } = fitCanvas(canvas, o.aspect ?? canvas.height / canvas.width);
+  ctx.clearRect(0, 0, w, h);
+  if (!bars.length) return;
+  ctx.font = '12px system-ui, sans-serif';
+  const labelW = Math.min(190, w * 0.4), pad = { r: 70, t: 10 }, rowH = (h - pad.t * 2) / bars.length;
+  const max = Math.max(...bars.map((b) => b.value)) || 1;
+  bars.forEach((b, i) => {
+    const y = pad.t + i * rowH, bh = rowH * 0.6, len = ((w - labelW - pad.r) * b.value) / max;
+    ctx.fillStyle = '#4a5368'; ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
+    ctx.fillText(b.name, labelW - 10, y + rowH / 2);
+    ctx.fillStyle = b.color; ctx.fillRect(labelW, y + (rowH - bh) / 2, Math.max(len, 2), bh);
+    ctx.fillStyle = '#1c2330'; ctx.textAlign = 'left';
+    ctx.fillText(`${fmt(b.value)} ${o.unit ?? ''}`, labelW + Math.max(len, 2) + 6, y + rowH / 2);
+  });
+}

@@ -132,7 +132,25 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   await page.click('#cache-shift');  // 20 kept tokens renumbered 0..19
   assert.equal(await page.evaluate(() => window.posencDemo.cache.next), 20);
   assert.deepEqual((await page.evaluate(() => window.posencDemo.cache.positions)).slice().sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
-  for (const id of ['sinusoidal', 'codes', 'rope', 'scores', 'cache', 'compare']) {
+  // speed panel: both implementations run in a worker and agree; the page stays responsive meanwhile
+  await page.selectOption('#speed-T', '128');
+  await page.click('#speed-run');
+  assert.equal(await page.evaluate(() => document.getElementById('speed-run').disabled), true);
+  await page.waitForFunction(() => window.posencDemo.speed, null, { timeout: 60000 });
+  const speed = await page.evaluate(() => window.posencDemo.speed);
+  assert.equal(speed.op, 'attention');
+  assert.equal(speed.shape, '[8, 128, 64]');
+  assert.ok(speed.posencMs > 0 && speed.jsMs > 0);
+  assert.ok(speed.maxDiff < 1e-4, `posenc and plain JS attention differ by ${speed.maxDiff}`);
+  assert.match(await page.textContent('#speed-out'), /faster/);
+  await page.click('#speed-op [data-value="rope"]');
+  await page.click('#speed-run');
+  await page.waitForFunction(() => window.posencDemo.speed.op === 'rope', null, { timeout: 60000 });
+  const rope = await page.evaluate(() => window.posencDemo.speed);
+  assert.equal(rope.shape, '[8, 128, 128]');
+  assert.ok(rope.maxDiff < 1e-5, `posenc and plain JS RoPE differ by ${rope.maxDiff}`);
+  await page.click('#speed-op [data-value="attention"]');
+  for (const id of ['sinusoidal', 'codes', 'rope', 'scores', 'cache', 'compare', 'speed']) {
     await page.locator(`#${id}`).screenshot({ path: join(shots, `section-${id}.png`) });
   }
   assert.deepEqual(consoleErrors, []);
