@@ -149,7 +149,6 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   const rope = await page.evaluate(() => window.posencDemo.speed);
   assert.equal(rope.shape, '[8, 128, 128]');
   assert.ok(rope.maxDiff < 1e-5, `posenc and plain JS RoPE differ by ${rope.maxDiff}`);
-  await page.click('#speed-op [data-value="attention"]');
   for (const id of ['sinusoidal', 'codes', 'rope', 'scores', 'cache', 'compare', 'speed']) {
     await page.locator(`#${id}`).screenshot({ path: join(shots, `section-${id}.png`) });
   }
