@@ -153,7 +153,9 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         if (R <= 2) fail("rotaryDim", "must be > 2 for dynamic NTK scaling");
         const double Lmax = static_cast<double>(s.originalMaxPositionEmbeddings);
         const double L = std::max(static_cast<double>(c.seqLen), Lmax);
-        base = base * std::pow(s.factor * L / Lmax - (s.factor - 1), static_cast<double>(R) / (R - 2));
+        // HF writes factor L / Lmax - (factor - 1); the same number as 1 + factor (L / Lmax - 1) without
+        // the cancellation that turns a huge factor's "1" into 0 at L = Lmax
+        base = base * std::pow(1 + s.factor * (L / Lmax - 1), static_cast<double>(R) / (R - 2));
     }
 
     RopeFrequencies f;
@@ -203,6 +205,9 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         // (capped at 2^31: beyond that no position reaches the limit)
         f.xposMaxPosition = static_cast<std::int64_t>(std::min(std::floor(80.0 * c.xposScaleBase / -std::log(f.xposZeta[0])), 2147483648.0));
     }
+    for (double w : f.invFreq)
+        if (!(std::isfinite(w) && w >= 0))
+            fail("scaling.factor", "(" + show(s.factor) + ") with base " + show(c.base) + " gives a frequency of " + show(w) + ": out of range");
     // The scale multiplies every rotated channel; real schedules give 1 to 2. A derived scale far
     // outside that (mscale / mscaleAllDim / attentionFactor gone wrong) would overflow float outputs.
     if (!(f.attentionScale > 0 && f.attentionScale <= 1e4))

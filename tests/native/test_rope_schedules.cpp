@@ -192,3 +192,15 @@ TEST_CASE("fuzzer finds, kept as regressions: YaRN mscale / mscaleAllDim and lon
     x.xposScaleBase = 1e300;  // the position limit no longer fits an integer: capped, no overflow
     CHECK(ropeFrequencies(x).xposMaxPosition == 2147483648LL);
 }
+
+TEST_CASE("fuzzer find, kept as a regression: dynamic NTK with a huge factor at L = Lmax is the default schedule, not a zero base") {
+    RopeConfig c;
+    c.headDim = 54;
+    c.base = 1.76e6;
+    c.scaling.type = RopeScalingType::dynamic;
+    c.scaling.factor = 4.18e298;
+    c.scaling.originalMaxPositionEmbeddings = 196603;
+    c.seqLen = 24684;  // below Lmax: HF leaves the frequencies alone
+    const auto f = ropeFrequencies(c);
+    for (int i = 0; i < 27; ++i) CHECK(f.invFreq[i] == doctest::Approx(std::pow(1.76e6, -2.0 * i / 54)).epsilon(1e-12));
+}
