@@ -53,26 +53,19 @@ function wasmNode(file) {
 const scalarPkg = here('../build/wasm-scalar/pkg/bindings/posenc.mjs');
 const peScalar = existsSync(scalarPkg) ? await (await import(scalarPkg)).load() : null;
 
-// peers (installed by scripts/bench.sh into bench/peers/node_modules)
-let peers = null, peersError = null;
-if (want('attention')) {
-  try {
-    const mod = await import('./peers/peers.mjs');
-    await mod.selfCheck();
-    peers = { mod, contenders: await mod.loadPeers() };
-  } catch (e) {
-    peersError = String(e?.message ?? e);
-  }
-}
-
-const maxAbsDiff = (a, b) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
-
 // ---- peak: the multiply-add ceiling natively and in wasm ----------------------------------------
 if (want('peak') || want('attention')) {
   const nat = native([], 'native', 'posenc_peak')[0];
   const wasm = wasmNode('../build/wasm/posenc_peak_wasm.cjs');
   results.ops.peak = { native_gflops: nat.gflops, native_lanes: nat.lanes, native_fma: nat.fma, wasm_gflops: wasm.gflops, wasm_lanes: wasm.lanes };
 }
+
+// The native attention figures are taken before the peers load: for seconds after onnxruntime-web and
+// tfjs-wasm start, this 2-core machine's other core is busy (measured: native B 24 ms instead of 16).
+const natAttention = want('attention') ? native(['attention']) : null;
+const natSseAttention = want('attention') && existsSync(here('../build/native-sse/posenc_bench')) ? native(['attention'], 'native-sse') : [];
+
+const maxAbsDiff = (a, b) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
 
 // ---- A: applyRope in place vs copy bandwidth ----------------------------------------------------
 if (want('rope')) {
@@ -98,6 +91,18 @@ if (want('rope')) {
   }
   results.ops.A.js_over_wasm = t.js.median_ms / t.half.median_ms;
   buf.delete(); dst.delete();
+}
+
+// peers (installed by scripts/bench.sh into bench/peers/node_modules)
+let peers = null, peersError = null;
+if (want('attention')) {
+  try {
+    const mod = await import('./peers/peers.mjs');
+    await mod.selfCheck();
+    peers = { mod, contenders: await mod.loadPeers() };
+  } catch (e) {
+    peersError = String(e?.message ?? e);
+  }
 }
 
 // ---- B, B', C, C': causal attention ------------------------------------------------------------
@@ -132,6 +137,7 @@ async function attentionOp(op, { heads, T, encoding, rounds, plainJs }) {
       cleanup.push(() => r.dispose());
     }
   }
+  await new Promise((resolve) => setTimeout(resolve, 3000));  // let the peers' start-up work settle (see natAttention)
   const t = await interleaved(contenders, rounds);
   // every contender computed the same thing: its output against posenc's
   const ref = outputs.posenc_wasm_simd();
@@ -148,8 +154,7 @@ function fastestPeer(times, family) {
 }
 
 if (want('attention')) {
-  const nat = native(['attention']);
-  const natSse = existsSync(here('../build/native-sse/posenc_bench')) ? native(['attention'], 'native-sse') : [];
+  const nat = natAttention, natSse = natSseAttention;
   const flops = (heads, T, d) => 2 * heads * T * T * d;  // causal: QK and PV over the kept half
   const specs = [
     ['B', { heads: 8, T: 1024, encoding: 'rope', rounds: 7, plainJs: true }],
