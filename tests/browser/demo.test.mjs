@@ -132,6 +132,34 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   await page.click('#cache-shift');  // 20 kept tokens renumbered 0..19
   assert.equal(await page.evaluate(() => window.posencDemo.cache.next), 20);
   assert.deepEqual((await page.evaluate(() => window.posencDemo.cache.positions)).slice().sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
+  // why order matters: without an encoding each word's output is identical in both sentences; with one it is not.
+  // The test recomputes the no-encoding outputs itself (softmax(x xᵀ / 4) x, in float64) and holds the page to them.
+  const order = await page.evaluate(() => window.posencDemo.order);
+  assert.equal(order.enc, 'none');
+  assert.deepEqual(order.match, [0, 4, 2, 3, 1]);
+  assert.ok(order.diffs.every((d) => d < 1e-6), `no-encoding outputs differ: ${order.diffs}`);
+  {
+    const x = order.inputA, T = 5, D = 16;
+    let worst = 0;
+    for (let i = 0; i < T; i++) {
+      const s = Array.from({ length: T }, (_, j) => { let d = 0; for (let c = 0; c < D; c++) d += x[i * D + c] * x[j * D + c]; return d / 4; });
+      const m = Math.max(...s), e = s.map((v) => Math.exp(v - m)), l = e.reduce((a, b) => a + b, 0);
+      for (let c = 0; c < D; c++) {
+        let o = 0;
+        for (let j = 0; j < T; j++) o += (e[j] / l) * x[j * D + c];
+        worst = Math.max(worst, Math.abs(o - order.outA[i * D + c]));
+      }
+    }
+    assert.ok(worst < 1e-5, `the drawn outputs are softmax(x xᵀ / √16) x to ${worst}`);
+  }
+  for (const enc of ['sinusoidal', 'rope', 'alibi']) {
+    await page.click(`#order-enc [data-value="${enc}"]`);
+    const o = await page.evaluate(() => window.posencDemo.order);
+    assert.equal(o.enc, enc);
+    assert.ok(Math.max(...o.diffs) > 1e-3, `${enc}: the encoding should tell the two orders apart (${o.diffs})`);
+  }
+  await page.click('#order-enc [data-value="none"]');
+
   // speed panel: both implementations run in a worker and agree; the page stays responsive meanwhile
   await page.selectOption('#speed-T', '128');
   await page.click('#speed-run');
@@ -149,7 +177,7 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   const rope = await page.evaluate(() => window.posencDemo.speed);
   assert.equal(rope.shape, '[8, 128, 128]');
   assert.ok(rope.maxDiff < 1e-5, `posenc and plain JS RoPE differ by ${rope.maxDiff}`);
-  for (const id of ['sinusoidal', 'codes', 'rope', 'scores', 'cache', 'compare', 'speed']) {
+  for (const id of ['order', 'sinusoidal', 'codes', 'rope', 'scores', 'cache', 'compare', 'speed']) {
     await page.locator(`#${id}`).screenshot({ path: join(shots, `section-${id}.png`) });
   }
   assert.deepEqual(consoleErrors, []);
