@@ -160,6 +160,23 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   }
   await page.click('#order-enc [data-value="none"]');
 
+  // four terms: their sum is the engine's score; the position-position map recomputed here from the page's p, W_q, W_k
+  for (const layout of ['interleaved', 'tensor2tensor']) {
+    await page.click(`#terms-layout [data-value="${layout}"]`);
+    const terms = await page.evaluate(() => window.posencDemo.terms);
+    assert.equal(terms.layout, layout);
+    assert.ok(terms.diff < 1e-5, `four terms vs engine scores: ${terms.diff}`);
+    const { T, p, Wq, Wk, pp } = terms, D = 16;
+    const proj = (i, W) => Array.from({ length: D }, (_, c) => { let s = 0; for (let k = 0; k < D; k++) s += p[i * D + k] * W[k * D + c]; return s; });
+    let worst = 0;
+    for (let i = 0; i < T; i++) {
+      const a = proj(i, Wq);
+      for (let j = 0; j < T; j++) { const b = proj(j, Wk); worst = Math.max(worst, Math.abs(a.reduce((s, x, c) => s + x * b[c], 0) / 4 - pp[i * T + j])); }
+    }
+    assert.ok(worst < 1e-5, `position·position term off by ${worst}`);
+  }
+  await page.click('#terms-layout [data-value="interleaved"]');
+
   // speed panel: both implementations run in a worker and agree; the page stays responsive meanwhile
   await page.selectOption('#speed-T', '128');
   await page.click('#speed-run');
@@ -177,7 +194,7 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   const rope = await page.evaluate(() => window.posencDemo.speed);
   assert.equal(rope.shape, '[8, 128, 128]');
   assert.ok(rope.maxDiff < 1e-5, `posenc and plain JS RoPE differ by ${rope.maxDiff}`);
-  for (const id of ['order', 'sinusoidal', 'codes', 'rope', 'scores', 'cache', 'compare', 'speed']) {
+  for (const id of ['order', 'sinusoidal', 'terms', 'codes', 'rope', 'scores', 'cache', 'compare', 'speed']) {
     await page.locator(`#${id}`).screenshot({ path: join(shots, `section-${id}.png`) });
   }
   assert.deepEqual(consoleErrors, []);
