@@ -38,7 +38,7 @@ export function orderSection(pe) {
     heatmap($('order-weights-a'), a.weights, A.length, A.length, Math.max(...a.weights));
     heatmap($('order-weights-b'), b.weights, B.length, B.length, Math.max(...b.weights));
     const rows = A.map((w, i) => `<tr><td>${w}</td><td class="num">${i}</td><td class="num">${MATCH[i]}</td>`
-      + `<td class="num ${diffs[i] < 1e-6 ? 'same' : 'differs'}">${diffs[i] < 1e-6 ? diffs[i].toExponential(0) + ' — identical' : diffs[i].toFixed(3)}</td></tr>`);
+      + `<td class="num ${diffs[i] < 1e-6 ? 'same' : 'differs'}" title="${diffs[i] < 1e-6 ? 'identical to float rounding' : 'the word comes out differently'}">${diffs[i] < 1e-6 ? diffs[i].toExponential(0) + ' ✓' : diffs[i].toFixed(3)}</td></tr>`);
     $('order-body').innerHTML = rows.join('');
     const worst = Math.max(...diffs);
     $('order-caption').textContent = state.enc === 'none'
