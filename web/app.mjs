@@ -10,6 +10,7 @@ import { compareSection } from './sections/compare.mjs';
 import { speedSection } from './sections/speed.mjs';
 import { orderSection } from './sections/order.mjs';
 import { termsSection } from './sections/terms.mjs';
+import { rotationSection } from './sections/rotation.mjs';
 
 async function main() {
   const status = $('status');
@@ -18,7 +19,7 @@ async function main() {
     const pe = await load();
     demo.source = 'wasm';
     demo.api = pe;
-    const draws = [orderSection, sinusoidalSection, termsSection, codesSection, ropeSection, scoresSection, cacheSection, compareSection, speedSection].map((s) => s(pe));
+    const draws = [orderSection, sinusoidalSection, termsSection, codesSection, rotationSection, ropeSection, scoresSection, cacheSection, compareSection, speedSection].map((s) => s(pe));
     for (const d of draws) d();
     let resizeTimer;
     window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => draws.forEach((d) => d()), 120); });

@@ -177,6 +177,19 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   }
   await page.click('#terms-layout [data-value="interleaved"]');
 
+  // RoPE turns: the fast pair points at angle m (mod 2 pi); shifting both positions leaves q.k unchanged
+  await page.fill('#rotation-m', '37');
+  await page.dispatchEvent('#rotation-m', 'input');
+  await page.fill('#rotation-shift', '500000');
+  await page.dispatchEvent('#rotation-shift', 'input');
+  const rot = await page.evaluate(() => window.posencDemo.rotation);
+  assert.equal(rot.m, 37);
+  assert.equal(rot.shift, 500000);
+  assert.ok(Math.abs(rot.fast[0] - Math.cos(37)) < 1e-6 && Math.abs(rot.fast[1] - Math.sin(37)) < 1e-6, `fast pair ${rot.fast}`);
+  const wSlow = 10000 ** (-2 * 31 / 64);
+  assert.ok(Math.abs(rot.slow[0] - Math.cos(37 * wSlow)) < 1e-6 && Math.abs(rot.slow[1] - Math.sin(37 * wSlow)) < 1e-6, `slow pair ${rot.slow}`);
+  assert.ok(Math.abs(rot.s1 - rot.s0) < 1e-4, `shifted score ${rot.s1} vs ${rot.s0}`);
+
   // speed panel: both implementations run in a worker and agree; the page stays responsive meanwhile
   await page.selectOption('#speed-T', '128');
   await page.click('#speed-run');
@@ -194,7 +207,7 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   const rope = await page.evaluate(() => window.posencDemo.speed);
   assert.equal(rope.shape, '[8, 128, 128]');
   assert.ok(rope.maxDiff < 1e-5, `posenc and plain JS RoPE differ by ${rope.maxDiff}`);
-  for (const id of ['order', 'sinusoidal', 'terms', 'codes', 'rope', 'scores', 'cache', 'compare', 'speed']) {
+  for (const id of ['order', 'sinusoidal', 'terms', 'codes', 'rotation', 'rope', 'scores', 'cache', 'compare', 'speed']) {
     await page.locator(`#${id}`).screenshot({ path: join(shots, `section-${id}.png`) });
   }
   assert.deepEqual(consoleErrors, []);
