@@ -21,6 +21,7 @@
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { attentionJs } from '../../web/plain-js.mjs';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
@@ -34,7 +35,7 @@ export const OPS = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Shared maths: tables, masks, inputs, float64 reference.
+// Shared maths: tables, masks, inputs, the reference.
 
 export function alibiSlopes(heads) {
   return Float64Array.from({ length: heads }, (_, h) => 2 ** (-8 * (h + 1) / heads));
@@ -96,44 +97,10 @@ export function makeInputs(heads, T, headDim) {
   return { q, k, v };
 }
 
-// Plain-JS float64 causal attention (RoPE rotate_half or ALiBi), the yardstick for selfCheck.
+// The yardstick for selfCheck: the plain-JS causal attention (RoPE rotate_half or ALiBi) the demo and the
+// benchmark also use (web/plain-js.mjs).
 export function referenceAttention(q, k, v, { heads, T, headDim, encoding }) {
-  const d = headDim, half = d / 2, scale = 1 / Math.sqrt(d);
-  const Q = Float64Array.from(q), K = Float64Array.from(k);
-  if (encoding === 'rope') {
-    const { cos, sin } = ropeAngles(T, d);
-    for (const X of [Q, K]) {
-      for (let h = 0; h < heads; h++) {
-        for (let t = 0; t < T; t++) {
-          const o = (h * T + t) * d;
-          for (let i = 0; i < half; i++) {
-            const a = X[o + i], b = X[o + i + half], c = cos[t * half + i], s = sin[t * half + i];
-            X[o + i] = a * c - b * s;
-            X[o + i + half] = b * c + a * s;
-          }
-        }
-      }
-    }
-  }
-  const slopes = alibiSlopes(heads);
-  const out = new Float32Array(heads * T * d), s = new Float64Array(T), acc = new Float64Array(d);
-  for (let h = 0; h < heads; h++) {
-    for (let i = 0; i < T; i++) {
-      let m = -Infinity;
-      for (let j = 0; j <= i; j++) {
-        let dot = 0;
-        for (let c = 0; c < d; c++) dot += Q[(h * T + i) * d + c] * K[(h * T + j) * d + c];
-        s[j] = dot * scale - (encoding === 'alibi' ? slopes[h] * (i - j) : 0);
-        if (s[j] > m) m = s[j];
-      }
-      let l = 0;
-      for (let j = 0; j <= i; j++) { s[j] = Math.exp(s[j] - m); l += s[j]; }
-      acc.fill(0);
-      for (let j = 0; j <= i; j++) for (let c = 0; c < d; c++) acc[c] += s[j] * v[(h * T + j) * d + c];
-      for (let c = 0; c < d; c++) out[(h * T + i) * d + c] = acc[c] / l;
-    }
-  }
-  return out;
+  return attentionJs(q, k, v, heads, T, headDim, encoding);  // float64 scores and sums; RoPE tables in float32
 }
 
 // ---------------------------------------------------------------------------------------------

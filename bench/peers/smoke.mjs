@@ -14,7 +14,7 @@ const T = op.startsWith('B') ? Number(tArg ?? spec.T) : spec.T;
 
 const checks = await selfCheck();
 const worst = checks.reduce((m, c) => Math.max(m, c.maxAbsErr), 0);
-console.log(`selfCheck ok: ${checks.length} graph/encoding/headDim cases vs float64 reference, worst max abs error ${worst.toExponential(1)}`);
+console.log(`selfCheck ok: ${checks.length} graph/encoding/headDim cases vs the plain-JS reference (float64 sums), worst max abs error ${worst.toExponential(1)}`);
 
 const peers = await loadPeers({ tfjsBatched: all, ortGqa: all });
 const inputs = makeInputs(spec.heads, T, spec.headDim);

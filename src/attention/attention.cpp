@@ -104,21 +104,22 @@ std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen) {
     return p;
 }
 
+double maxRowNorm(const float* x, std::size_t rows, std::size_t hd) {
+    double m = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        double s = kernels::dotSimd(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
+        if (!std::isfinite(s)) {
+            s = 0;
+            for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
+        }
+        m = std::max(m, s);
+    }
+    return std::sqrt(m);
+}
+
 void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t hd, double gain) {
     // k may be null: gain then already holds the keys' largest norm (the KV cache tracks it)
-    auto maxNorm = [hd](const float* x, std::size_t rows) {
-        double m = 0;
-        for (std::size_t r = 0; r < rows; ++r) {
-            double s = kernels::dotSimd(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
-            if (!std::isfinite(s)) {
-                s = 0;
-                for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
-            }
-            m = std::max(m, s);
-        }
-        return std::sqrt(m);
-    };
-    const double bound = gain * maxNorm(q, qRows) * (k ? maxNorm(k, kRows) : 1.0);
+    const double bound = gain * maxRowNorm(q, qRows, hd) * (k ? maxRowNorm(k, kRows, hd) : 1.0);
     if (!(bound < 1e37))
         fail("q", "and k are large enough for scale |q| |k| (up to " + std::to_string(bound) +
                       ") to overflow float scores (3.4e38): scale them down (the softmax cannot recover from infinite scores)");
@@ -135,6 +136,7 @@ void runWithEncoding(const AttentionInputs& in, const Encoding& e, const Attenti
     auto term = makeTerm(in, e);
     ScoreTerm none;
     runAttention(in, term ? *term : none, out, workspace);
+    requireFiniteResult(out.out, static_cast<std::size_t>(in.dims.heads) * in.dims.qLen * in.dims.headDim, in.scale);
 }
 }  // namespace detail
 
@@ -203,7 +205,6 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     detail::requireScoresInRange(in.q, static_cast<std::size_t>(d.heads) * d.qLen, in.k, static_cast<std::size_t>(d.kvHeads) * d.kLen,
                                  static_cast<std::size_t>(d.headDim), std::fabs(in.scale));
     detail::runWithEncoding(in, r.encoding, AttentionOutputs{out, weights, scores});
-    detail::requireFiniteResult(out, qn, in.scale);
 }
 
 AttentionResult attention(const AttentionRequest& r, bool returnWeights, bool returnScores) {

@@ -67,6 +67,8 @@ void runWithEncoding(const AttentionInputs& in, const Encoding& e, const Attenti
 // up front (|q.k| <= |q| |k|); outputs are still checked after the run, for score terms that overflow.
 void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t headDim, double gain);
 void requireFiniteResult(const float* out, std::size_t n, float scale);
+// The largest Euclidean norm among `rows` vectors of headDim floats.
+double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
 // Positions resolved against defaults.
 std::vector<std::int32_t> defaultKeyPositions(int kLen);
 std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen);
