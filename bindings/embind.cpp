@@ -14,7 +14,7 @@ using namespace emscripten;
 
 namespace {
 
-enum Status : int { kOk = 0, kRangeError = 1, kInternalError = 3 };
+enum Status : int { kOk = 0, kRangeError = 1, kTypeError = 2, kInternalError = 3 };
 char gLastError[1024] = "";
 
 void remember(const char* what) noexcept {
@@ -28,6 +28,9 @@ int guarded(F&& f) noexcept {
     try {
         f();
         return kOk;
+    } catch (const posenc::WrongType& e) {
+        remember(e.what());
+        return kTypeError;
     } catch (const std::invalid_argument& e) {
         remember(e.what());
         return kRangeError;
@@ -187,6 +190,7 @@ struct RopeSpec {
     int multiAxis;
     double sections;  // heap offset of int32 pairs-per-axis
     int sectionsLength;
+    bool mropeInterleaved;
     double xposScaleBase;
 };
 
@@ -216,6 +220,7 @@ posenc::RopeConfig toConfig(const RopeSpec& s) {
     c.multiAxis = static_cast<posenc::MultiAxis>(s.multiAxis);
     const std::int32_t* sec = at<const std::int32_t>(s.sections);
     c.sections.assign(sec, sec + s.sectionsLength);
+    c.mropeInterleaved = s.mropeInterleaved;
     c.xposScaleBase = s.xposScaleBase;
     return c;
 }
@@ -251,6 +256,51 @@ int rotateByDelta(const RopeSpec& spec, int layout, double x, int heads, int tok
         const double* d = at<const double>(deltas);
         std::vector<std::int64_t> dv(d, d + tokens);
         posenc::rotateByDelta(at<float>(x), heads, tokens, headDim, dv.data(), f, static_cast<posenc::RopeLayout>(layout));
+    });
+}
+
+// Reads config.json text; fills `out` with the options the config sets (posenc's names), as
+// bindings/rope-config.mjs documents.
+int ropeConfigFromHF(const std::string& json, const std::string& layerType, int yarnFactor, val out) {
+    return guarded([&] {
+        posenc::HfConfigOptions o;
+        o.layerType = layerType;
+        o.yarnFactor = static_cast<posenc::HfConfigOptions::YarnFactor>(yarnFactor);
+        const posenc::HfRopeConfig r = posenc::ropeConfigFromHF(json, o);
+        const posenc::RopeConfig& c = r.rope;
+        const auto& s = c.scaling;
+        static const char* const kScalingNames[] = {"none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"};
+        out.set("headDim", c.headDim);
+        out.set("base", c.base);
+        out.set("layout", std::string(r.layout == posenc::RopeLayout::half ? "half" : "interleaved"));
+        auto numbers = [](const auto& list) {
+            val a = val::array();
+            for (std::size_t i = 0; i < list.size(); ++i) a.set(i, list[i]);
+            return a;
+        };
+        if (r.isGiven("partialRotaryFactor")) out.set("partialRotaryFactor", c.partialRotaryFactor);
+        if (r.isGiven("multiAxis")) out.set("multiAxis", std::string("mrope"));
+        if (r.isGiven("sections")) out.set("sections", numbers(c.sections));
+        if (r.isGiven("mropeInterleaved")) out.set("mropeInterleaved", c.mropeInterleaved);
+        if (!r.isGiven("scaling.type")) return;
+        val sc = val::object();
+        sc.set("type", std::string(kScalingNames[static_cast<int>(s.type)]));
+        auto put = [&](const char* name, auto value) {
+            if (r.isGiven(std::string("scaling.") + name)) sc.set(name, value);
+        };
+        put("factor", s.factor);
+        put("originalMaxPositionEmbeddings", static_cast<double>(s.originalMaxPositionEmbeddings));
+        put("betaFast", s.betaFast);
+        put("betaSlow", s.betaSlow);
+        put("mscale", s.mscale);
+        put("mscaleAllDim", s.mscaleAllDim);
+        put("attentionFactor", s.attentionFactor);
+        put("truncate", s.truncate);
+        put("lowFreqFactor", s.lowFreqFactor);
+        put("highFreqFactor", s.highFreqFactor);
+        if (r.isGiven("scaling.shortFactor")) sc.set("shortFactor", numbers(s.shortFactor));
+        if (r.isGiven("scaling.longFactor")) sc.set("longFactor", numbers(s.longFactor));
+        out.set("scaling", sc);
     });
 }
 
@@ -449,6 +499,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("twoLevel", &twoLevel);
     function("sineNd", &sineNd);
     function("resizeGrid", &resizeGrid);
+    function("ropeConfigFromHF", &ropeConfigFromHF);
     value_object<RopeSpec>("RopeSpec")
         .field("headDim", &RopeSpec::headDim)
         .field("base", &RopeSpec::base)
@@ -473,6 +524,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
         .field("multiAxis", &RopeSpec::multiAxis)
         .field("sections", &RopeSpec::sections)
         .field("sectionsLength", &RopeSpec::sectionsLength)
+        .field("mropeInterleaved", &RopeSpec::mropeInterleaved)
         .field("xposScaleBase", &RopeSpec::xposScaleBase);
     function("ropeFrequencies", &ropeFrequencies);
     function("applyRope", &applyRope);

@@ -13,7 +13,7 @@ const EMPTY_ROPE = {
   headDim: 2, base: 10000, partialRotaryFactor: 1, scalingType: 0, factor: 1, originalMaxPositionEmbeddings: 0, betaFast: 32,
   betaSlow: 1, mscale: 1, mscaleAllDim: 0, truncate: true, attentionFactor: NaN, lowFreqFactor: 1, highFreqFactor: 4,
   shortFactor: 0, longFactor: 0, shortFactorLength: 0, longFactorLength: 0, seqLen: 0, convention: 0,
-  multiAxis: 0, sections: 0, sectionsLength: 0, xposScaleBase: 0,
+  multiAxis: 0, sections: 0, sectionsLength: 0, mropeInterleaved: false, xposScaleBase: 0,
 };
 
 function blank() {

@@ -68,12 +68,22 @@ export interface RopeOptions {
   multiAxis?: 'none' | 'mrope' | 'axial2d';
   /** M-RoPE pairs per axis (t, h, w), summing to rotaryDim/2, e.g. [16, 24, 24]. */
   sections?: ArrayLike<number>;
+  /** M-RoPE pairs assigned to t, h, w round-robin, as Qwen3-VL's apply_interleaved_mrope does (default false: contiguous sections). */
+  mropeInterleaved?: boolean;
   /** xPos scale base gamma (e.g. 512): queries scale up, keys down. */
   xposScaleBase?: number;
   /** Which channels pair up; frequencies do not depend on it (so ropeConfigFromHF's result passes as is). */
   layout?: RopeLayout;
   /** Only 'rope': a rope encoding may be passed as it is. */
   kind?: 'rope';
+}
+
+/** How ropeConfigFromHF reads a config.json. */
+export interface HfConfigOptions {
+  /** For configs with one rotary table per layer type (Gemma 3): 'full_attention' or 'sliding_attention'. */
+  layerType?: string;
+  /** YaRN factor: 'explicit' (the factor field, default) or 'legacy' (max / original positions, transformers 4.46–4.50). */
+  yarnFactor?: 'explicit' | 'legacy';
 }
 
 export interface RopeFrequencies {
@@ -314,7 +324,7 @@ export interface Posenc {
 
   ropeFrequencies(options: RopeOptions): RopeFrequencies;
   /** Reads rope settings from a parsed Hugging Face config.json. */
-  ropeConfigFromHF(config: object): RopeOptions & { layout: RopeLayout };
+  ropeConfigFromHF(config: object, options?: HfConfigOptions): RopeOptions & { layout: RopeLayout };
   /** x: [heads, tokens, headDim]; rotates channels < rotaryDim by position, scaled by attentionScale. */
   applyRope<T extends FloatInput>(x: T, shape: HeadsShape, positions: IntInput,
     options?: ApplyRopeOptions): T extends HeapBuffer ? HeapBuffer | Float32Array : Float32Array;

@@ -32,6 +32,7 @@ const ROPE = {
   convention: opt(CONVENTIONS, "whose formulas to follow where Hugging Face and ggml differ", 'hf'),
   multiAxis: opt(MULTI_AXIS, 'several position axes; positions become [axes, tokens]', 'none'),
   sections: opt('IntInput', 'M-RoPE pairs per axis (t, h, w), summing to rotaryDim/2'),
+  mropeInterleaved: opt('boolean', "M-RoPE pairs assigned to t, h, w round-robin (Qwen3-VL), not in contiguous sections", false),
   xposScaleBase: opt('number', 'xPos scale base γ (e.g. 512): queries scale up, keys down'),
   // Accepted by ropeFrequencies too, so that ropeConfigFromHF's result can be passed as it is.
   layout: opt(ROPE_LAYOUTS, 'which channels pair up (ropeFrequencies ignores it)', 'half'),
@@ -192,6 +193,10 @@ const TABLES = {
     headDim: req('integer'),
   }),
   scaling: { interface: 'RopeScaling', keys: SCALING },
+  ropeConfigFromHF: { interface: 'HfConfigOptions', keys: {
+    layerType: opt('string', "which rotary table of a config with one per layer type (Gemma 3: 'full_attention' | 'sliding_attention')"),
+    yarnFactor: opt(['explicit', 'legacy'], 'YaRN factor rule: the factor field, or max/original positions (transformers 4.46–4.50)', 'explicit'),
+  } },
 
   attention: { interface: 'AttentionArgs', keys: {
     q: req('FloatInput', '[heads, qLen, headDim]'),

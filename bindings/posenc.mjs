@@ -3,7 +3,7 @@
 import createPosencModule from '../dist/posenc_wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
-import { ropeSpec, ropeSpecOnHeap, ropeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
+import { ropeSpec, ropeSpecOnHeap, makeRopeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
 import { encodingSpec, encodingKind, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
 import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
@@ -17,6 +17,7 @@ function check(m, status) {
   if (status === 0) return;
   const message = m.lastError();
   if (status === 1) throw new RangeError(message);
+  if (status === 2) throw new TypeError(message);
   throw new Error(`posenc internal error: ${message}`);
 }
 
@@ -206,7 +207,7 @@ function makeApi(m) {
     ...makeAdditive(m, run, check),
     parameterCount,
     ropeFrequencies,
-    ropeConfigFromHF,
+    ropeConfigFromHF: makeRopeConfigFromHF(m, check),
     applyRope,
     rotateByDelta,
     attention,

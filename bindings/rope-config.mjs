@@ -69,6 +69,7 @@ export function ropeSpec(o, { prefix = '', where = 'options', headDim, headDimOf
     convention: v.oneOf(o.convention, f('convention'), CONVENTIONS, 'hf'),
     multiAxis: v.oneOf(o.multiAxis, f('multiAxis'), MULTI_AXIS, 'none'),
     sectionsList: o.sections === undefined ? new Int32Array(0) : v.int32Array(o.sections, f('sections'), { min: 1 }),
+    mropeInterleaved: v.boolean(o.mropeInterleaved, f('mropeInterleaved'), false),
     xposScaleBase: v.optionalNumber(o.xposScaleBase, f('xposScaleBase'), 0),
   };
 }
@@ -87,103 +88,42 @@ export function ropeSpecOnHeap(scope, spec) {
   };
 }
 
-// config.json spells every scaling field as the snake_case of its name here (lowFreqFactor: low_freq_factor).
-const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+// Reads the RoPE settings of a model's config.json: the reader is the C++ one (src/rotary/hf_config.cpp),
+// so JS and C++ read a config identically; this side turns the object back into JSON text first,
+// naming any value JSON cannot carry. The result lists only what the config sets.
+export function makeRopeConfigFromHF(m, check) {
+  return function ropeConfigFromHF(config, options) {
+    const o = checkOptions(options, 'ropeConfigFromHF');
+    if (config === null || typeof config !== 'object' || Array.isArray(config) || ArrayBuffer.isView(config))
+      throw new TypeError(`config must be a parsed config.json object (got ${v.describe(config)})`);
+    if (o.layerType !== undefined && typeof o.layerType !== 'string') throw new TypeError(`layerType must be a string (got ${v.describe(o.layerType)})`);
+    const layerType = o.layerType ?? '';
+    const yarnFactor = v.oneOf(o.yarnFactor, 'yarnFactor', YARN_FACTOR_RULES, 'explicit');
+    const out = {};
+    check(m, m.ropeConfigFromHF(jsonText(config), layerType, YARN_FACTOR_RULES.indexOf(yarnFactor), out));
+    return out;
+  };
+}
 
-const pick = (...values) => values.find((x) => x !== undefined && x !== null);
+export const YARN_FACTOR_RULES = ['explicit', 'legacy'];
 
-// Reads the RoPE settings of a model's config.json (parsed). Handles `rope_scaling` (older) and
-// `rope_parameters` (newer), `head_dim` vs hidden_size / num_attention_heads, GPT-NeoX `rotary_pct`,
-// GPT-J `rotary_dim` (interleaved layout) and nested `text_config`.
-export function ropeConfigFromHF(config) {
-  const root = v.object(config, 'config');
-  const c = root.hidden_size === undefined && root.n_embd === undefined && root.text_config ? v.object(root.text_config, 'config.text_config') : root;
-  // messages name the key the config actually uses
-  const source = `config.${pick(c.rope_parameters) !== undefined ? 'rope_parameters' : 'rope_scaling'}`;
-  const params = pick(c.rope_parameters, c.rope_scaling) ?? {};
-  if (typeof params !== 'object' || Array.isArray(params)) throw new TypeError(`${source} must be an object (got ${v.describe(params)})`);
-
-  const hiddenKey = ['hidden_size', 'n_embd', 'd_model'].find((k) => pick(c[k]) !== undefined);
-  const headsKey = ['num_attention_heads', 'n_head', 'num_heads'].find((k) => pick(c[k]) !== undefined);
-  let headDim = c.head_dim, headDimKey = 'head_dim';
-  if (headDim === undefined) {
-    if (hiddenKey === undefined || headsKey === undefined) throw new RangeError('config needs head_dim, or hidden_size and num_attention_heads');
-    const hidden = v.positive(c[hiddenKey], `config.${hiddenKey}`), nHeads = v.positive(c[headsKey], `config.${headsKey}`);
-    if (hidden % nHeads !== 0) throw new RangeError(`config.${hiddenKey} (${hidden}) must be divisible by config.${headsKey} (${nHeads})`);
-    headDim = hidden / nHeads;
-  }
-  // DeepSeek MLA rotates only qk_rope_head_dim channels of a separate rope head.
-  if (c.qk_rope_head_dim !== undefined) { headDim = c.qk_rope_head_dim; headDimKey = 'qk_rope_head_dim'; }
-  v.positive(headDim, `config.${headDimKey}`);
-
-  let partialRotaryFactor = pick(c.partial_rotary_factor, params.partial_rotary_factor, c.rotary_pct);
-  if (partialRotaryFactor === undefined && c.rotary_dim !== undefined) partialRotaryFactor = v.positive(c.rotary_dim, 'config.rotary_dim') / headDim;
-  const layout = ['gptj', 'codegen'].includes(c.model_type) ? 'interleaved' : 'half';
-
-  // Checked here, naming the config.json key to fix, rather than later under posenc's own names. (null
-  // stands for "absent" in rope_scaling, as in Hugging Face; a null theta or rotary fraction is an error.)
-  for (const [holder, where] of [[c, 'config'], [params, source]])
-    for (const key of ['rope_theta', 'partial_rotary_factor'])
-      if (holder[key] === null) throw new TypeError(`${where}.${key} is null: give a number or leave the key out`);
-  const baseKey = pick(params.rope_theta) !== undefined ? `${source}.rope_theta` : pick(c.rope_theta) !== undefined ? 'config.rope_theta'
-    : pick(c.rotary_emb_base) !== undefined ? 'config.rotary_emb_base' : undefined;
-  const base = pick(params.rope_theta, c.rope_theta, c.rotary_emb_base, 10000);
-  if (baseKey !== undefined && !(v.number(base, baseKey) > 0 && base !== 1))
-    throw new RangeError(`${baseKey} must be a positive number other than 1 (got ${base})`);
-  const out = { headDim, base, layout };
-  if (partialRotaryFactor !== undefined) {
-    const key = pick(c.partial_rotary_factor) !== undefined ? 'config.partial_rotary_factor'
-      : pick(params.partial_rotary_factor) !== undefined ? `${source}.partial_rotary_factor` : c.rotary_pct !== undefined ? 'config.rotary_pct' : 'config.rotary_dim';
-    if (!(v.number(partialRotaryFactor, key) > 0 && partialRotaryFactor <= 1)) throw new RangeError(`${key} must lie in (0, 1] (got ${partialRotaryFactor})`);
-    const R = Math.trunc(headDim * partialRotaryFactor);
-    if (R < 2 || R % 2 !== 0) throw new RangeError(`${key} (${partialRotaryFactor}) gives ${R} rotary channels of ${headDim}; they must be even and at least 2`);
-    out.partialRotaryFactor = partialRotaryFactor;
-  }
-
-  let type = pick(params.rope_type, params.type, 'default');
-  if (typeof type !== 'string') throw new TypeError(`${source}.rope_type must be a string (got ${v.describe(type)})`);
-  if (params.mrope_section !== undefined) {  // Qwen2-VL: M-RoPE sections (t, h, w) over the default schedule
-    out.multiAxis = 'mrope';
-    out.sections = Array.from(v.int32Array(params.mrope_section, `${source}.mrope_section`, { min: 1 }));
-    if (type === 'mrope') type = 'default';
-  }
-  type = canonicalType(type);
-  if (type === 'none') return out;
-  if (!SCALING_TYPES.includes(type)) throw new RangeError(`${source}.rope_type must be one of ${SCALING_TYPES.filter((t) => t !== 'none').map((t) => `'${t}'`).join(', ')} (got '${type}')`);
-
-  // Checked before any arithmetic: a string or an object here would make the factor NaN, or throw an
-  // engine error ("Cannot convert object to primitive value") that names no config key.
-  const maxPos = pick(c.max_position_embeddings) === undefined ? undefined : v.positive(c.max_position_embeddings, 'config.max_position_embeddings');
-  const original = pick(params.original_max_position_embeddings) !== undefined
-    ? v.positive(params.original_max_position_embeddings, `${source}.original_max_position_embeddings`)
-    : pick(c.original_max_position_embeddings) !== undefined ? v.positive(c.original_max_position_embeddings, 'config.original_max_position_embeddings') : undefined;
-  const scaling = { type };
-  const applies = (name) => OPTIONS.scaling.keys[name].types.includes(type);
-  // An explicit factor wins; otherwise (DeepSeek-V3 yarn, Phi-3 longrope) it is max / original.
-  let factor = pick(params.factor) === undefined ? undefined : v.number(params.factor, `${source}.factor`);
-  if (factor !== undefined && !(factor >= 1)) throw new RangeError(`${source}.factor must be a number >= 1 (got ${factor})`);
-  if (factor === undefined && original !== undefined && maxPos !== undefined) {
-    factor = maxPos / original;
-    if (!(factor >= 1)) throw new RangeError(`config.max_position_embeddings (${maxPos}) must be at least original_max_position_embeddings (${original}): their ratio is the scaling factor`);
-  }
-  if (factor !== undefined) scaling.factor = factor;
-  if (applies('originalMaxPositionEmbeddings')) {
-    const L0 = pick(original, maxPos);
-    if (L0 === undefined) throw new RangeError(`config needs original_max_position_embeddings (or max_position_embeddings) for '${type}' scaling`);
-    scaling.originalMaxPositionEmbeddings = L0;
-  }
-  // Only the fields this type uses are copied: Hugging Face just warns about the others, and the
-  // result must pass ropeFrequencies' strict checks.
-  for (const [name, spec] of SCALING_KEYS) {
-    if (!(name in scaling) && pick(params[snake(name)]) !== undefined && applies(name)) {
-      const value = params[snake(name)];
-      // factor lists are copied into plain arrays (the result is data, like the config it came from)
-      scaling[name] = spec.type === 'ArrayLike<number>' ? Array.from(factorList(value, `${source}.${snake(name)}`)) : value;
+// JSON.stringify would turn NaN and Infinity into null (read as "absent"), drop functions and
+// throw on BigInt or cycles without naming the key: each is an error naming its path here.
+function jsonText(config) {
+  const seen = new Set();
+  const walk = (x, path) => {
+    if (typeof x === 'number') {
+      if (!Number.isFinite(x)) throw new RangeError(`${path} must be a finite number (got ${x})`);
+    } else if (typeof x === 'bigint' || typeof x === 'function' || typeof x === 'symbol') {
+      throw new TypeError(`${path} must be a JSON value (got a ${typeof x})`);
+    } else if (x !== null && typeof x === 'object') {
+      if (seen.has(x)) throw new TypeError(`${path} refers back to itself: a config.json cannot`);
+      seen.add(x);
+      if (Array.isArray(x) || ArrayBuffer.isView(x)) Array.from(x).forEach((e, i) => walk(e, `${path}[${i}]`));
+      else for (const [k, e] of Object.entries(x)) walk(e, `${path}.${k}`);
+      seen.delete(x);
     }
-  }
-  for (const [name, spec] of SCALING_KEYS) {
-    if (scaling[name] === undefined && spec.requiredBy.includes(type)) throw new RangeError(`${source}.${snake(name)} is required by '${type}' scaling`);
-  }
-  out.scaling = scaling;
-  return out;
+  };
+  walk(config, 'config');
+  return JSON.stringify(config, (_, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
 }

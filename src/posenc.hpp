@@ -9,6 +9,7 @@
 #include "common/errors.hpp"
 #include "rotary/apply.hpp"
 #include "rotary/frequencies.hpp"
+#include "rotary/hf_config.hpp"
 #include "attention/attention.hpp"
 #include "attention/engine.hpp"
 #include "cache/kv_cache.hpp"

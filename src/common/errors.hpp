@@ -16,6 +16,15 @@ namespace posenc {
     throw std::invalid_argument(field + " " + what);
 }
 
+// A value of the wrong type where C++ parses it itself (config.json): still std::invalid_argument for
+// C++ callers; the binding maps it to TypeError.
+struct WrongType : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+[[noreturn]] inline void failType(const std::string& field, const std::string& what) {
+    throw WrongType(field + " " + what);
+}
+
 inline std::string show(double v) {
     if (std::isnan(v)) return "NaN";
     std::string s = std::to_string(v);

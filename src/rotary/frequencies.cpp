@@ -184,7 +184,23 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         }
         if (total != R / 2) fail("sections", "must sum to rotaryDim/2 = " + std::to_string(R / 2) + " (got " + std::to_string(total) + ")");
         f.axes = static_cast<int>(c.sections.size());
-        for (int a = 0; a < f.axes; ++a) f.axisOfPair.insert(f.axisOfPair.end(), static_cast<std::size_t>(c.sections[a]), a);
+        if (!c.mropeInterleaved) {
+            for (int a = 0; a < f.axes; ++a) f.axisOfPair.insert(f.axisOfPair.end(), static_cast<std::size_t>(c.sections[a]), a);
+        } else {
+            if (f.axes != 3) fail("sections", "must be three (t, h, w) for interleaved M-RoPE (got " + std::to_string(f.axes) + ")");
+            std::vector<int> count(3, 0);
+            for (int k = 0; k < R / 2; ++k) {
+                const int a = (k % 3 == 1 && k < 3 * c.sections[1]) ? 1 : (k % 3 == 2 && k < 3 * c.sections[2]) ? 2 : 0;
+                f.axisOfPair.push_back(a);
+                ++count[a];
+            }
+            // Sections too large to interleave (e.g. [2, 10, 10] over 22 pairs) would silently give an
+            // axis fewer pairs than asked for.
+            for (int a = 0; a < 3; ++a)
+                if (count[a] != c.sections[a])
+                    fail("sections", "cannot be interleaved over " + std::to_string(R / 2) + " pairs: axis " + std::to_string(a) + " gets " +
+                                         std::to_string(count[a]) + " pairs, not " + std::to_string(c.sections[a]));
+        }
     } else if (c.multiAxis == MultiAxis::axial2d) {
         if (R % 4 != 0) fail("rotaryDim", "must be a multiple of 4 for 2-D axial RoPE (got " + std::to_string(R) + ")");
         if (s.type != RopeScalingType::none) fail("scaling.type", "must be 'none' with 2-D axial RoPE");
@@ -196,6 +212,9 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         }
     } else if (!c.sections.empty()) {
         fail("sections", "only apply to multiAxis 'mrope'");
+    }
+    if (c.mropeInterleaved && c.multiAxis != MultiAxis::mrope) {
+        fail("mropeInterleaved", "applies only to multiAxis 'mrope'");
     }
     if (c.xposScaleBase != 0) {
         requirePositiveFinite(c.xposScaleBase, "xposScaleBase");

@@ -49,6 +49,10 @@ struct RopeConfig {
     RopeConvention convention = RopeConvention::hf;
     MultiAxis multiAxis = MultiAxis::none;
     std::vector<int> sections;   // mrope: pairs per axis, summing to rotaryDim/2
+    // mrope: Qwen3-VL's interleaved assignment (HF apply_interleaved_mrope) instead of contiguous
+    // sections: pair k follows axis 1 when k % 3 == 1 and k < 3 * sections[1], axis 2 when
+    // k % 3 == 2 and k < 3 * sections[2], else axis 0. Needs three sections.
+    bool mropeInterleaved = false;
     double xposScaleBase = 0;    // xPos (Sun et al. 2022) when > 0: gamma, typically 512
 };
 

@@ -79,6 +79,7 @@ const CASES = [
   ['t5Bucket', {}, (o) => pe.t5Bucket([0, -3, 3, 200], o)],
   ['debertaBucket', { bucketSize: 8, maxPosition: 24 }, (o) => pe.debertaBucket([-600, 5, 30], o)],
   ['ropeFrequencies', { headDim: 8 }, (o) => pe.ropeFrequencies(o)],
+  ['ropeConfigFromHF', {}, (o) => pe.ropeConfigFromHF({ head_dim: 8 }, o)],
 ].map(([table, base, call]) => ({ table, label: table, where: `${table} options`, prefix: '', base, call }));
 
 CASES.push(
@@ -368,10 +369,13 @@ test('ropeConfigFromHF: every fixture loads and passes the strict checks; missin
   throwsWith(() => pe.ropeConfigFromHF({ ...llama, rope_scaling: { type: 'linear' } }), RangeError, "config.rope_scaling.factor is required by 'linear' scaling");
   throwsWith(() => pe.ropeConfigFromHF({ ...llama, rope_scaling: { type: 'longrope', long_factor: [1], original_max_position_embeddings: 4096 } }), RangeError,
     "config.rope_scaling.short_factor is required by 'longrope' scaling");
-  // fields of another type are left out, as Hugging Face only warns about them
-  const yarn = pe.ropeConfigFromHF({ ...llama, rope_scaling: { type: 'yarn', factor: 4, original_max_position_embeddings: 32768, low_freq_factor: 1, factor_x: 2 } });
+  // fields of another type are left out, as Hugging Face only warns about them (and null means absent)
+  const yarn = pe.ropeConfigFromHF({ ...llama, rope_scaling: { type: 'yarn', factor: 4, original_max_position_embeddings: 32768, low_freq_factor: 1 } });
   assert.deepEqual(yarn.scaling, { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32768 });
   assert.deepEqual(pe.ropeConfigFromHF({ ...llama, rope_scaling: { type: 'linear', factor: 2, factor_unused: null, beta_fast: 3 } }).scaling, { type: 'linear', factor: 2 });
+  // a key no rotary code knows is refused, naming it: a typo there must not pass for the default
+  throwsWith(() => pe.ropeConfigFromHF({ ...llama, rope_scaling: { type: 'yarn', factor: 4, original_max_position_embeddings: 32768, factor_x: 2 } }), RangeError,
+    'config.rope_scaling.factor_x is not a rotary field');
 });
 
 // --- the tables and index.d.ts list the same keys ----------------------------------------------

@@ -1,0 +1,547 @@
+// The config.json reader. Every rule below is what a transformers modeling_*.py (or, for remote-code
+// models, the model's own code) does with the field; docs/hf-families.md is the table, per model_type.
+#include "rotary/hf_config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "common/errors.hpp"
+
+namespace posenc {
+namespace {
+
+using nlohmann::json;
+
+// --- the per-family rules -------------------------------------------------------------------------
+// What a family's modeling code does differently from Llama's (rotate_half over all head_dim
+// channels, base config.rope_theta). Unknown model types follow Llama.
+struct Family {
+    const char* modelType;
+    RopeLayout layout = RopeLayout::half;
+    double rotaryFraction = 1.0;  // the config class's default when the config gives no rotary field
+    int rotaryDim = 0;            // GPT-J/CodeGen: the class default rotary_dim (channels), 0 = none
+    double baseDefault = 10000;   // the config class's rope_theta default
+    const char* interleaveFlag = nullptr;  // a boolean field choosing interleaved pairs (DeepSeek-V3)
+    bool interleaveFlagDefault = false;
+};
+
+constexpr RopeLayout kHalf = RopeLayout::half;
+constexpr RopeLayout kInterleaved = RopeLayout::interleaved;
+
+const Family kFamilies[] = {
+    // rotate_every_two / repeat_interleave: pairs (2i, 2i+1)
+    {"gptj", kInterleaved, 1.0, 64},
+    {"codegen", kInterleaved, 1.0, 64},
+    {"cohere", kInterleaved},
+    {"cohere2", kInterleaved},
+    {"deepseek_v2", kInterleaved},                            // view_as_complex on consecutive pairs
+    {"deepseek_v3", kHalf, 1.0, 0, 10000, "rope_interleave", true},  // apply_rotary_pos_emb_interleave
+    {"glm", kInterleaved, 0.5},
+    {"glm4", kInterleaved, 0.5},
+    // rotate_half over a leading fraction of the channels
+    {"gpt_neox", kHalf, 0.25},
+    {"gpt_neox_japanese", kHalf, 1.0},
+    {"phi", kHalf, 0.5},
+    {"stablelm", kHalf, 0.25},
+    {"stablelm_epoch", kHalf, 0.25},
+    {"persimmon", kHalf, 0.5},
+    {"fuyu", kHalf, 0.5},
+    {"nemotron", kHalf, 0.5},
+    // class defaults for rope_theta other than 10000
+    {"gemma3", kHalf, 1.0, 0, 1000000},
+    {"gemma3_text", kHalf, 1.0, 0, 1000000},
+    {"gpt_oss", kHalf, 1.0, 0, 150000},
+    {"qwen3_vl", kHalf, 1.0, 0, 5000000},
+    {"qwen3_vl_text", kHalf, 1.0, 0, 5000000},
+};
+
+const Family kLlama{"llama"};
+
+const Family& familyOf(const std::string& modelType) {
+    for (const Family& f : kFamilies)
+        if (modelType == f.modelType) return f;
+    return kLlama;
+}
+
+// --- JSON access that names the key --------------------------------------------------------------
+std::string describe(const json& v) {
+    switch (v.type()) {
+        case json::value_t::null: return "null";
+        case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+        case json::value_t::string: return "'" + v.get<std::string>() + "'";
+        case json::value_t::array: return "an array";
+        case json::value_t::object: return "an object";
+        default: return v.dump();
+    }
+}
+
+// A key that is absent or null: Hugging Face treats a null rope_scaling field as absent.
+const json* find(const json& obj, const std::string& key) {
+    if (!obj.is_object()) return nullptr;
+    auto it = obj.find(key);
+    return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+double number(const json& v, const std::string& path) {
+    if (!v.is_number()) failType(path, "must be a number (got " + describe(v) + ")");
+    return v.get<double>();
+}
+
+std::int64_t positiveInteger(const json& v, const std::string& path) {
+    const double x = number(v, path);
+    if (!(x >= 1) || x != std::floor(x) || x > 9007199254740991.0) fail(path, "must be a positive integer (got " + show(x) + ")");
+    return static_cast<std::int64_t>(x);
+}
+
+std::string string(const json& v, const std::string& path) {
+    if (!v.is_string()) failType(path, "must be a string (got " + describe(v) + ")");
+    return v.get<std::string>();
+}
+
+bool boolean(const json& v, const std::string& path) {
+    if (!v.is_boolean()) failType(path, "must be true or false (got " + describe(v) + ")");
+    return v.get<bool>();
+}
+
+std::vector<double> numberList(const json& v, const std::string& path) {
+    if (!v.is_array()) failType(path, "must be an array of numbers (got " + describe(v) + ")");
+    std::vector<double> out;
+    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(number(v[i], path + "[" + std::to_string(i) + "]"));
+    return out;
+}
+
+// --- scaling fields ------------------------------------------------------------------------------
+// One rope_scaling / rope_parameters field: its config.json key, posenc's name, the scaling types that
+// use it, and those that require it.
+enum TypeBit : unsigned {
+    kLinear = 1u << 1, kNtk = 1u << 2, kDynamic = 1u << 3, kYarn = 1u << 4, kLlama3 = 1u << 5, kLongrope = 1u << 6,
+};
+unsigned bit(RopeScalingType t) { return 1u << static_cast<unsigned>(t); }
+
+struct ScalingField {
+    const char* key;
+    const char* name;
+    unsigned usedBy;
+    unsigned requiredBy;
+};
+const ScalingField kScalingFields[] = {
+    {"factor", "factor", kLinear | kNtk | kDynamic | kYarn | kLlama3 | kLongrope, kLinear | kNtk | kDynamic | kYarn | kLlama3},
+    {"original_max_position_embeddings", "originalMaxPositionEmbeddings", kDynamic | kYarn | kLlama3 | kLongrope, kDynamic | kYarn | kLlama3 | kLongrope},
+    {"beta_fast", "betaFast", kYarn, 0},
+    {"beta_slow", "betaSlow", kYarn, 0},
+    {"mscale", "mscale", kYarn, 0},
+    {"mscale_all_dim", "mscaleAllDim", kYarn, 0},
+    {"attention_factor", "attentionFactor", kYarn | kLongrope, 0},
+    {"truncate", "truncate", kYarn, 0},
+    {"low_freq_factor", "lowFreqFactor", kLlama3, kLlama3},
+    {"high_freq_factor", "highFreqFactor", kLlama3, kLlama3},
+    {"short_factor", "shortFactor", kLongrope, kLongrope},
+    {"long_factor", "longFactor", kLongrope, kLongrope},
+};
+
+// Keys Hugging Face knows inside rope_scaling / rope_parameters besides the fields above. Anything
+// else there is refused: a rotary field posenc does not understand is never dropped silently.
+const char* const kOtherRopeKeys[] = {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
+                                      "mrope_interleaved", "short_mscale", "long_mscale"};
+
+struct NamedType {
+    const char* name;
+    RopeScalingType type;
+};
+const NamedType kScalingNames[] = {
+    {"default", RopeScalingType::none}, {"linear", RopeScalingType::linear}, {"ntk", RopeScalingType::ntk},
+    {"ntk_aware", RopeScalingType::ntk}, {"dynamic", RopeScalingType::dynamic}, {"yarn", RopeScalingType::yarn},
+    {"llama3", RopeScalingType::llama3}, {"longrope", RopeScalingType::longrope}, {"su", RopeScalingType::longrope},
+};
+
+// --- the reader ----------------------------------------------------------------------------------
+class Reader {
+public:
+    Reader(const json& root, const HfConfigOptions& options) : options_(options) {
+        if (!root.is_object()) failType("config", "must be a JSON object (got " + describe(root) + ")");
+        // Multimodal configs (Qwen2.5-VL, Gemma 3, Llama 4, Mistral 3) keep the language model's
+        // fields in text_config.
+        const json* text = find(root, "text_config");
+        if (text && !find(root, "hidden_size") && !find(root, "n_embd") && !find(root, "head_dim")) {
+            if (!text->is_object()) failType("config.text_config", "must be an object (got " + describe(*text) + ")");
+            c_ = text;
+            where_ = "config.text_config";
+        } else {
+            c_ = &root;
+            where_ = "config";
+        }
+        if (const json* t = find(*c_, "model_type")) out_.modelType = string(*t, key("model_type"));
+        else if (const json* t = find(root, "model_type")) out_.modelType = string(*t, "config.model_type");
+        family_ = &familyOf(out_.modelType);
+    }
+
+    HfRopeConfig read() {
+        refuseUnknownRotaryKeys();
+        chooseParameters();
+        headDim();
+        layout();
+        base();
+        rotaryFraction();
+        scaling();
+        return out_;
+    }
+
+private:
+    const HfConfigOptions& options_;
+    const json* c_;
+    std::string where_;
+    const json* params_ = nullptr;  // rope_parameters or rope_scaling (possibly one layer type's)
+    std::string source_;            // how messages name params_
+    const Family* family_;
+    std::string layerType_;         // chosen layer type, when the config has several tables
+    HfRopeConfig out_;
+
+    std::string key(const std::string& name) const { return where_ + "." + name; }
+    const json* field(const std::string& name) const { return find(*c_, name); }
+    const json* param(const std::string& name) const { return params_ ? find(*params_, name) : nullptr; }
+    // Records that the config set posenc option `name` through config key `from`.
+    void given(const std::string& name, const std::string& from) {
+        out_.given.push_back(name);
+        keys_.emplace_back(name, from);
+    }
+
+public:
+    // posenc option name -> the config.json key it was read from (for messages).
+    std::vector<std::pair<std::string, std::string>> keys_;
+
+private:
+
+    // Fields that change rotary behaviour in some model and that this reader does not interpret for
+    // this model type are errors, not silent defaults.
+    void refuseUnknownRotaryKeys() const {
+        static const char* const understood[] = {
+            "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_dim",
+            "rope_pct", "rotary_emb_base", "qk_rope_head_dim", "rope_interleave", "rope_local_base_freq",
+            "max_position_embeddings", "original_max_position_embeddings", "mrope_interleaved"};
+        for (auto it = c_->begin(); it != c_->end(); ++it) {
+            const std::string& k = it.key();
+            const bool rotaryLooking = k.find("rope") != std::string::npos || k.find("rotary") != std::string::npos;
+            if (!rotaryLooking || it->is_null()) continue;
+            if (std::find_if(std::begin(understood), std::end(understood), [&](const char* u) { return k == u; }) == std::end(understood))
+                fail(key(k), "changes the rotary embedding in the model's code, and posenc does not read it (model_type '" +
+                                 out_.modelType + "'): refusing rather than ignoring it");
+        }
+        if (field("rope_interleave") && !family_->interleaveFlag)
+            fail(key("rope_interleave"), "is read only for DeepSeek-V3 (model_type 'deepseek_v3'), not '" + out_.modelType + "'");
+        if (const json* f = field("rope_local_base_freq"); f && !isLocalGlobal())
+            fail(key("rope_local_base_freq"), "is read only for Gemma 3 (model_type 'gemma3' / 'gemma3_text'), not '" + out_.modelType + "'");
+    }
+
+    bool isLocalGlobal() const { return out_.modelType == "gemma3" || out_.modelType == "gemma3_text"; }
+
+    // rope_parameters (transformers >= 5) or rope_scaling; one table per layer type where the model
+    // has several.
+    void chooseParameters() {
+        const char* name = field("rope_parameters") ? "rope_parameters" : "rope_scaling";
+        params_ = field(name);
+        source_ = key(name);
+        if (params_ && !params_->is_object()) failType(source_, "must be an object (got " + describe(*params_) + ")");
+
+        std::vector<std::string> layerTypes;
+        if (params_ && isKeyedByLayerType(*params_)) {
+            for (auto it = params_->begin(); it != params_->end(); ++it) layerTypes.push_back(it.key());
+        } else if (isLocalGlobal()) {
+            layerTypes = {"full_attention", "sliding_attention"};
+        }
+        if (layerTypes.empty()) {
+            if (!options_.layerType.empty())
+                fail("layerType", "'" + options_.layerType + "' was asked for, but this config has one rotary table for every layer");
+            return;
+        }
+        std::string list;
+        for (const auto& t : layerTypes) list += (list.empty() ? "'" : ", '") + t + "'";
+        if (options_.layerType.empty())
+            fail(where_, "has one rotary table per layer type (" + list + "): pass layerType to choose one");
+        if (std::find(layerTypes.begin(), layerTypes.end(), options_.layerType) == layerTypes.end())
+            fail("layerType", "must be one of " + list + " for this config (got '" + options_.layerType + "')");
+        layerType_ = options_.layerType;
+        if (params_ && isKeyedByLayerType(*params_)) {
+            source_ += "." + layerType_;
+            params_ = find(*params_, layerType_);
+            if (!params_ || !params_->is_object()) failType(source_, "must be an object");
+        } else if (layerType_ == "sliding_attention") {
+            params_ = nullptr;  // Gemma 3's local layers: rope_local_base_freq, never scaled
+        }
+    }
+
+    // {"full_attention": {...}, "sliding_attention": {...}}: every value an object, no rope field as a key.
+    static bool isKeyedByLayerType(const json& p) {
+        if (p.empty()) return false;
+        for (auto it = p.begin(); it != p.end(); ++it)
+            if (!it->is_object()) return false;
+        return true;
+    }
+
+    void headDim() {
+        int dim = 0;
+        std::string dimKey;
+        if (const json* h = field("head_dim")) {
+            dim = static_cast<int>(positiveInteger(*h, key("head_dim")));
+            dimKey = key("head_dim");
+        } else {
+            const char* hiddenKey = nullptr;
+            const char* headsKey = nullptr;
+            for (const char* k : {"hidden_size", "n_embd", "d_model"})
+                if (!hiddenKey && field(k)) hiddenKey = k;
+            for (const char* k : {"num_attention_heads", "n_head", "num_heads"})
+                if (!headsKey && field(k)) headsKey = k;
+            if (!hiddenKey || !headsKey) fail(where_, "needs head_dim, or hidden_size and num_attention_heads");
+            const std::int64_t hidden = positiveInteger(*field(hiddenKey), key(hiddenKey));
+            const std::int64_t heads = positiveInteger(*field(headsKey), key(headsKey));
+            if (hidden % heads != 0)
+                fail(key(hiddenKey), "(" + std::to_string(hidden) + ") must be divisible by " + key(headsKey) + " (" + std::to_string(heads) + ")");
+            dim = static_cast<int>(hidden / heads);
+            dimKey = key(hiddenKey) + " / " + key(headsKey);
+        }
+        // DeepSeek MLA rotates a separate rope head of qk_rope_head_dim channels.
+        if (const json* r = field("qk_rope_head_dim")) dim = static_cast<int>(positiveInteger(*r, key("qk_rope_head_dim")));
+        if (dim > (1 << 20)) fail(dimKey, "gives a head dim of " + std::to_string(dim) + "; at most 2^20 supported");
+        out_.rope.headDim = dim;
+    }
+
+    void layout() {
+        RopeLayout l = family_->layout;
+        if (family_->interleaveFlag) {
+            bool on = family_->interleaveFlagDefault;
+            if (const json* f = field(family_->interleaveFlag)) on = boolean(*f, key(family_->interleaveFlag));
+            l = on ? kInterleaved : kHalf;
+        }
+        out_.layout = l;
+    }
+
+    void base() {
+        for (const json* holder : {c_, params_})
+            for (const char* k : {"rope_theta", "partial_rotary_factor"})
+                if (holder && holder->is_object() && holder->contains(k) && (*holder)[k].is_null())
+                    failType((holder == c_ ? where_ : source_) + "." + k, "is null: give a number or leave the key out");
+        std::string baseKey;
+        const json* b = nullptr;
+        if (layerType_ == "sliding_attention" && isLocalGlobal() && !field("rope_parameters")) {
+            // Gemma 3's local layers: rope_local_base_freq (class default 10000), unscaled.
+            b = field("rope_local_base_freq");
+            baseKey = key("rope_local_base_freq");
+            out_.rope.base = 10000;
+        } else if ((b = param("rope_theta"))) {
+            baseKey = source_ + ".rope_theta";
+        } else if ((b = field("rope_theta"))) {
+            baseKey = key("rope_theta");
+        } else if ((b = field("rotary_emb_base"))) {
+            baseKey = key("rotary_emb_base");
+        }
+        if (!b) {
+            if (baseKey.empty()) out_.rope.base = family_->baseDefault;
+            return;
+        }
+        const double v = number(*b, baseKey);
+        if (!(v > 0) || v == 1 || !std::isfinite(v)) fail(baseKey, "must be a positive number other than 1 (got " + show(v) + ")");
+        out_.rope.base = v;
+    }
+
+    void rotaryFraction() {
+        const int dim = out_.rope.headDim;
+        std::string fKey;
+        double fraction = 0;
+        bool have = false;
+        auto take = [&](const json* v, const std::string& k) {
+            if (have || !v) return;
+            fraction = number(*v, k);
+            fKey = k;
+            have = true;
+        };
+        take(field("partial_rotary_factor"), key("partial_rotary_factor"));
+        take(param("partial_rotary_factor"), source_ + ".partial_rotary_factor");
+        take(field("rotary_pct"), key("rotary_pct"));
+        take(field("rope_pct"), key("rope_pct"));  // StableLM-epoch remote code
+        if (!have) {
+            if (const json* r = field("rotary_dim")) {
+                const std::int64_t channels = positiveInteger(*r, key("rotary_dim"));
+                if (channels > dim) fail(key("rotary_dim"), "(" + std::to_string(channels) + ") must not exceed the head dim (" + std::to_string(dim) + ")");
+                fraction = static_cast<double>(channels) / dim;
+                fKey = key("rotary_dim");
+                have = true;
+            } else if (family_->rotaryDim > 0) {
+                fraction = std::min(1.0, static_cast<double>(family_->rotaryDim) / dim);
+                fKey = "the default rotary_dim of " + out_.modelType + " (" + std::to_string(family_->rotaryDim) + ")";
+            } else {
+                fraction = family_->rotaryFraction;
+                fKey = "the default rotary fraction of " + out_.modelType + " (" + show(fraction) + ")";
+            }
+        }
+        if (!(fraction > 0 && fraction <= 1)) fail(fKey, "must lie in (0, 1] (got " + show(fraction) + ")");
+        const int R = static_cast<int>(dim * fraction);
+        if (R < 2 || R % 2 != 0)
+            fail(fKey, "(" + show(fraction) + ") gives " + std::to_string(R) + " rotary channels of " + std::to_string(dim) +
+                           "; they must be even and at least 2");
+        out_.rope.partialRotaryFactor = fraction;
+        if (fraction != 1.0 || have) given("partialRotaryFactor", fKey);
+    }
+
+    void scaling() {
+        std::string type = "default";
+        if (const json* t = param("rope_type")) type = string(*t, source_ + ".rope_type");
+        else if (const json* t = param("type")) type = string(*t, source_ + ".type");
+        const std::string typeKey = source_ + (param("rope_type") ? ".rope_type" : ".type");
+
+        if (params_) {
+            for (auto it = params_->begin(); it != params_->end(); ++it) {
+                const std::string& k = it.key();
+                if (it->is_null()) continue;  // null stands for absent, as in Hugging Face
+                const bool known = std::any_of(std::begin(kScalingFields), std::end(kScalingFields), [&](const ScalingField& f) { return k == f.key; }) ||
+                                   std::any_of(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys), [&](const char* o) { return k == o; });
+                if (!known) fail(source_ + "." + k, "is not a rotary field posenc knows: refusing rather than ignoring it");
+            }
+        }
+        multiAxis(type);
+        if (type == "mrope") type = "default";
+
+        RopeScalingType scalingType = RopeScalingType::none;
+        bool found = false;
+        for (const NamedType& n : kScalingNames)
+            if (type == n.name) scalingType = n.type, found = true;
+        if (!found) fail(typeKey, "must be one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope' (got '" + type + "')");
+        if (scalingType == RopeScalingType::none) return;
+        RopeScaling& s = out_.rope.scaling;
+        s.type = scalingType;
+        given("scaling.type", typeKey);
+        const unsigned tb = bit(scalingType);
+
+        std::optional<std::int64_t> maxPos, original;
+        if (const json* m = field("max_position_embeddings")) maxPos = positiveInteger(*m, key("max_position_embeddings"));
+        if (const json* o = param("original_max_position_embeddings")) original = positiveInteger(*o, source_ + ".original_max_position_embeddings");
+        else if (const json* o2 = field("original_max_position_embeddings")) original = positiveInteger(*o2, key("original_max_position_embeddings"));
+
+        // An explicit factor wins; without one (DeepSeek-V3 yarn, Phi-3 longrope) it is max / original.
+        std::optional<double> factor;
+        if (const json* f = param("factor")) {
+            factor = number(*f, source_ + ".factor");
+            if (!(*factor >= 1) || !std::isfinite(*factor)) fail(source_ + ".factor", "must be a number >= 1 (got " + show(*factor) + ")");
+        }
+        const bool derive = !factor || (scalingType == RopeScalingType::yarn && options_.yarnFactor == HfConfigOptions::YarnFactor::legacy);
+        if (derive && original && maxPos) {
+            const double ratio = static_cast<double>(*maxPos) / static_cast<double>(*original);
+            if (!(ratio >= 1))
+                fail(key("max_position_embeddings"), "(" + std::to_string(*maxPos) + ") must be at least original_max_position_embeddings (" +
+                                                         std::to_string(*original) + "): their ratio is the scaling factor");
+            factor = ratio;
+        }
+        if (factor) s.factor = *factor, given("scaling.factor", param("factor") && !derive ? source_ + ".factor" : key("max_position_embeddings"));
+        if (tb & (kDynamic | kYarn | kLlama3 | kLongrope)) {
+            const auto L0 = original ? original : maxPos;
+            if (!L0) fail(where_, "needs original_max_position_embeddings (or max_position_embeddings) for '" + type + "' scaling");
+            s.originalMaxPositionEmbeddings = *L0;
+            given("scaling.originalMaxPositionEmbeddings",
+                  !original ? key("max_position_embeddings") : param("original_max_position_embeddings") ? source_ + ".original_max_position_embeddings" : key("original_max_position_embeddings"));
+        }
+        for (const ScalingField& f : kScalingFields) {
+            const json* v = param(f.key);
+            const std::string path = source_ + "." + f.key;
+            if (!(f.usedBy & tb)) continue;  // HF warns about fields a type does not use, and ignores them
+            const std::string name = f.name;
+            if (name == "factor" || name == "originalMaxPositionEmbeddings") {
+                if (!std::count(out_.given.begin(), out_.given.end(), "scaling." + name) && (f.requiredBy & tb))
+                    fail(path, "is required by '" + type + "' scaling");
+                continue;
+            }
+            if (!v) {
+                if (f.requiredBy & tb) fail(path, "is required by '" + type + "' scaling");
+                continue;
+            }
+            if (name == "betaFast") s.betaFast = number(*v, path);
+            else if (name == "betaSlow") s.betaSlow = number(*v, path);
+            else if (name == "mscale") s.mscale = number(*v, path);
+            else if (name == "mscaleAllDim") s.mscaleAllDim = number(*v, path);
+            else if (name == "attentionFactor") s.attentionFactor = number(*v, path);
+            else if (name == "truncate") s.truncate = boolean(*v, path);
+            else if (name == "lowFreqFactor") s.lowFreqFactor = number(*v, path);
+            else if (name == "highFreqFactor") s.highFreqFactor = number(*v, path);
+            else if (name == "shortFactor") s.shortFactor = numberList(*v, path);
+            else if (name == "longFactor") s.longFactor = numberList(*v, path);
+            given("scaling." + name, path);
+        }
+        phimoeMscale(type);
+    }
+
+    // PhiMoE (Phi-3.5-MoE) scales cos/sin by short_mscale up to the original length and long_mscale
+    // beyond: one attention factor when they agree (as in every published config); otherwise the
+    // choice depends on the sequence length, which a config cannot fix.
+    void phimoeMscale(const std::string& type) {
+        const json* sm = param("short_mscale");
+        const json* lm = param("long_mscale");
+        if (!sm && !lm) return;
+        if (out_.rope.scaling.type != RopeScalingType::longrope)
+            fail(source_ + "." + (sm ? "short_mscale" : "long_mscale"), "applies only to longrope scaling (got '" + type + "')");
+        if (!sm || !lm) fail(source_ + "." + (sm ? "long_mscale" : "short_mscale"), "is required with " + (sm ? std::string("short_mscale") : "long_mscale"));
+        const double a = number(*sm, source_ + ".short_mscale"), b = number(*lm, source_ + ".long_mscale");
+        if (a != b)
+            fail(source_ + ".short_mscale", "(" + show(a) + ") differs from long_mscale (" + show(b) +
+                                                "): the attention factor would depend on the sequence length; posenc supports equal values");
+        out_.rope.scaling.attentionFactor = a;
+        given("scaling.attentionFactor", source_ + ".short_mscale");
+    }
+
+    // Qwen2-VL / Qwen2.5-VL M-RoPE sections, and Qwen3-VL's interleaved assignment.
+    void multiAxis(const std::string& type) {
+        const json* sections = param("mrope_section");
+        const json* interleaved = param("mrope_interleaved");
+        if (!interleaved) interleaved = field("mrope_interleaved");
+        if (!sections) {
+            if (type == "mrope") fail(source_ + ".mrope_section", "is required by 'mrope'");
+            if (interleaved) fail(source_ + ".mrope_interleaved", "needs mrope_section");
+            return;
+        }
+        const std::string path = source_ + ".mrope_section";
+        if (!sections->is_array() || sections->empty()) failType(path, "must be an array of positive integers (got " + describe(*sections) + ")");
+        out_.rope.multiAxis = MultiAxis::mrope;
+        for (std::size_t i = 0; i < sections->size(); ++i)
+            out_.rope.sections.push_back(static_cast<int>(positiveInteger((*sections)[i], path + "[" + std::to_string(i) + "]")));
+        given("multiAxis", path);
+        given("sections", path);
+        if (interleaved && boolean(*interleaved, source_ + ".mrope_interleaved")) {
+            out_.rope.mropeInterleaved = true;
+            given("mropeInterleaved", source_ + ".mrope_interleaved");
+        }
+    }
+};
+
+}  // namespace
+
+bool HfRopeConfig::isGiven(std::string_view name) const {
+    return std::find(given.begin(), given.end(), name) != given.end();
+}
+
+HfRopeConfig ropeConfigFromHF(std::string_view text, const HfConfigOptions& options) {
+    json root;
+    try {
+        root = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        fail("config", std::string("is not valid JSON: ") + e.what());
+    }
+    Reader reader(root, options);
+    HfRopeConfig out = reader.read();
+    // Every range check of the schedule, before the caller uses it; the message names the config.json
+    // key the offending value came from (ropeFrequencies names posenc's own option).
+    try {
+        ropeFrequencies(out.rope);
+    } catch (const std::invalid_argument& e) {
+        std::string message = e.what();
+        std::size_t best = 0;
+        const std::string* from = nullptr;
+        for (const auto& [name, key] : reader.keys_)
+            if (name.size() > best && message.compare(0, name.size(), name) == 0 &&
+                (message.size() == name.size() || message[name.size()] == ' ' || message[name.size()] == '['))
+                best = name.size(), from = &key;
+        if (!from) throw std::invalid_argument("config: " + message);
+        throw std::invalid_argument(*from + message.substr(best));
+    }
+    return out;
+}
+
+}  // namespace posenc
