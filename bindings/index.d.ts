@@ -1,502 +1,1827 @@
 // Hand-written declarations for posenc (Emscripten 3.1.6 cannot emit them).
 
-/** Float tensor input: row-major data, or a heap buffer from `pe.alloc` (zero-copy). */
+/**
+ * posenc: transformer positional encodings computed exactly as their reference implementations do,
+ * by a C++17 core compiled to WebAssembly.
+ *
+ * Call {@link load} once and use the {@link Posenc} object it resolves to. Position enters attention in
+ * three places, and the API follows them:
+ *
+ * - additive: a vector per position, added to the token embeddings ({@link Posenc.sinusoidal},
+ *   {@link Posenc.learned}, {@link Posenc.binary}, {@link Posenc.axial}, {@link Posenc.sine2d}, ...);
+ * - rotary: q and k rotated by position ({@link Posenc.ropeFrequencies}, {@link Posenc.applyRope},
+ *   {@link Posenc.ropeConfigFromHF});
+ * - score terms: something added to the q·k score ({@link Posenc.attention} with an {@link Encoding},
+ *   {@link Posenc.attentionBias}, {@link Posenc.t5Bucket}, {@link Posenc.alibiSlopes}, ...).
+ *
+ * A {@link KVCache} keeps a logical position per slot for generation.
+ *
+ * Conventions used on every page:
+ * - Tensors are row-major. Shapes are written [a, b, c]: the last index varies fastest.
+ * - Float results are fresh `Float32Array`s owned by JavaScript, integer results `Int32Array`s.
+ * - Positions are integers in [0, 2^31); relative positions may be negative.
+ * - A wrong type (a string for a number, `null` for an option, an unknown or misspelt option key) is a
+ *   `TypeError`; a value out of range is a `RangeError`. Both name the offending field, and a failed call
+ *   changes nothing (the module and any `KVCache` stay usable).
+ * - Options objects are strict: each accepts exactly the keys documented on its interface. Leave an
+ *   option out to get its default.
+ * - Where reference implementations disagree, the difference is an option whose choices name them.
+ *
+ * @packageDocumentation
+ */
+
+/**
+ * Float tensor input, row-major.
+ *
+ * - A `Float32Array` is read as it is.
+ * - A `Float64Array`, another numeric typed array or a `number[]` is converted to float32 (a plain
+ *   array must hold only numbers, else `TypeError`).
+ * - A {@link HeapBuffer} from {@link Posenc.alloc} is read where it lies in the wasm heap (no copy).
+ *
+ * Each function states the shape it expects; a length that disagrees with it is a `RangeError`.
+ */
 export type FloatInput = Float32Array | Float64Array | ArrayLike<number> | HeapBuffer;
-/** Integer positions (>= 0) or relative positions. */
+/**
+ * Integers: positions (integers in [0, 2^31)) or relative positions (any 32-bit integer; may be negative).
+ *
+ * An `Int32Array` is used as it is; other integer typed arrays, `Float32Array`/`Float64Array` and
+ * `number[]` are converted, checking that every element is an integer that fits in 32 bits
+ * (`RangeError` naming the element otherwise, e.g. `positions[3]`).
+ */
 export type IntInput = Int32Array | ArrayLike<number>;
-/** 0/1 mask, 1 = real token. */
+/**
+ * A 0/1 mask: 1 = a real token (or a key to attend, a valid pixel), 0 = padding. Any other value is a
+ * `RangeError` naming the element. Accepted as `Uint8Array`, `Int32Array` or `number[]` (as {@link IntInput}).
+ */
 export type MaskInput = Uint8Array | Int32Array | ArrayLike<number>;
-/** Where to write a float result instead of allocating: a Float32Array or a heap buffer. */
+/**
+ * Where to write a float result instead of allocating a new array (the `out` option): a
+ * `Float32Array` or a {@link HeapBuffer} whose length is exactly the result's (`RangeError` otherwise).
+ * The call then returns this same object.
+ */
 export type FloatOut = Float32Array | HeapBuffer;
 
+/**
+ * A block of float32 values inside the wasm heap, from {@link Posenc.alloc}: the zero-copy path for
+ * large tensors. Every function that takes a {@link FloatInput} reads a `HeapBuffer` in place, and
+ * every `out` option can write into one. Free it with `delete()` (or a `using` declaration); a deleted
+ * buffer passed to a function is a `RangeError`.
+ */
 export interface HeapBuffer {
+  /** Number of float32 elements (not bytes). */
   readonly length: number;
+  /** Byte address of the first element in the wasm heap. Throws `RangeError` once the buffer is deleted. */
   readonly byteOffset: number;
+  /** Whether `delete()` has been called. */
   readonly deleted: boolean;
-  /** A Float32Array on the wasm heap. Call again after any allocation: heap growth detaches old views. */
+  /**
+   * A `Float32Array` view of the buffer on the wasm heap, to fill or read it without a copy.
+   * Call it again after any posenc call or allocation: when the heap grows, views made before are
+   * detached (length 0). Throws `RangeError` once the buffer is deleted.
+   */
   view(): Float32Array;
+  /** Frees the buffer. Calling it again does nothing. */
   delete(): void;
+  /** Same as `delete()`, for `using` declarations. */
   [Symbol.dispose](): void;
 }
 
+/**
+ * Channel order of a sinusoidal table ({@link SinusoidalOptions.layout}); d = dim, b = base, p = position.
+ *
+ * - `'interleaved'`: PE[p, 2k] = sin(p·b^(−2k/d)), PE[p, 2k+1] = cos(p·b^(−2k/d)). The paper's form, as
+ *   Hugging Face DistilBERT `create_sinusoidal_embeddings`; an odd d ends on a sine column.
+ * - `'concat'`: all sines, then all cosines, same frequencies (Transformer-XL `PositionalEmbedding`,
+ *   HF Marian `MarianSinusoidalPositionalEmbedding`): ⌈d/2⌉ sine columns then ⌊d/2⌋ cosine columns.
+ * - `'tensor2tensor'`: concat with frequencies b^(−k/(d/2 − 1)), k < d/2 (tensor2tensor
+ *   `get_timing_signal_1d`, fairseq `SinusoidalPositionalEmbedding`): a different table, not a
+ *   permutation. An odd d gets a trailing zero column.
+ */
 export type SinusoidLayout = 'interleaved' | 'concat' | 'tensor2tensor';
 
 // Every options interface below lists exactly the keys of its table in bindings/options.mjs (a test
 // holds them equal): an unknown key is a TypeError, and so is null — leave an option out instead.
 
-/** A frequency schedule; each `type` takes only its own keys (see bindings/options.mjs). */
+/**
+ * A RoPE frequency schedule for contexts longer than the training length ({@link RopeOptions.scaling}).
+ * Names and formulas follow Hugging Face `modeling_rope_utils`; where llama.cpp (ggml) computes
+ * differently, {@link RopeOptions.convention} `'ggml'` reproduces ggml. Each `type` accepts only its own
+ * keys (another type's key is a `TypeError`) and requires what Hugging Face's rope validation requires
+ * (a missing one is a `RangeError`).
+ *
+ * R = rotary dim, w_i = base^(−2i/R) the default frequencies, L0 = originalMaxPositionEmbeddings:
+ *
+ * - `'none'` (alias `'default'`): w_i unchanged.
+ * - `'linear'` (Position Interpolation; HF `_compute_linear_scaling_rope_parameters`): w_i / factor.
+ * - `'ntk'` (alias `'ntk_aware'`; bloc97's NTK-aware scaled RoPE): base·factor^(R/(R−2)). Needs R > 2.
+ * - `'dynamic'` (HF `_compute_dynamic_ntk_parameters`): base·(1 + factor·(L/L0 − 1))^(R/(R−2)) with
+ *   L = max(seqLen, L0), the same number as HF's factor·L/L0 − (factor − 1); equal to the default at or
+ *   below L0. Needs R > 2.
+ * - `'yarn'` (HF `_compute_yarn_parameters`; ggml `rope_yarn`): pairs that turn more than `betaFast`
+ *   times over L0 keep w_i, pairs that turn fewer than `betaSlow` times become w_i / factor, a linear ramp
+ *   in between; attention scale 0.1·mscale·ln(factor) + 1 (see `mscale`, `mscaleAllDim`,
+ *   `attentionFactor`; ggml: always 1 + 0.1·ln(factor)).
+ * - `'llama3'` (HF `_compute_llama3_parameters`): wavelengths longer than L0/lowFreqFactor become
+ *   w_i / factor, shorter than L0/highFreqFactor are kept, a smooth blend in between.
+ * - `'longrope'` (alias `'su'`; HF `_compute_longrope_parameters`, Phi-3): w_i / shortFactor[i], or
+ *   w_i / longFactor[i] when seqLen > L0; attention scale sqrt(1 + ln(factor)/ln(L0)) when factor > 1.
+ */
 export interface RopeScaling {
-  /** 'default' = 'none', 'su' = 'longrope', 'ntk_aware' = 'ntk'. */
+  /**
+   * The schedule. Aliases as spelt in config.json files: `'default'` = `'none'`, `'su'` = `'longrope'`,
+   * `'ntk_aware'` = `'ntk'`. Required.
+   */
   type: 'none' | 'default' | 'linear' | 'ntk' | 'ntk_aware' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'su';
-  /** Required by linear, ntk, dynamic, yarn and llama3; optional for longrope. */
+  /**
+   * Context extension factor s (dimensionless: new context length / original). A finite number ≥ 1.
+   * Required by `'linear'`, `'ntk'`, `'dynamic'`, `'yarn'` and `'llama3'`; optional for `'longrope'`
+   * (only its attention scale uses it); not accepted by `'none'`.
+   * @defaultValue `1` (longrope only)
+   */
   factor?: number;
-  /** Required by dynamic, yarn, llama3 and longrope. */
+  /**
+   * L0: the context length the model was trained on, in tokens (HF `original_max_position_embeddings`;
+   * Hugging Face falls back to `max_position_embeddings`, which these options do not have). A positive
+   * integer (at least 2 for `'longrope'` with factor > 1). Required by `'dynamic'`, `'yarn'`, `'llama3'`
+   * and `'longrope'`.
+   */
   originalMaxPositionEmbeddings?: number;
-  /** yarn only. */
+  /**
+   * YaRN β_fast: pairs that make more than this many full turns over L0 keep their frequency
+   * (extrapolated). Rotations, a positive finite number. `'yarn'` only.
+   * @defaultValue `32`
+   */
   betaFast?: number;
-  /** yarn only. */
+  /**
+   * YaRN β_slow: pairs that make fewer than this many full turns over L0 are interpolated (w / factor).
+   * Rotations, a positive finite number. `'yarn'` only.
+   * @defaultValue `1`
+   */
   betaSlow?: number;
-  /** yarn only. */
+  /**
+   * YaRN mscale m (DeepSeek): the attention scale is 0.1·m·ln(factor) + 1, or with `mscaleAllDim` the
+   * ratio of two such terms. A finite number. `'yarn'` only; ignored with convention `'ggml'`.
+   * @defaultValue `1`
+   */
   mscale?: number;
-  /** yarn only. */
+  /**
+   * YaRN `mscale_all_dim` (DeepSeek): when it and `mscale` are non-zero the attention scale is
+   * (0.1·mscale·ln f + 1) / (0.1·mscaleAllDim·ln f + 1), as HF. A finite number; 0 = unset.
+   * `'yarn'` only; ignored with convention `'ggml'`.
+   * @defaultValue `0` (unset)
+   */
   mscaleAllDim?: number;
-  /** yarn and longrope. */
+  /**
+   * An explicit attention scale (HF `attention_factor`) instead of the derived one: multiplies cos and
+   * sin. A positive finite number, at most 1e4. `'yarn'` and `'longrope'`; with convention `'ggml'`
+   * YaRN ignores it (ggml always uses 1 + 0.1·ln factor).
+   * @defaultValue derived from the schedule
+   */
   attentionFactor?: number;
-  /** yarn only. */
+  /**
+   * YaRN: round the correction range down/up to whole pair indices (floor of the low end, ceil of the
+   * high end), as HF does by default (`truncate`). Convention `'ggml'` always truncates. `'yarn'` only.
+   * @defaultValue `true`
+   */
   truncate?: boolean;
-  /** Required by llama3 (and only llama3). */
+  /**
+   * llama3 `low_freq_factor`: wavelengths longer than L0 / lowFreqFactor tokens are interpolated
+   * (w / factor). A positive finite number, less than `highFreqFactor`. Required by `'llama3'` (and only
+   * accepted there); Llama 3.1 uses 1.
+   */
   lowFreqFactor?: number;
-  /** Required by llama3 (and only llama3). */
+  /**
+   * llama3 `high_freq_factor`: wavelengths shorter than L0 / highFreqFactor tokens keep their frequency.
+   * A positive finite number, greater than `lowFreqFactor`. Required by `'llama3'` (and only accepted
+   * there); Llama 3.1 uses 4.
+   */
   highFreqFactor?: number;
-  /** Required by longrope (and only longrope). */
+  /**
+   * longrope `short_factor`: one divisor per rotary pair (rotaryDim/2 positive finite numbers), used
+   * while seqLen ≤ originalMaxPositionEmbeddings. Required by `'longrope'` (and only accepted there).
+   */
   shortFactor?: ArrayLike<number>;
-  /** Required by longrope (and only longrope). */
+  /**
+   * longrope `long_factor`: one divisor per rotary pair (rotaryDim/2 positive finite numbers), used
+   * when seqLen > originalMaxPositionEmbeddings. Required by `'longrope'` (and only accepted there).
+   */
   longFactor?: ArrayLike<number>;
 }
 
+/**
+ * Which channels of a head vector pair up to rotate (h = rotaryDim/2):
+ * - `'half'`: pairs (i, i + h), `rotate_half` (Hugging Face Llama / GPT-NeoX, ggml NEOX mode);
+ * - `'interleaved'`: pairs (2i, 2i + 1) (GPT-J `rotate_every_two`, ggml NORMAL mode).
+ *
+ * The frequencies are the same; the two give different results on the same weights.
+ */
 export type RopeLayout = 'half' | 'interleaved';
 
+/**
+ * Everything that defines a rotary encoding (RoPE, Su et al. 2021). Pair i of the first rotaryDim
+ * channels turns by position·invFreq[i] radians, with invFreq[i] = base^(−2i/rotaryDim) before
+ * {@link RopeScaling | scaling}; the remaining channels pass through. The same object (as returned by
+ * {@link Posenc.ropeConfigFromHF}) is accepted by {@link Posenc.ropeFrequencies},
+ * {@link Posenc.applyRope}, a `{ kind: 'rope' }` {@link RopeEncoding} and a {@link KVCacheOptions.rope}.
+ */
 export interface RopeOptions {
+  /**
+   * Channels per attention head. A positive integer. Required by {@link Posenc.ropeFrequencies};
+   * elsewhere the call's shape fixes it and a given value must agree with it (`RangeError` otherwise).
+   */
   headDim: number;
+  /**
+   * Rotary base θ (HF `rope_theta`): the longest wavelength grows with it. A positive finite number other
+   * than 1 (Llama 2: 10000, Llama 3: 500000).
+   * @defaultValue `10000`
+   */
   base?: number;
+  /**
+   * Fraction of each head's channels that rotate (HF `partial_rotary_factor`, GPT-NeoX `rotary_pct`):
+   * rotaryDim = int(headDim·partialRotaryFactor), truncated as HF does, must be even and at least 2.
+   * A number in (0, 1].
+   * @defaultValue `1`
+   */
   partialRotaryFactor?: number;
+  /**
+   * Frequency schedule for longer contexts (HF `rope_scaling` / `rope_parameters`).
+   * @defaultValue none: the default frequencies
+   */
   scaling?: RopeScaling;
-  /** Sequence length: dynamic NTK and longrope choose their frequencies by it. */
+  /**
+   * Sequence length in tokens: dynamic NTK uses L = max(seqLen, originalMaxPositionEmbeddings), and
+   * longrope uses its long factors when seqLen > originalMaxPositionEmbeddings. An integer ≥ 0;
+   * 0 = unknown (dynamic then equals the default frequencies, longrope uses the short factors).
+   * @defaultValue `0`
+   */
   seqLen?: number;
+  /**
+   * Whose formulas to follow where Hugging Face and llama.cpp differ (only YaRN differs): `'hf'`
+   * (`_compute_yarn_parameters`: `truncate` option, ramp (i − low)/(high − low), explicit
+   * attentionFactor or mscale ratio) or `'ggml'` (`rope_yarn` / `ggml_rope_yarn_corr_dims`: always
+   * floor/ceil, ramp width at least 0.001, attention scale always 1 + 0.1·ln(factor)).
+   * @defaultValue `'hf'`
+   */
   convention?: 'hf' | 'ggml';
-  /** Multi-axis RoPE: positions become [axes, tokens]. */
+  /**
+   * Several position axes, each driving its own rotary pairs; positions then come as [axes, tokens].
+   * - `'none'`: one position per token.
+   * - `'mrope'`: Qwen2-VL M-RoPE (`mrope_section`): `sections` split the rotaryDim/2 pairs in order among
+   *   the axes (t, h, w), default frequencies per pair.
+   * - `'axial2d'`: 2-D axial RoPE for image patches (RoPE-ViT, Heo et al. 2024): the first rotaryDim/4
+   *   pairs follow axis 0 (x), the next rotaryDim/4 axis 1 (y), each with frequencies base^(−4k/rotaryDim).
+   *   Needs rotaryDim divisible by 4 and no scaling.
+   *
+   * Multi-axis RoPE works with {@link Posenc.ropeFrequencies} and {@link Posenc.applyRope}; attention
+   * and the KV cache take one position per token (rotate with applyRope, then attend with kind `'none'`).
+   * @defaultValue `'none'`
+   */
   multiAxis?: 'none' | 'mrope' | 'axial2d';
-  /** M-RoPE pairs per axis (t, h, w), summing to rotaryDim/2, e.g. [16, 24, 24]. */
+  /**
+   * M-RoPE pairs per axis (t, h, w) as in Qwen2-VL's `mrope_section`: positive integers summing to
+   * rotaryDim/2, e.g. [16, 24, 24] for headDim 128. Only with multiAxis `'mrope'`, where it is required.
+   */
   sections?: ArrayLike<number>;
-  /** M-RoPE pairs assigned to t, h, w round-robin, as Qwen3-VL's apply_interleaved_mrope does (default false: contiguous sections). */
+  /**
+   * M-RoPE pair assignment: false = contiguous sections (Qwen2-VL, Qwen2.5-VL); true = round-robin as
+   * Qwen3-VL's `apply_interleaved_mrope` (pair k follows axis 1 when k mod 3 = 1 and k < 3·sections[1],
+   * axis 2 when k mod 3 = 2 and k < 3·sections[2], else axis 0). true needs multiAxis `'mrope'` and
+   * exactly three sections.
+   * @defaultValue `false`
+   */
   mropeInterleaved?: boolean;
-  /** xPos scale base gamma (e.g. 512): queries scale up, keys down. */
+  /**
+   * xPos scale base γ (Sun et al. 2022, torchscale `XPOS`), e.g. 512: pair k of a query at position p is
+   * also scaled by ζ_k^(p/γ) and of a key by ζ_k^(−p/γ), ζ_k = (2k + 0.4·R)/(1.4·R), so scores decay with
+   * distance. A positive finite number; omitted = no xPos. Positions (and deltas) are then limited to
+   * about 63.8·γ (32 694 for γ = 512), beyond which a call is a `RangeError`. Not with multiAxis.
+   * @defaultValue off
+   */
   xposScaleBase?: number;
-  /** Which channels pair up; frequencies do not depend on it (so ropeConfigFromHF's result passes as is). */
+  /**
+   * Which channels pair up ({@link RopeLayout}). Frequencies do not depend on it, so
+   * {@link Posenc.ropeFrequencies} accepts and ignores it (and ropeConfigFromHF's result passes as is).
+   * @defaultValue `'half'`
+   */
   layout?: RopeLayout;
-  /** Only 'rope': a rope encoding may be passed as it is. */
+  /** Only `'rope'`, accepted so that a rope {@link RopeEncoding} can be passed as it is. */
   kind?: 'rope';
 }
 
-/** How ropeConfigFromHF reads a config.json. */
+/** Options of {@link Posenc.ropeConfigFromHF}: how to read a config.json. */
 export interface HfConfigOptions {
-  /** For configs with one rotary table per layer type (Gemma 3): 'full_attention' or 'sliding_attention'. */
+  /**
+   * For configs with one rotary table per layer type (Gemma 3; transformers `rope_parameters` keyed by
+   * layer type): which table to return, e.g. `'full_attention'` or `'sliding_attention'`. Required with
+   * such a config (the error lists the layer types present); with any other config giving it is a
+   * `RangeError`.
+   * @defaultValue none
+   */
   layerType?: string;
-  /** YaRN factor: 'explicit' (the factor field, default) or 'legacy' (max / original positions, transformers 4.46–4.50). */
+  /**
+   * YaRN's factor when `rope_scaling` gives `factor` and max_position_embeddings /
+   * original_max_position_embeddings disagrees with it: `'explicit'` = the `factor` field (transformers
+   * ≥ 4.51 and other readers), `'legacy'` = the ratio of the two lengths (transformers 4.46–4.50).
+   * @defaultValue `'explicit'`
+   */
   yarnFactor?: 'explicit' | 'legacy';
 }
 
+/** What {@link Posenc.ropeFrequencies} returns: the angle each rotary pair turns by per position, and the scale. */
 export interface RopeFrequencies {
+  /**
+   * Angular frequency of each rotary pair, in radians per position: [rotaryDim/2]. Pair i of a token at
+   * position p turns by p·invFreq[i]. (posenc forms the angles in float64 from these float64 values;
+   * this array is their float32 rounding.)
+   */
   invFreq: Float32Array;
+  /**
+   * Multiplies cos and sin of every rotated channel (HF `attention_scaling`, ggml `mscale`): 1 except
+   * for YaRN and longrope. In (0, 1e4].
+   */
   attentionScale: number;
+  /** Channels that rotate: int(headDim·partialRotaryFactor), even. Channels ≥ rotaryDim pass through. */
   rotaryDim: number;
-  /** Present for multi-axis RoPE. */
+  /** Number of position axes: sections.length for `'mrope'`, 2 for `'axial2d'`. Present only when it exceeds 1. */
   axes?: number;
+  /** [rotaryDim/2]: the axis (0-based) whose position drives each pair. Present only with `axes`. */
   axisOfPair?: Int32Array;
 }
 
-/** headDim, when given, must equal the shape's. */
+/**
+ * Options of {@link Posenc.applyRope} and {@link Posenc.rotateByDelta}: the {@link RopeOptions} (all
+ * optional: headDim, when given, must equal the shape's), plus where the result goes.
+ */
 export interface ApplyRopeOptions extends Partial<RopeOptions> {
+  /**
+   * Rotate `x` where it lies and return `x` itself. `x` must then be a `Float32Array` or a
+   * {@link HeapBuffer} (`TypeError` otherwise); `out` is ignored.
+   * @defaultValue `false`
+   */
   inPlace?: boolean;
+  /** Write the result here instead of allocating (see {@link FloatOut}); `x` is left unchanged. */
   out?: FloatOut;
 }
 
+/** The shape [heads, tokens, headDim] of a tensor of head vectors; every field is a positive integer. */
 export interface HeadsShape {
+  /** Attention heads (first, slowest axis). */
   heads: number;
+  /** Tokens per head. */
   tokens: number;
+  /** Channels per head (last, fastest axis). */
   headDim: number;
 }
 
+/** Options of {@link Posenc.sinusoidal}. */
 export interface SinusoidalOptions {
+  /** Width of each row, in channels (the model dimension d). A positive integer. Required. */
   dim: number;
+  /**
+   * Wavelength base b: wavelengths range from 2π to about 2π·b. A positive finite number other than 1.
+   * @defaultValue `10000`
+   */
   base?: number;
+  /**
+   * Channel order, i.e. which reference the table matches ({@link SinusoidLayout}).
+   * @defaultValue `'interleaved'`
+   */
   layout?: SinusoidLayout;
-  /** That position's row is zeros (fairseq; pair with positionIds style 'roberta'). */
+  /**
+   * fairseq's padding index: the row of this position is all zeros. An integer ≥ 0; omitted = no
+   * zero row. fairseq looks real tokens up at paddingIdx + 1 + t: pair with
+   * {@link Posenc.positionIds} style `'roberta'`.
+   * @defaultValue none
+   */
   paddingIdx?: number;
+  /** Write the [T, dim] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/** Options of {@link Posenc.learned}. */
 export interface LearnedOptions {
+  /** The learned table [rows, dim]: row r is the vector of position r. Its length must be a positive multiple of `dim`. Required. */
   table: FloatInput;
+  /** Width of each row, in channels. A positive integer. Required. */
   dim: number;
+  /**
+   * What a position ≥ rows does (BERT / GPT-2 would index out of bounds):
+   * `'error'` = `RangeError` naming the position; `'clamp'` = use the last row;
+   * `'interpolate'` = stretch the table linearly (align-corners) to `interpolateTo` rows, then look up.
+   * @defaultValue `'error'`
+   */
   outOfRange?: 'error' | 'clamp' | 'interpolate';
+  /**
+   * Rows to stretch the table to with outOfRange `'interpolate'` (ignored otherwise). A positive integer
+   * greater than the largest position.
+   * @defaultValue `max(rows, largest position + 1)`
+   */
   interpolateTo?: number;
+  /** Write the [T, dim] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/** Options of {@link Posenc.positionIds}. */
 export interface PositionIdsOptions {
+  /** Rows of the mask. A positive integer. @defaultValue `1` */
   batch?: number;
+  /**
+   * Tokens per row. A positive integer; mask.length must equal batch·length.
+   * @defaultValue `mask.length / batch`
+   */
   length?: number;
+  /**
+   * How ids are numbered, with c = cumsum(mask) along each row:
+   * - `'hf'` (Hugging Face `generate`): c − 1 + past for real tokens, 1 for padding slots;
+   * - `'roberta'` (fairseq `make_positions`, HF `create_position_ids_from_input_ids`):
+   *   (c + past)·mask + paddingIdx, so padding gets paddingIdx and real tokens start at paddingIdx + 1.
+   * @defaultValue `'hf'`
+   */
   style?: 'hf' | 'roberta';
+  /** Style `'roberta'` only: the padding index of the position table. An integer ≥ 0. @defaultValue `1` */
   paddingIdx?: number;
+  /** Tokens already seen (in the KV cache) before this mask. An integer ≥ 0. @defaultValue `0` */
   past?: number;
 }
 
+/** Options of {@link Posenc.nextPositions}. */
 export interface NextPositionsOptions {
+  /** Rows of the mask. A positive integer. @defaultValue `1` */
   batch?: number;
+  /**
+   * Tokens per row. A positive integer; mask.length must equal batch·length.
+   * @defaultValue `mask.length / batch`
+   */
   length?: number;
+  /** Tokens already seen before this mask. An integer ≥ 0. @defaultValue `0` */
   past?: number;
 }
 
+/** Options of {@link Posenc.modalityPositions}. */
 export interface ModalityPositionsOptions {
+  /** First position of each modality (e.g. text 0, image 128): one integer ≥ 0 per modality. Required. */
   offsets: ArrayLike<number>;
+  /**
+   * Positions reserved per modality: a modality with more tokens than its length is a `RangeError`.
+   * One integer per modality.
+   * @defaultValue unbounded
+   */
   lengths?: ArrayLike<number>;
 }
 
+/** Options of {@link Posenc.binary}. */
 export interface BinaryOptions {
+  /** Digits per code. An integer in [1, 62]; positions must be below radix^bits. Required. */
   bits: number;
+  /**
+   * Output width in channels. A positive integer; without a `table` it must equal `bits` (one channel
+   * per digit).
+   * @defaultValue `bits`
+   */
   dim?: number;
+  /**
+   * The digit code: `'binary'` (plain radix-r digits) or `'gray'` (neighbouring positions differ in
+   * exactly one digit: p ^ (p >> 1) for radix 2, the modular Gray code g_k = (d_k − d_(k+1)) mod r
+   * above).
+   * @defaultValue `'binary'`
+   */
   code?: 'binary' | 'gray';
+  /** Digit base r. An integer ≥ 2. @defaultValue `2` */
   radix?: number;
+  /**
+   * Learned digit vectors [bits, radix, dim]: the row is the sum over digits k of table[k, digit_k].
+   * Omitted: the fixed code 2·digit/(r − 1) − 1 per digit (±1 for binary), least significant digit first.
+   * @defaultValue fixed ±1 digits
+   */
   table?: FloatInput;
+  /** Write the [T, dim] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/** Options of {@link Posenc.codeDistance}. */
 export interface CodeDistanceOptions {
+  /** Digits per code. An integer in [1, 62]; only the low `bits` digits of each number count. Required. */
   bits: number;
+  /** `'binary'` or `'gray'` (see {@link BinaryOptions.code}). @defaultValue `'binary'` */
   code?: 'binary' | 'gray';
+  /** Digit base. An integer ≥ 2. @defaultValue `2` */
   radix?: number;
 }
 
+/** Options of {@link Posenc.lowRank}: PE[p] = coefficients[p]·basis. */
 export interface LowRankOptions {
+  /** Per-position coefficients [rows, rank]; positions must be below rows. Required. */
   coefficients: FloatInput;
+  /** Basis vectors [rank, dim]. Required. */
   basis: FloatInput;
+  /** Number of basis vectors. A positive integer. Required. */
   rank: number;
+  /** Output width in channels. A positive integer. Required. */
   dim: number;
+  /** Write the [T, dim] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/** Options of {@link Posenc.sparse}: PE[p] = Σ_i values[p, i]·basis[indices[p, i]]. */
 export interface SparseOptions {
+  /** Basis rows used by each position [rows, k]: integers in [0, basisSize); positions must be below rows. Required. */
   indices: IntInput;
+  /** Their weights [rows, k], the same length as `indices`. Required. */
   values: FloatInput;
+  /** Non-zeros per position. A positive integer. Required. */
   k: number;
+  /** Basis vectors [basisSize, dim]. Required. */
   basis: FloatInput;
+  /** Output width in channels. A positive integer. Required. */
   dim: number;
+  /** Write the [T, dim] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/**
+ * Options of {@link Posenc.randomFeatures}: PE[p] = f(p / scale) for a fixed random function drawn from
+ * `seed` (splitmix64; normals by Box-Muller), identical on every platform.
+ */
 export interface RandomFeaturesOptions {
+  /** Output width in channels. A positive integer. Required. */
   dim: number;
+  /** The random function is a function of the seed. An integer in [0, 2^53 − 1]. @defaultValue `0` */
   seed?: number;
+  /**
+   * The feature map, x = p / scale:
+   * - `'fourier'` (random Fourier features, Rahimi and Recht 2007): PE[p][k] = sqrt(2/dim)·cos(w_k·x + b_k),
+   *   w_k ~ N(0, sigma²), b_k ~ U[0, 2π);
+   * - `'mlp'`: PE[p] = W2·tanh(W1·x + b1), W1, b1 ~ N(0, 1) of size `hidden`, W2 ~ N(0, 1/hidden) [dim, hidden].
+   * @defaultValue `'fourier'`
+   */
   kind?: 'fourier' | 'mlp';
+  /** `'fourier'`: standard deviation of the frequencies w_k, in radians per unit of x. A positive finite number. @defaultValue `1` */
   sigma?: number;
+  /** Position scale, in tokens: features see x = p / scale. A positive finite number. @defaultValue `1` */
   scale?: number;
+  /** `'mlp'`: hidden width. A positive integer. @defaultValue `64` */
   hidden?: number;
+  /** Write the [T, dim] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/**
+ * Options of {@link Posenc.axial} (Reformer `AxialPositionEmbeddings`): position p is written in the
+ * mixed radix of `shape` (first axis slowest, p = ((d0·s1 + d1)·s2 + d2)...) and each digit d_a looks up
+ * row d_a of table a.
+ */
 export interface AxialOptions {
+  /** Axis sizes [s0, s1, ...] (first slowest): positive integers whose product exceeds every position. Required. */
   shape: ArrayLike<number>;
+  /** One table per axis: tables[a] is [shape[a], dims[a]]. Required. */
   tables: FloatInput[];
+  /** Width of each axis table, in channels: one positive integer per axis. Required. */
   dims: ArrayLike<number>;
+  /**
+   * How the axis vectors combine: `'concat'` (Reformer; width Σ dims) or `'sum'` (the 2-D image form;
+   * all dims equal, width dims[0]).
+   * @defaultValue `'concat'`
+   */
   combine?: 'concat' | 'sum';
+  /** Write the [T, width] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/**
+ * Options of {@link Posenc.twoLevel}: token t of segment s = segments[t], at index i inside its segment
+ * (i restarts at 0 whenever the segment id changes), gets combine(segmentTable[s], innerTable[i]).
+ */
 export interface TwoLevelOptions {
+  /** One vector per segment [segments, segmentDim]; segment ids must be below its rows. Required. */
   segmentTable: FloatInput;
+  /** One vector per position inside a segment [positions in a segment, innerDim]; no segment may be longer than its rows. Required. */
   innerTable: FloatInput;
+  /** Width of a segment vector, in channels. A positive integer. Required. */
   segmentDim: number;
+  /** Width of an inner vector, in channels. A positive integer (equal to segmentDim with `'sum'`). Required. */
   innerDim: number;
+  /** `'concat'` (width segmentDim + innerDim) or `'sum'` (width segmentDim). @defaultValue `'concat'` */
   combine?: 'concat' | 'sum';
+  /** Write the [T, width] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/**
+ * The channels shared by {@link Posenc.sine2d} and {@link Posenc.sine3d}, following DETR
+ * `PositionEmbeddingSine`: along each axis, e = the 1-based cumulative count of valid cells; channel 2m is
+ * sin(e/T^(2m/F)), channel 2m+1 cos(e/T^(2m/F)), F = numPosFeats, T = temperature. Padded cells are not
+ * zeroed (as DETR).
+ */
 export interface SineOptions {
+  /** F: channels per axis (DETR `num_pos_feats`). A positive even integer. @defaultValue `64` */
   numPosFeats?: number;
+  /** T: wavelength base. A positive finite number. @defaultValue `10000` */
   temperature?: number;
+  /**
+   * Scale each axis's cumulative counts to [0, scale): e / (e_last + 1e-6)·scale, e_last being the
+   * count at the end of the line (DETR `normalize`).
+   * @defaultValue `false`
+   */
   normalize?: boolean;
+  /** Range after `normalize` (ignored without it). A finite number. @defaultValue `2 * Math.PI` */
   scale?: number;
-  /** 1 = valid cell (HF polarity). */
+  /**
+   * Valid cells, one 0/1 per cell in row-major order: 1 = valid (Hugging Face polarity; the original DETR
+   * passes 1 = padding). Length height·width (frames·height·width for sine3d).
+   * @defaultValue every cell valid
+   */
   mask?: MaskInput;
+  /** Write the result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/** Options of {@link Posenc.sine2d}: the grid size plus {@link SineOptions}. */
 export interface Sine2dOptions extends SineOptions {
+  /** Rows of the grid (y axis), in cells. A positive integer. Required. */
   height: number;
+  /** Columns of the grid (x axis), in cells. A positive integer. Required. */
   width: number;
 }
 
+/** Options of {@link Posenc.sine3d}: a video grid [frames, height, width] plus {@link SineOptions}. */
 export interface Sine3dOptions extends Sine2dOptions {
+  /** Frames (time axis, slowest). A positive integer. Required. */
   frames: number;
 }
 
+/**
+ * Options of {@link Posenc.resizeGrid}: resizing ViT position embeddings to another patch grid, as
+ * PyTorch `F.interpolate` (align_corners=False, no antialias) in Hugging Face ViT
+ * `interpolate_pos_encoding` and timm `resample_abs_pos_embed`.
+ */
 export interface ResizeGridOptions {
+  /** Size [h, w] of the input grid, in patches: positive integers. Required. */
   from: [number, number];
+  /** Size [h, w] of the output grid, in patches: positive integers. Required. */
   to: [number, number];
+  /** Channels per embedding. A positive integer. Required. */
   dim: number;
+  /**
+   * `'bicubic'` (Keys kernel A = −0.75, border-clamped taps) or `'bilinear'` (source clamped at 0).
+   * @defaultValue `'bicubic'`
+   */
   mode?: 'bicubic' | 'bilinear';
+  /**
+   * How output cells map to input coordinates: `'size'` (current HF and timm, `interpolate(size=...)`:
+   * src = (o + 0.5)·in/out − 0.5) or `'scaleFactor'` (DINO and older HF, `scale_factor = (out + 0.1)/in`:
+   * src = (o + 0.5)/scale_factor − 0.5).
+   * @defaultValue `'size'`
+   */
   mapping?: 'size' | 'scaleFactor';
+  /** Rows before the grid (CLS, register tokens), copied unchanged. An integer ≥ 0. @defaultValue `0` */
   prefixTokens?: number;
+  /** Write the [prefixTokens + to[0]·to[1], dim] result here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/**
+ * Options of {@link Posenc.t5Bucket}, as Hugging Face `T5Attention._relative_position_bucket`
+ * (Raffel et al. 2020). With n = numBuckets (halved when bidirectional), distances below n/2 get a
+ * bucket each, larger ones log-spaced buckets up to maxDistance (float32 log, truncated, as HF).
+ */
 export interface T5BucketOptions {
+  /**
+   * Encoder-style: keys after the query get their own half of the buckets (offset by numBuckets/2).
+   * false (decoder): every future key falls in bucket 0.
+   * @defaultValue `true`
+   */
   bidirectional?: boolean;
+  /**
+   * Number of buckets: a positive integer leaving at least 2 per direction (≥ 4 when bidirectional,
+   * ≥ 2 otherwise).
+   * @defaultValue `32`
+   */
   numBuckets?: number;
+  /**
+   * Distance, in tokens, from which all keys share the last bucket. A positive integer greater than
+   * ⌊n/2⌋, n = numBuckets per direction (numBuckets/2 when bidirectional).
+   * @defaultValue `128`
+   */
   maxDistance?: number;
 }
 
+/**
+ * Options of {@link Posenc.debertaBucket}: DeBERTa's log buckets (Hugging Face `make_log_bucket_position`,
+ * microsoft/DeBERTa `build_relative_position`), mid = bucketSize/2: |δ| < mid is kept, larger distances
+ * are log-spaced up to maxPosition (float32, as both references).
+ */
 export interface DebertaBucketOptions {
+  /** DeBERTa `position_buckets`: 0 = no log bucketing (δ returned as is), else an integer ≥ 4. Required. */
   bucketSize: number;
+  /** DeBERTa `max_relative_positions`, in tokens: a positive integer, greater than bucketSize/2 + 1 when bucketing. Required. */
   maxPosition: number;
+  /**
+   * `'hf'` (Hugging Face: no clamp) or `'microsoft'` (microsoft/DeBERTa: |δ| clamped to maxPosition − 1
+   * before bucketing). They differ for δ ≤ −maxPosition.
+   * @defaultValue `'hf'`
+   */
   convention?: 'hf' | 'microsoft';
 }
 
-/** parameterCount's options per method: the shapes of its learned tables (fixed functions take none). */
+/**
+ * {@link Posenc.parameterCount}'s options per method: the shapes of the method's learned tables. Fixed
+ * functions learn nothing and take no options ({@link NoParameters}).
+ */
 export interface ParameterShapes {
+  /** Fixed function: 0 parameters. */
   sinusoidal: NoParameters;
+  /** Fixed function: 0 parameters. */
   rope: NoParameters;
+  /** Fixed slopes: 0 parameters. */
   alibi: NoParameters;
+  /** Fixed function: 0 parameters. */
   sine2d: NoParameters;
+  /** Fixed function: 0 parameters. */
   sine3d: NoParameters;
+  /** Fixed (seeded) function: 0 parameters. */
   randomFeatures: NoParameters;
+  /** maxPositions·dim. */
   learned: LearnedShape;
+  /** bits·radix·dim when learned, else 0. */
   binary: BinaryShape;
+  /** (maxPositions + dim)·rank. */
   lowRank: LowRankShape;
+  /** maxPositions·k + basisSize·dim. */
   sparse: SparseShape;
+  /** Σ shape[a]·dims[a]. */
   axial: AxialShape;
+  /** numBuckets·heads. */
   t5: T5Shape;
+  /** (2wh − 1)(2ww − 1)·heads. */
   swin: SwinShape;
+  /** (2·clip + 1)·headDim, twice with a value table. */
   shaw: ShawShape;
+  /** (2·maxPosition − 1)·headDim. */
   relativeKey: RelativeKeyShape;
+  /** heads·headDim·(dModel + 2): W_R plus the u and v biases. */
   xl: XLShape;
+  /** 2·span·hidden: the shared relative embeddings. */
   deberta: DebertaShape;
 }
+/** No options: the method learns no parameters (any key is a `TypeError`). */
 export type NoParameters = Record<string, never>;
+/** Shape of a learned absolute table (BERT, GPT-2). */
 export interface LearnedShape {
+  /** Rows of the table (positions). A positive integer. Required. */
   maxPositions: number;
+  /** Channels per row. A positive integer. Required. */
   dim: number;
 }
+/** Shape of a binary / Gray / radix code with learned digit vectors. */
 export interface BinaryShape {
+  /** Digits per code. A positive integer. Required. */
   bits: number;
+  /** Channels per row. A positive integer. Required. */
   dim: number;
+  /** Digit base. An integer ≥ 2. @defaultValue `2` */
   radix?: number;
-  /** false: fixed ±1 digits, nothing learned. */
+  /** false: fixed ±1 digits, nothing learned. @defaultValue `true` */
   learned?: boolean;
 }
+/** Shape of a low-rank table (coefficients [maxPositions, rank] × basis [rank, dim]). */
 export interface LowRankShape {
+  /** Positions covered. A positive integer. Required. */
   maxPositions: number;
+  /** Basis vectors. A positive integer. Required. */
   rank: number;
+  /** Channels per row. A positive integer. Required. */
   dim: number;
 }
+/** Shape of a sparse table (k weights per position, basis [basisSize, dim]). */
 export interface SparseShape {
+  /** Positions covered. A positive integer. Required. */
   maxPositions: number;
+  /** Non-zeros per position. A positive integer. Required. */
   k: number;
+  /** Basis vectors. A positive integer. Required. */
   basisSize: number;
+  /** Channels per row. A positive integer. Required. */
   dim: number;
 }
+/** Shape of axial tables (Reformer). */
 export interface AxialShape {
+  /** Axis sizes: positive integers. Required. */
   shape: ArrayLike<number>;
+  /** Width of each axis table: one positive integer per axis. Required. */
   dims: ArrayLike<number>;
 }
+/** Shape of a T5 bias table [numBuckets, heads]. */
 export interface T5Shape {
+  /** Attention heads. A positive integer. Required. */
   heads: number;
+  /** Buckets. A positive integer. @defaultValue `32` */
   numBuckets?: number;
 }
+/** Shape of a Swin bias table [(2wh − 1)(2ww − 1), heads]. */
 export interface SwinShape {
+  /** Window size [wh, ww] in patches: positive integers. Required. */
   windowSize: [number, number];
+  /** Attention heads. A positive integer. Required. */
   heads: number;
 }
+/** Shape of Shaw's tables [2·clip + 1, headDim]. */
 export interface ShawShape {
+  /** K: the clipping distance. An integer ≥ 0. Required. */
   clip: number;
+  /** Channels per head. A positive integer. Required. */
   headDim: number;
-  /** false: key table only. */
+  /** false: key table only (no a^V). @defaultValue `true` */
   values?: boolean;
 }
+/** Shape of BERT's relative_key distance embedding [2·maxPosition − 1, headDim]. */
 export interface RelativeKeyShape {
+  /** BERT `max_position_embeddings`. A positive integer. Required. */
   maxPosition: number;
+  /** Channels per head. A positive integer. Required. */
   headDim: number;
 }
+/** Shape of Transformer-XL's position parameters: W_R [heads·headDim, dModel] and u, v [heads, headDim]. */
 export interface XLShape {
+  /** Attention heads. A positive integer. Required. */
   heads: number;
+  /** Channels per head. A positive integer. Required. */
   headDim: number;
+  /** Model width (of the sinusoid R). A positive integer. Required. */
   dModel: number;
 }
+/** Shape of DeBERTa's shared relative embeddings [2·span, hidden]. */
 export interface DebertaShape {
+  /** Attention span (DeBERTa `position_buckets`, or max_relative_positions without buckets). A positive integer. Required. */
   span: number;
+  /** Hidden size. A positive integer. Required. */
   hidden: number;
 }
 
+/**
+ * The API object that {@link load} resolves to. Every method validates its arguments before anything
+ * runs (see the conventions on the package page) and returns fresh JS-owned arrays.
+ *
+ * Examples on this page assume `const pe = await load();`.
+ */
 export interface Posenc {
-  /** [T, dim] sinusoidal table at the given positions. */
+  /**
+   * Fixed sinusoidal position table (Vaswani et al. 2017) in one of three reference layouts
+   * ({@link SinusoidLayout}), to add to token embeddings. Angles are formed in float64, so rows stay
+   * within 1e-6 of exact at every position up to 2^31 − 1 (float32 angle math is ~1e-3 off at 65535).
+   *
+   * @param positions - Positions to encode [T]: integers in [0, 2^31).
+   * @param options - Width, base, layout ({@link SinusoidalOptions}).
+   * @returns [T, dim] float32, row t for positions[t] (or `options.out`).
+   * @see Hugging Face DistilBERT `create_sinusoidal_embeddings` (`'interleaved'`), Transformer-XL
+   * `PositionalEmbedding` / HF Marian (`'concat'`), tensor2tensor `get_timing_signal_1d` / fairseq
+   * `SinusoidalPositionalEmbedding` (`'tensor2tensor'`).
+   * @example
+   * ```ts
+   * const table = pe.sinusoidal([0, 1, 2, 3], { dim: 8 });  // [4, 8], interleaved sin/cos
+   * table[8];                                                // sin(1·10000^0) = sin(1) ≈ 0.8415
+   * const t2t = pe.sinusoidal([0, 1, 2, 3], { dim: 8, layout: 'tensor2tensor' });
+   * ```
+   */
   sinusoidal(positions: IntInput, options: SinusoidalOptions): Float32Array;
 
+  /**
+   * RoPE frequencies of a configuration: the angle each rotary pair turns by per position (radians per
+   * position), the attention scale folded into cos/sin, and the rotary dim. Computed in float64 as
+   * Hugging Face `modeling_rope_utils` (`_compute_default_rope_parameters` and the `_compute_*_parameters`
+   * of each {@link RopeScaling} type), or as llama.cpp with convention `'ggml'`.
+   *
+   * @param options - The rotary configuration; `headDim` is required ({@link RopeOptions}).
+   * @returns invFreq [rotaryDim/2], attentionScale, rotaryDim (and the axes for multi-axis RoPE).
+   * @see Hugging Face `modeling_rope_utils` (`ROPE_INIT_FUNCTIONS`); llama.cpp ggml `rope_yarn` and
+   * `ggml_rope_yarn_corr_dims` for convention `'ggml'`.
+   * @example
+   * ```ts
+   * // Llama 3.1: base 500000, llama3 scaling
+   * const { invFreq, attentionScale, rotaryDim } = pe.ropeFrequencies({
+   *   headDim: 128, base: 500000,
+   *   scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 },
+   * });
+   * // rotaryDim = 128, invFreq.length = 64, invFreq[0] = 1 (radian per position), attentionScale = 1
+   * ```
+   */
   ropeFrequencies(options: RopeOptions): RopeFrequencies;
-  /** Reads rope settings from a parsed Hugging Face config.json. */
-  ropeConfigFromHF(config: object, options?: HfConfigOptions): RopeOptions & { layout: RopeLayout };
-  /** x: [heads, tokens, headDim]; rotates channels < rotaryDim by position, scaled by attentionScale. */
+  /**
+   * Reads the rotary setup of a model from its parsed Hugging Face `config.json`, as the model's own
+   * modeling code derives it, returning options that {@link Posenc.ropeFrequencies},
+   * {@link Posenc.applyRope}, a rope {@link RopeEncoding} and {@link KVCacheOptions.rope} accept as
+   * they are. The same reader serves C++ (`posenc::ropeConfigFromHF`).
+   *
+   * Rules are chosen per `model_type`, as transformers' `modeling_*.py` read the fields (an unknown or
+   * missing model type follows Llama):
+   * - head dim: `head_dim`, else hidden_size / num_attention_heads (also `n_embd`/`n_head`,
+   *   `d_model`/`num_heads`); DeepSeek's `qk_rope_head_dim` when present;
+   * - rotary fraction: `partial_rotary_factor`, `rotary_pct`, `rope_pct` or `rotary_dim`, else the
+   *   family's default (e.g. GPT-NeoX 0.25, Phi 0.5, GPT-J 64 channels);
+   * - base: `rope_theta` (inside the rope parameters or at top level) or `rotary_emb_base`, else the
+   *   family's default (usually 10000);
+   * - layout: `'interleaved'` for GPT-J, CodeGen, Cohere, DeepSeek-V2 and GLM (and DeepSeek-V3 with
+   *   `rope_interleave`), `'half'` otherwise;
+   * - schedule: `rope_parameters` (newer) or `rope_scaling` (older) with `rope_type`/`type` and the fields
+   *   that type uses (others are ignored, as Hugging Face does). An explicit `factor` wins (but see
+   *   {@link HfConfigOptions.yarnFactor}); without one (DeepSeek-V3 YaRN, Phi-3 longrope) factor =
+   *   max_position_embeddings / original_max_position_embeddings;
+   * - M-RoPE: `mrope_section` and `mrope_interleaved` (Qwen2-VL, Qwen2.5-VL, Qwen3-VL).
+   *
+   * A multimodal config's `text_config` is read when the top level has no model fields. A rotary key the
+   * reader does not interpret is an error rather than silently ignored, and the schedule is range-checked
+   * as ropeFrequencies would. Add `seqLen` yourself for dynamic NTK and longrope.
+   *
+   * @param config - The parsed config.json object (JSON values only: NaN, ±∞, functions or cycles are named errors).
+   * @param options - Which layer type's table, and the YaRN factor rule ({@link HfConfigOptions}).
+   * @returns headDim, base and layout; partialRotaryFactor, scaling, multiAxis, sections and
+   * mropeInterleaved only when the config sets them.
+   * @throws `TypeError` (a value of the wrong JSON type) or `RangeError` naming the config.json key to fix,
+   * e.g. `config.rope_scaling.factor must be a number >= 1 (got 0.5)`.
+   * @see Hugging Face `modeling_rope_utils` (`rope_config_validation`, `_compute_*_parameters`) and each
+   * model's `modeling_*.py`.
+   * @example
+   * ```ts
+   * const rope = pe.ropeConfigFromHF({
+   *   hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 131072, rope_theta: 500000,
+   *   rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4,
+   *     original_max_position_embeddings: 8192 },
+   * });
+   * // { headDim: 128, base: 500000, layout: 'half', scaling: { type: 'llama3', factor: 8, ... } }
+   * const { invFreq } = pe.ropeFrequencies(rope);
+   * ```
+   */
+  ropeConfigFromHF(config: object, options?: HfConfigOptions): RopeOptions & {
+    /** Which channels pair up, from the model type (always present). */
+    layout: RopeLayout
+  };
+  /**
+   * Applies RoPE to head vectors: the first rotaryDim channels of each vector turn by position·invFreq
+   * and are multiplied by attentionScale (as Hugging Face and ggml fold it into cos/sin); channels
+   * ≥ rotaryDim pass through. An odd rotary dim is a `RangeError`. Angles are formed in float64, so
+   * rotations stay within 1e-6 of exact up to position 2^31 − 1. With `xposScaleBase` this applies the
+   * query-side xPos scale ζ^(p/γ).
+   *
+   * @typeParam T - The input's type: with a {@link HeapBuffer} and `inPlace` (or a buffer `out`), the buffer is returned.
+   * @param x - Head vectors [heads, tokens, headDim] (q or k of one sequence).
+   * @param shape - [heads, tokens, headDim] of `x` ({@link HeadsShape}).
+   * @param positions - Position of each token [tokens], integers in [0, 2^31); [axes, tokens] for multi-axis RoPE.
+   * @param options - The rotary configuration and layout ({@link ApplyRopeOptions}); default RoPE base 10000, `'half'` layout.
+   * @returns The rotated tensor [heads, tokens, headDim]: a new Float32Array, or `x` with `inPlace`, or `options.out`.
+   * @see Hugging Face `apply_rotary_pos_emb` / `rotate_half` (layout `'half'`), GPT-J `rotate_every_two`
+   * (`'interleaved'`), ggml NEOX / NORMAL rope modes.
+   * @example
+   * ```ts
+   * const heads = 2, tokens = 3, headDim = 64;
+   * const q = new Float32Array(heads * tokens * headDim).fill(1);
+   * const qRot = pe.applyRope(q, { heads, tokens, headDim }, [10, 11, 12], { base: 500000 });
+   * // the same rotation, written into q itself
+   * pe.applyRope(q, { heads, tokens, headDim }, [10, 11, 12], { base: 500000, inPlace: true });
+   * ```
+   */
   applyRope<T extends FloatInput>(x: T, shape: HeadsShape, positions: IntInput,
     options?: ApplyRopeOptions): T extends HeapBuffer ? HeapBuffer | Float32Array : Float32Array;
 
-  /** Rotates already-rotated vectors by a position delta per token (cache renumbering); no extra scale. */
+  /**
+   * Rotates already-rotated vectors by a position delta per token: moves keys rotated at position p to
+   * p + delta (cache renumbering, context shift, attention sinks) without applying the attention scale
+   * again. rotateByDelta(−δ) after rotateByDelta(δ) returns the input to float tolerance. With
+   * `xposScaleBase` the key-side xPos scale ζ^(−δ/γ) is applied.
+   *
+   * @param x - Rotated head vectors [heads, tokens, headDim].
+   * @param shape - [heads, tokens, headDim] of `x` ({@link HeadsShape}).
+   * @param deltas - Position change of each token [tokens]: integers in [−(2^31 − 1), 2^31 − 1], may be negative.
+   * @param options - The same rotary configuration the vectors were rotated with ({@link ApplyRopeOptions}).
+   * @returns The moved tensor [heads, tokens, headDim]: a new Float32Array, or `x` with `inPlace`, or `options.out`.
+   * @see llama.cpp context shift (`llama_kv_self_seq_add` re-rotates cached K by the delta).
+   * @example
+   * ```ts
+   * const shape = { heads: 1, tokens: 2, headDim: 8 };
+   * const k = new Float32Array(16).fill(1);
+   * const at5 = pe.applyRope(k, shape, [5, 6]);
+   * const at105 = pe.rotateByDelta(at5, shape, [100, 100]);  // ≈ pe.applyRope(k, shape, [105, 106])
+   * ```
+   */
   rotateByDelta(x: FloatInput, shape: HeadsShape, deltas: IntInput, options?: ApplyRopeOptions): Float32Array | HeapBuffer;
 
   // --- additive ---
+  /**
+   * Looks positions up in a learned position table (rows = positions), with an explicit policy for
+   * positions past its end ({@link LearnedOptions.outOfRange}).
+   *
+   * @param positions - Positions [T]: integers in [0, 2^31).
+   * @param options - The table and the out-of-range policy ({@link LearnedOptions}).
+   * @returns [T, dim] float32 (or `options.out`).
+   * @see BERT `position_embeddings` / GPT-2 `wpe` lookups (Hugging Face); positions from
+   * {@link Posenc.positionIds}.
+   * @example
+   * ```ts
+   * const table = new Float32Array([0, 0, 1, 1, 2, 2, 3, 3]);              // [4 rows, dim 2]
+   * pe.learned([0, 3], { table, dim: 2 });                                  // [0, 0, 3, 3]
+   * pe.learned([5], { table, dim: 2, outOfRange: 'clamp' });                // [3, 3]: the last row
+   * ```
+   */
   learned(positions: IntInput, options: LearnedOptions): Float32Array;
+  /**
+   * Position ids for a padded batch, from its attention mask: each row counts only its real tokens, so
+   * left padding does not shift positions.
+   *
+   * @param mask - [batch, length] 0/1, 1 = real token.
+   * @param options - Batch, style, paddingIdx, past ({@link PositionIdsOptions}).
+   * @returns [batch, length] Int32Array.
+   * @see Hugging Face `generate` (`cumsum(attention_mask) − 1`, pads set to 1) for style `'hf'`; fairseq
+   * `make_positions` / HF RoBERTa `create_position_ids_from_input_ids` for `'roberta'`.
+   * @example
+   * ```ts
+   * const mask = [0, 0, 1, 1,
+   *               1, 1, 1, 1];
+   * pe.positionIds(mask, { batch: 2 });                     // [1, 1, 0, 1,  0, 1, 2, 3]
+   * pe.positionIds(mask, { batch: 2, style: 'roberta' });   // [1, 1, 2, 3,  2, 3, 4, 5]
+   * ```
+   */
   positionIds(mask: MaskInput, options?: PositionIdsOptions): Int32Array;
+  /**
+   * The position each row's next token takes: past + the number of real tokens in the row (never the
+   * padded length). Generation continues there.
+   *
+   * @param mask - [batch, length] 0/1, 1 = real token.
+   * @param options - Batch and past ({@link NextPositionsOptions}).
+   * @returns [batch] Int32Array.
+   * @example
+   * ```ts
+   * pe.nextPositions([0, 0, 1, 1,  1, 1, 1, 1], { batch: 2 });   // [2, 4]
+   * ```
+   */
   nextPositions(mask: MaskInput, options?: NextPositionsOptions): Int32Array;
+  /**
+   * Positions for interleaved modalities with an offset per modality: token t of modality m gets
+   * offsets[m] + (its index among m's tokens), e.g. text from 0 and image patches from 128.
+   * No single upstream reference.
+   *
+   * @param modalities - Modality of each token [T]: integers in [0, offsets.length).
+   * @param options - Offsets and optional lengths per modality ({@link ModalityPositionsOptions}).
+   * @returns [T] Int32Array of positions.
+   * @example
+   * ```ts
+   * pe.modalityPositions([0, 1, 1, 0], { offsets: [0, 128] });   // [0, 128, 129, 1]
+   * ```
+   */
   modalityPositions(modalities: IntInput, options: ModalityPositionsOptions): Int32Array;
+  /**
+   * Position codes: each position written with `bits` digits of radix r (plain or Gray code), as fixed
+   * ±1 digits or a sum of learned digit vectors. No single upstream reference; every choice is an
+   * option ({@link BinaryOptions}).
+   *
+   * @param positions - Positions [T]: integers in [0, radix^bits).
+   * @param options - Digits, code, radix, optional table ({@link BinaryOptions}).
+   * @returns [T, dim] float32 (or `options.out`), least significant digit first.
+   * @example
+   * ```ts
+   * pe.binary([5, 6], { bits: 3 });                  // 5 = 101b → [1, -1, 1], 6 = 110b → [-1, 1, 1]
+   * pe.binary([6], { bits: 3, code: 'gray' });       // gray(6) = 101b → [1, -1, 1]
+   * ```
+   */
   binary(positions: IntInput, options: BinaryOptions): Float32Array;
-  /** Digits in which the codes of a and b differ (binary 7 -> 8: 4, Gray: 1). */
+  /**
+   * Number of digits in which the codes of two positions differ: binary 7 → 8 flips 4 bits, Gray code 1.
+   *
+   * @param a - A position: an integer in [0, 2^31).
+   * @param b - Another position: an integer in [0, 2^31).
+   * @param options - Digits, code, radix ({@link CodeDistanceOptions}).
+   * @returns The number of differing digits, in [0, bits].
+   * @example
+   * ```ts
+   * pe.codeDistance(7, 8, { bits: 4 });                  // 4
+   * pe.codeDistance(7, 8, { bits: 4, code: 'gray' });    // 1
+   * ```
+   */
   codeDistance(a: number, b: number, options: CodeDistanceOptions): number;
+  /**
+   * Low-rank position table: PE[p] = coefficients[p]·basis. No single upstream reference.
+   *
+   * @param positions - Positions [T]: integers in [0, rows of coefficients).
+   * @param options - Coefficients, basis and their sizes ({@link LowRankOptions}).
+   * @returns [T, dim] float32 (or `options.out`).
+   * @example
+   * ```ts
+   * // coefficients [2 positions, rank 2], basis [rank 2, dim 3]
+   * pe.lowRank([1], { coefficients: [1, 2, 3, 4], basis: [1, 0, 1, 0, 1, 1], rank: 2, dim: 3 });   // [3, 4, 7]
+   * ```
+   */
   lowRank(positions: IntInput, options: LowRankOptions): Float32Array;
+  /**
+   * Sparse position table: each position is a weighted sum of k basis vectors,
+   * PE[p] = Σ_i values[p, i]·basis[indices[p, i]]. No single upstream reference.
+   *
+   * @param positions - Positions [T]: integers in [0, rows of indices).
+   * @param options - Indices, weights, basis ({@link SparseOptions}).
+   * @returns [T, dim] float32 (or `options.out`).
+   * @example
+   * ```ts
+   * // position 0 = 1·basis[0] + 0.5·basis[2]
+   * pe.sparse([0], { indices: [0, 2], values: [1, 0.5], k: 2, basis: [1, 0, 0, 1, 4, 4], dim: 2 });   // [3, 2]
+   * ```
+   */
   sparse(positions: IntInput, options: SparseOptions): Float32Array;
+  /**
+   * Function-generated encoding: PE[p] = f(p / scale) for a fixed random function (random Fourier
+   * features or a small random MLP) drawn from a seed; the same seed gives the same numbers on every
+   * platform. No single upstream reference.
+   *
+   * @param positions - Positions [T]: integers in [0, 2^31).
+   * @param options - Width, seed, feature map ({@link RandomFeaturesOptions}).
+   * @returns [T, dim] float32 (or `options.out`).
+   * @example
+   * ```ts
+   * const a = pe.randomFeatures([0, 5, 99], { dim: 16, seed: 7 });
+   * const b = pe.randomFeatures([0, 5, 99], { dim: 16, seed: 7 });   // equal to a
+   * ```
+   */
   randomFeatures(positions: IntInput, options: RandomFeaturesOptions): Float32Array;
+  /**
+   * Axial position embeddings: the position's mixed-radix digits (first axis slowest) look up one small
+   * table per axis, concatenated or summed.
+   *
+   * @param positions - Positions [T]: integers below the product of `shape`.
+   * @param options - Axis sizes, tables, widths ({@link AxialOptions}).
+   * @returns [T, Σ dims] float32 for `'concat'`, [T, dims[0]] for `'sum'` (or `options.out`).
+   * @see Reformer `AxialPositionEmbeddings` (Hugging Face / trax).
+   * @example
+   * ```ts
+   * // 12 positions as a 3 × 4 grid: W0 [3, 2] for the row, W1 [4, 3] for the column
+   * const W0 = new Float32Array(3 * 2), W1 = new Float32Array(4 * 3);
+   * const pe11 = pe.axial([11], { shape: [3, 4], tables: [W0, W1], dims: [2, 3] });   // [1, 5]: W0[2] ++ W1[3]
+   * ```
+   */
   axial(positions: IntInput, options: AxialOptions): Float32Array;
+  /**
+   * Two-level positions: a vector for the segment plus a vector for the index inside the segment (the
+   * index restarts whenever the segment id changes). No single upstream reference.
+   *
+   * @param segments - Segment id of each token [T]: integers in [0, rows of segmentTable).
+   * @param options - The two tables and how they combine ({@link TwoLevelOptions}).
+   * @returns [T, segmentDim + innerDim] float32 for `'concat'`, [T, segmentDim] for `'sum'` (or `options.out`).
+   * @example
+   * ```ts
+   * const v = pe.twoLevel([0, 0, 1, 1, 1], { segmentTable: [100, 200], innerTable: [1, 2, 3], segmentDim: 1, innerDim: 1 });
+   * // [100, 1,  100, 2,  200, 1,  200, 2,  200, 3]
+   * ```
+   */
   twoLevel(segments: IntInput, options: TwoLevelOptions): Float32Array;
+  /**
+   * 2-D sine position encoding of an image grid, as DETR `PositionEmbeddingSine`: y channels first, then
+   * x, interleaved sin/cos within each half ({@link SineOptions}).
+   *
+   * @param options - Grid size, channels per axis, normalisation, optional mask ({@link Sine2dOptions}).
+   * @returns [height·width, 2·numPosFeats] float32, cells in row-major order (or `options.out`).
+   * @see DETR `PositionEmbeddingSine` (facebookresearch/detr; Hugging Face `DetrSinePositionEmbedding`,
+   * whose mask is 1 = valid pixel, as here).
+   * @example
+   * ```ts
+   * const pos = pe.sine2d({ height: 3, width: 4, numPosFeats: 8, normalize: true });   // [12, 16]
+   * ```
+   */
   sine2d(options: Sine2dOptions): Float32Array;
+  /**
+   * 3-D sine position encoding of a video grid: DETR's 2-D form with a time axis in front (channels t,
+   * then y, then x). No single upstream reference beyond DETR's per-axis formula.
+   *
+   * @param options - Grid size, channels per axis, normalisation, optional mask ({@link Sine3dOptions}).
+   * @returns [frames·height·width, 3·numPosFeats] float32, cells in row-major order (or `options.out`).
+   * @example
+   * ```ts
+   * const pos = pe.sine3d({ frames: 2, height: 2, width: 2, numPosFeats: 4 });   // [8, 12]
+   * ```
+   */
   sine3d(options: Sine3dOptions): Float32Array;
+  /**
+   * Resizes a grid of ViT position embeddings to another patch grid (bicubic or bilinear), copying
+   * prefix tokens (CLS, registers) unchanged.
+   *
+   * @param grid - [prefixTokens + from[0]·from[1], dim] embeddings, grid cells in row-major order.
+   * @param options - Sizes, interpolation, coordinate mapping ({@link ResizeGridOptions}).
+   * @returns [prefixTokens + to[0]·to[1], dim] float32 (or `options.out`).
+   * @see Hugging Face ViT `interpolate_pos_encoding` (mapping `'size'`), DINO / older HF (`'scaleFactor'`),
+   * PyTorch `F.interpolate(mode='bicubic', align_corners=False)`.
+   * @example
+   * ```ts
+   * // a 14 × 14 grid with a CLS row, dim 768, to 16 × 16
+   * const grid = new Float32Array((1 + 14 * 14) * 768);
+   * const resized = pe.resizeGrid(grid, { from: [14, 14], to: [16, 16], dim: 768, prefixTokens: 1 });   // [257, 768]
+   * ```
+   */
   resizeGrid(grid: FloatInput, options: ResizeGridOptions): Float32Array;
-  /** Learned parameters a method needs, from its shapes. */
+  /**
+   * Learned parameters a method needs, from the shapes of its tables ({@link ParameterShapes}): the
+   * comparison used in the demo's table. Every size is checked, so a count is a non-negative safe
+   * integer (`RangeError` past 2^53).
+   *
+   * @typeParam M - The method name.
+   * @param method - One of the keys of {@link ParameterShapes}.
+   * @param options - The method's shapes; fixed methods take none.
+   * @returns The number of learned parameters.
+   * @example
+   * ```ts
+   * pe.parameterCount('learned', { maxPositions: 512, dim: 768 });   // 393216
+   * pe.parameterCount('swin', { windowSize: [7, 7], heads: 4 });     // 676
+   * pe.parameterCount('rope');                                       // 0
+   * ```
+   */
   parameterCount<M extends keyof ParameterShapes>(method: M, options?: ParameterShapes[M]): number;
 
   // --- relative / attention ---
+  /**
+   * T5 relative-position buckets of relative positions j − i (key − query): exact buckets for small
+   * distances, log-spaced ones up to maxDistance ({@link T5BucketOptions}).
+   *
+   * @param relativePositions - Key position − query position [n]: 32-bit integers, may be negative.
+   * @param options - Direction, bucket count, max distance ({@link T5BucketOptions}).
+   * @returns [n] Int32Array of buckets in [0, numBuckets).
+   * @see Hugging Face `T5Attention._relative_position_bucket` (Raffel et al. 2020).
+   * @example
+   * ```ts
+   * pe.t5Bucket([0, -3, 3, -20, -128, 1000]);                 // [0, 3, 19, 10, 15, 31]
+   * pe.t5Bucket([5, -5, -20], { bidirectional: false });       // [0, 5, 17]
+   * ```
+   */
   t5Bucket(relativePositions: IntInput, options?: T5BucketOptions): Int32Array;
+  /**
+   * ALiBi head slopes m_h, computed in float64 as the paper's reference code: for n a power of two,
+   * 2^(−8(h+1)/n); otherwise the c = 2^⌊log2 n⌋ slopes of c heads, then the even-indexed slopes of 2c
+   * heads (so the list is not monotone: n = 3 → [1/16, 1/256, 1/4]).
+   *
+   * @param numHeads - Number of heads: an integer in [1, 2^20].
+   * @returns [numHeads] float32 slopes.
+   * @see Press et al. 2022, `get_slopes` in ofirpress/attention_with_linear_biases (also Hugging Face Bloom `build_alibi_tensor`).
+   * @example
+   * ```ts
+   * pe.alibiSlopes(8);   // [1/2, 1/4, 1/8, ..., 1/256]
+   * pe.alibiSlopes(3);   // [1/16, 1/256, 1/4]
+   * ```
+   */
   alibiSlopes(numHeads: number): Float32Array;
+  /**
+   * DeBERTa relative-position buckets of relative positions i − j (query − key): log buckets with
+   * mid = bucketSize/2, in either reference's convention ({@link DebertaBucketOptions}).
+   *
+   * @param relativePositions - Query position − key position [n]: 32-bit integers, may be negative.
+   * @param options - Bucket size, max position, convention ({@link DebertaBucketOptions}).
+   * @returns [n] Int32Array of signed buckets.
+   * @see Hugging Face `make_log_bucket_position` / `build_relative_position` (DeBERTa-v2), microsoft/DeBERTa
+   * `build_relative_position`.
+   * @example
+   * ```ts
+   * pe.debertaBucket([-600, 200, 511], { bucketSize: 256, maxPosition: 512 });            // [-270, 169, 255]
+   * pe.debertaBucket([-600], { bucketSize: 256, maxPosition: 512, convention: 'microsoft' }); // [-255]
+   * ```
+   */
   debertaBucket(relativePositions: IntInput, options: DebertaBucketOptions): Int32Array;
+  /**
+   * Swin's relative position index for one window: token p sits at (p / ww, p % ww) and the pair
+   * (query, key) maps to (Δh + wh − 1)(2ww − 1) + (Δw + ww − 1), Δ = query − key coordinates: the row of
+   * the [(2wh − 1)(2ww − 1), heads] bias table.
+   *
+   * @param windowSize - [wh, ww] in patches: positive integers with wh·ww ≤ 16384.
+   * @returns [N, N] Int32Array, N = wh·ww.
+   * @see Swin Transformer `WindowAttention.relative_position_index` (Liu et al. 2021).
+   * @example
+   * ```ts
+   * const idx = pe.swinRelativeIndex([7, 7]);   // [49, 49], values in [0, 169)
+   * ```
+   */
   swinRelativeIndex(windowSize: [number, number]): Int32Array;
-  /** [heads, Tq, Tk] bias of a scalar-bias encoding (alibi, t5, swin). */
+  /**
+   * The [heads, Tq, Tk] bias a scalar-bias encoding adds to the attention scores, at the given logical
+   * positions (no masking): ALiBi −m_h·(i − j) (paper form; −m_h·|i − j| when symmetric), T5
+   * table[bucket(j − i), h], Swin table[index(i, j), h].
+   *
+   * @param encoding - An `'alibi'`, `'t5'` or `'swin'` encoding; its `heads` is required here (no call fixes it). Other kinds are a `RangeError`.
+   * @param qPositions - Query positions [Tq]: integers in [0, 2^31).
+   * @param kPositions - Key positions [Tk]: integers in [0, 2^31).
+   * @returns [heads, Tq, Tk] float32.
+   * @example
+   * ```ts
+   * const bias = pe.attentionBias({ kind: 'alibi', heads: 3 }, [5, 6], [0, 5]);
+   * // head 0 (slope 1/16): query 5 → [-5/16, 0], query 6 → [-6/16, -1/16]
+   * ```
+   */
   attentionBias(encoding: Encoding, qPositions: IntInput, kPositions: IntInput): Float32Array;
-  attention(args: AttentionArgs): { out: Float32Array; weights?: Float32Array; scores?: Float32Array };
+  /**
+   * Multi-head attention with any one positional {@link Encoding}, on posenc's streaming engine:
+   * score(i, j) = scale·(q̃_i·k̃_j + content(i, j)) + bias(i, j), masked (causal, window, key mask),
+   * softmax over keys, out_i = Σ_j w_ij·(v_j + valueTerm(i, j)). Positions are data: every query and key
+   * has an explicit logical position.
+   *
+   * Query head h reads kv head ⌊h / (heads/kvHeads)⌋ (grouped-query attention, as `repeat_kv`). Weights
+   * and scores are only materialised when asked for. A query row whose keys are all masked gets zeros.
+   * Inputs with NaN or ±∞, or whose norms would let a score leave float range, are a `RangeError`.
+   *
+   * @param args - Tensors, sizes, positions, masks and the encoding ({@link AttentionArgs}).
+   * @returns `out` [heads, qLen, headDim]; `weights` (softmax) and `scores` (final pre-softmax logits after
+   * scale, bias and masking; masked = −Infinity), both [heads, qLen, kLen], when requested.
+   * @example
+   * ```ts
+   * const heads = 4, kvHeads = 2, headDim = 16, qLen = 1, kLen = 8;
+   * const q = new Float32Array(heads * qLen * headDim).fill(0.1);
+   * const k = new Float32Array(kvHeads * kLen * headDim).fill(0.2);
+   * const v = new Float32Array(kvHeads * kLen * headDim).fill(0.3);
+   * const { out, weights } = pe.attention({ q, k, v, heads, kvHeads, headDim, qLen, kLen, causal: true,
+   *   encoding: { kind: 'alibi' }, returnWeights: true });
+   * // out [4, 1, 16]; weights [4, 1, 8]; the query sits at position 7, after every key
+   * ```
+   */
+  attention(args: AttentionArgs): {
+    /** The attention output [heads, qLen, headDim] (or `args.out`). */
+    out: Float32Array;
+    /** Softmax weights [heads, qLen, kLen], with `returnWeights`; masked entries are 0. */
+    weights?: Float32Array;
+    /** Final pre-softmax logits [heads, qLen, kLen] after scale, bias and masking (masked = −Infinity), with `returnScores`. */
+    scores?: Float32Array
+  };
 
-  KVCache: new (options: KVCacheOptions) => KVCache;
+  /**
+   * The {@link KVCache} class: `new pe.KVCache(options)` creates a cache that keeps a logical position
+   * per slot (see {@link KVCacheOptions}). Free it with `delete()` or a `using` declaration.
+   *
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ kvHeads: 2, headDim: 64, capacity: 4096, rope: { base: 500000 } });
+   * cache.delete();
+   * ```
+   */
+  KVCache:
+    /** Creates a cache; `options` are checked before anything is allocated. */
+    new (options: KVCacheOptions) => KVCache;
 
-  /** A heap-resident buffer of `length` floats for the zero-copy path. */
+  /**
+   * A heap-resident buffer for the zero-copy path: pass it wherever a {@link FloatInput} is taken, or as
+   * `out`. Fill it through `view()`.
+   *
+   * @param length - Number of float32 elements: an integer in [1, 2^30 − 16].
+   * @returns A new {@link HeapBuffer}; `delete()` it when done.
+   * @throws `RangeError` when the wasm heap (at most 4 GiB) cannot hold it.
+   * @example
+   * ```ts
+   * const x = pe.alloc(8 * 1024 * 64);              // [8 heads, 1024 tokens, 64]
+   * x.view().fill(0.5);
+   * pe.applyRope(x, { heads: 8, tokens: 1024, headDim: 64 }, Int32Array.from({ length: 1024 }, (_, i) => i), { inPlace: true });
+   * x.delete();
+   * ```
+   */
   alloc(length: number): HeapBuffer;
-  /** Bytes in the wasm heap now. */
+  /**
+   * Size of the wasm heap now, in bytes. It grows on demand (up to 4 GiB) and never shrinks.
+   *
+   * @returns Bytes.
+   * @example
+   * ```ts
+   * const before = pe.heapBytes();
+   * ```
+   */
   heapBytes(): number;
-  /** Benchmark yardstick: memcpy between two heap buffers. */
+  /**
+   * Benchmark yardstick: copies `src` into `dst` inside wasm (memcpy), the bandwidth an in-place
+   * operation is measured against.
+   *
+   * @param dst - Destination buffer, the same length as `src`.
+   * @param src - Source buffer.
+   * @throws `TypeError` unless both are {@link HeapBuffer}s; `RangeError` when the lengths differ.
+   * @example
+   * ```ts
+   * const a = pe.alloc(1024), b = pe.alloc(1024);
+   * pe.copyBuffer(b, a);
+   * a.delete(); b.delete();
+   * ```
+   */
   copyBuffer(dst: HeapBuffer, src: HeapBuffer): void;
 }
 
+/**
+ * A positional encoding for {@link Posenc.attention}, {@link Posenc.attentionBias} and
+ * {@link KVCache.attend}, selected by `kind`. Each kind accepts exactly its own keys (a key of another
+ * kind is a `TypeError` saying which kind it belongs to). Tables are row-major float arrays.
+ *
+ * | kind | family | reference |
+ * |---|---|---|
+ * | `'none'` | no position | — |
+ * | `'rope'` | rotary | HF `apply_rotary_pos_emb`, `modeling_rope_utils` |
+ * | `'alibi'` | scalar bias | Press et al. ALiBi |
+ * | `'t5'` | scalar bias | HF `T5Attention._relative_position_bucket` |
+ * | `'swin'` | scalar bias | Swin `WindowAttention` |
+ * | `'shaw'` | content × position (+ values) | tensor2tensor `_relative_attention_inner` |
+ * | `'xl'` | content × position | Transformer-XL `RelPartialLearnableMultiHeadAttn` |
+ * | `'deberta'` | content × position | HF `DisentangledSelfAttention`, microsoft/DeBERTa |
+ * | `'relativeKey'` | content × position | HF BERT `relative_key(_query)` |
+ */
 export type Encoding =
   | NoneEncoding | RopeEncoding | AlibiEncoding | T5Encoding | SwinEncoding | ShawEncoding | XLEncoding | DebertaEncoding | RelativeKeyEncoding;
 
+/** No positional term: plain scaled dot-product attention (scale 1/√headDim). */
 export interface NoneEncoding {
+  /** `'none'`. */
   kind: 'none';
 }
-/** headDim, when given, must equal the attention's. */
+/**
+ * RoPE inside attention: q and k are rotated at their logical positions (keys with the key-side xPos
+ * scale), then plain dot products (scale 1/√headDim). The other keys are {@link RopeOptions} (all optional:
+ * headDim, when given, must equal the attention's). Multi-axis RoPE is a `RangeError` here: rotate with
+ * {@link Posenc.applyRope}, then attend with kind `'none'`. Not accepted by {@link KVCache.attend} (the
+ * cache has its own `rope`) nor by {@link Posenc.attentionBias}.
+ */
 export interface RopeEncoding extends Partial<RopeOptions> {
+  /** `'rope'`. */
   kind: 'rope';
 }
+/**
+ * ALiBi (Press et al. 2022): a per-head linear bias on distance, −m_h·(i − j) added after scaling (the
+ * paper form; fairseq and Bloom add +m_h·j, the same after softmax). Scale 1/√headDim.
+ * @see ofirpress/attention_with_linear_biases; Hugging Face Bloom `build_alibi_tensor`.
+ */
 export interface AlibiEncoding {
+  /** `'alibi'`. */
   kind: 'alibi';
+  /**
+   * Heads of the bias: a positive integer equal to the call's heads. Required by
+   * {@link Posenc.attentionBias}.
+   * @defaultValue the call's `heads`
+   */
   heads?: number;
+  /** One finite slope per head [heads]. @defaultValue `pe.alibiSlopes(heads)` */
   slopes?: FloatInput;
+  /** Bidirectional (encoder) variant: −m_h·|i − j| instead of −m_h·(i − j). @defaultValue `false` */
   symmetric?: boolean;
 }
+/**
+ * T5 relative attention bias: table[bucket(j − i), h] added to the scores, bucket as
+ * {@link Posenc.t5Bucket}. T5 does not scale q·k: the default scale is 1.
+ * @see Hugging Face `T5Attention._relative_position_bucket` and `compute_bias`.
+ */
 export interface T5Encoding {
+  /** `'t5'`. */
   kind: 't5';
+  /**
+   * Heads of the bias: a positive integer equal to the call's heads. Required by
+   * {@link Posenc.attentionBias}.
+   * @defaultValue the call's `heads`
+   */
   heads?: number;
+  /** Learned bias table [numBuckets, heads] (T5 `relative_attention_bias.weight`). Required. */
   table: FloatInput;
+  /** true for encoders (own buckets for later keys), false for decoders. @defaultValue `true` */
   bidirectional?: boolean;
+  /** T5 `relative_attention_num_buckets`: see {@link T5BucketOptions.numBuckets}. @defaultValue `32` */
   numBuckets?: number;
+  /** T5 `relative_attention_max_distance`, in tokens: see {@link T5BucketOptions.maxDistance}. @defaultValue `128` */
   maxDistance?: number;
 }
+/**
+ * Swin relative position bias inside one window: table[index(i, j), h] with the index of
+ * {@link Posenc.swinRelativeIndex}; a position p is the patch (p / ww, p % ww) and must lie inside the
+ * window (p < wh·ww). Scale 1/√headDim.
+ * @see Swin Transformer `WindowAttention` (Liu et al. 2021).
+ */
 export interface SwinEncoding {
+  /** `'swin'`. */
   kind: 'swin';
+  /**
+   * Heads of the bias: a positive integer equal to the call's heads. Required by
+   * {@link Posenc.attentionBias}.
+   * @defaultValue the call's `heads`
+   */
   heads?: number;
+  /** Learned bias table [(2wh − 1)(2ww − 1), heads] (`relative_position_bias_table`). Required. */
   table: FloatInput;
+  /** Window size [wh, ww] in patches: positive integers. Required. */
   windowSize: [number, number];
 }
+/**
+ * Shaw et al. 2018 relative position representations: with idx = clip(j − i, −K, K) + K (key − query),
+ * logits q_i·k_j + q_i·a^K[idx] and out_i = Σ_j w_ij·(v_j + a^V[idx]). The tables are shared by all heads.
+ * Both logit terms are multiplied by the scale (tensor2tensor scales q first); default 1/√headDim.
+ * @see tensor2tensor `_relative_attention_inner` / `_generate_relative_positions_matrix`.
+ */
 export interface ShawEncoding {
+  /** `'shaw'`. */
   kind: 'shaw';
+  /** K: relative distances are clipped to [−K, K], in tokens. An integer ≥ 0. Required. */
   clip: number;
+  /** a^K: [2K + 1, headDim], row idx. Required. */
   keyTable: FloatInput;
+  /** a^V: [2K + 1, headDim], added to the values. @defaultValue none (no value term) */
   valueTable?: FloatInput;
 }
+/**
+ * Transformer-XL relative attention (Dai et al. 2019): score = ((q_i + u)·k_j + (q_i + v)·r_(i−j)) ·
+ * scale, δ = i − j (query − key), r_δ = W_R·R_δ with R the `'concat'` sinusoid of width dModel. Every
+ * attended key must be at or before its query (use `causal: true`). Default scale 1/√headDim. Give
+ * either `r` or `wR` with `dModel`.
+ * @see kimiyoung/transformer-xl `RelPartialLearnableMultiHeadAttn` (the rel-shift trick is not needed:
+ * the result equals the direct formula).
+ */
 export interface XLEncoding {
+  /** `'xl'`. */
   kind: 'xl';
+  /** u (`r_w_bias`): content bias [heads, headDim]. Required. */
   u: FloatInput;
+  /** v (`r_r_bias`): position bias [heads, headDim]. Required. */
   v: FloatInput;
+  /**
+   * The projected relative embeddings [heads, distances, headDim], row δ = W_R·R_δ for δ = 0 .. distances − 1;
+   * distances must exceed the largest attended i − j. Required unless `wR` is given.
+   */
   r?: FloatInput;
+  /**
+   * W_R (`r_net.weight`) [heads·headDim, dModel], to build r in the core from the sinusoid R of width
+   * `dModel` (for distances below 2^20). Used when `r` is not given.
+   */
   wR?: FloatInput;
+  /** Model width d_model of the sinusoid R: a positive integer. Required with `wR`. */
   dModel?: number;
 }
+/**
+ * DeBERTa disentangled attention (He et al. 2021): score = c2c + c2p + p2c with
+ * c2p = q_i·posKey[idx], p2c = k_j·posQuery[idx], idx = clamp(bucket(i − j) + span, 0, 2·span − 1),
+ * δ = i − j (query − key), bucket as {@link Posenc.debertaBucket}. Default scale 1/√(k·headDim) with
+ * k = 1 + the number of active terms (3 with both).
+ * @see Hugging Face `DisentangledSelfAttention` (DeBERTa-v2), microsoft/DeBERTa `disentangled_att_bias`.
+ */
 export interface DebertaEncoding {
+  /** `'deberta'`. */
   kind: 'deberta';
+  /** Relative key projections [heads, 2·span, headDim]. Required by term `'c2p'`. */
   posKey?: FloatInput;
+  /** Relative query projections [heads, 2·span, headDim]. Required by term `'p2c'`. */
   posQuery?: FloatInput;
+  /** Attention span (DeBERTa `att_span`: position_buckets, or max_relative_positions without buckets). A positive integer. Required. */
   span: number;
+  /** DeBERTa `position_buckets`: 0 = no log bucketing, else an integer ≥ 4. @defaultValue `256` */
   bucketSize?: number;
+  /** DeBERTa `max_relative_positions`: a positive integer greater than bucketSize/2 + 1. @defaultValue `512` */
   maxPosition?: number;
+  /** `'hf'` (no clamp) or `'microsoft'` (clamps |δ| to maxPosition − 1 first). @defaultValue `'hf'` */
   convention?: 'hf' | 'microsoft';
+  /** Which position terms to add (DeBERTa `pos_att_type`): at least one of `'c2p'`, `'p2c'`. @defaultValue `['c2p', 'p2c']` */
   terms?: Array<'c2p' | 'p2c'>;
 }
+/**
+ * BERT `relative_key` / `relative_key_query` (Huang et al. 2020): E = distance_embedding
+ * [2·maxPosition − 1, headDim], shared by all heads, row (i − j) + maxPosition − 1; adds q_i·E[row]
+ * (and k_j·E[row] with keyQuery), scaled with q·k (default 1/√headDim). Attended distances |i − j| must
+ * be below maxPosition.
+ * @see Hugging Face `BertSelfAttention` with `position_embedding_type` `'relative_key'` / `'relative_key_query'`.
+ */
 export interface RelativeKeyEncoding {
+  /** `'relativeKey'`. */
   kind: 'relativeKey';
+  /** distance_embedding [2·maxPosition − 1, headDim]. Required. */
   table: FloatInput;
+  /** BERT `max_position_embeddings`: a positive integer. Required. */
   maxPosition: number;
+  /** Also add k_j·E[row] (`relative_key_query`). @defaultValue `false` */
   keyQuery?: boolean;
 }
 
+/**
+ * Arguments of {@link Posenc.attention}. Sizes are positive integers; tensors are row-major.
+ * Default positions: keys 0 .. kLen − 1, queries at the last qLen key positions (max(kLen − qLen, 0) + i).
+ */
 export interface AttentionArgs {
+  /** Queries [heads, qLen, headDim]. Required. */
   q: FloatInput;
+  /** Keys [kvHeads, kLen, headDim], unrotated (a rope encoding rotates them). Required. */
   k: FloatInput;
+  /** Values [kvHeads, kLen, headDim]. Required. */
   v: FloatInput;
+  /** Query heads. A positive integer, a multiple of kvHeads. Required. */
   heads: number;
+  /** Key/value heads; fewer than heads = grouped-query attention. A positive integer dividing heads. @defaultValue `heads` */
   kvHeads?: number;
+  /** Channels per head. A positive integer. Required. */
   headDim: number;
+  /** Queries per head. A positive integer. Required. */
   qLen: number;
+  /** Keys per head. A positive integer. Required. */
   kLen: number;
+  /** Logical position of each query [qLen], integers in [0, 2^31). @defaultValue the last `qLen` key positions */
   qPositions?: IntInput;
+  /** Logical position of each key [kLen], integers in [0, 2^31). @defaultValue `0 … kLen − 1` */
   kPositions?: IntInput;
+  /** Mask keys after the query: admit a key when kPos ≤ qPos. @defaultValue `false` */
   causal?: boolean;
+  /** Sliding window, in positions: admit a key when 0 ≤ qPos − kPos < window. A positive integer. @defaultValue none */
   window?: number;
+  /** [kLen] 0/1, 1 = attend (e.g. 0 for padding keys). @defaultValue all keys */
   keyMask?: MaskInput;
+  /**
+   * Multiplies the content terms (q̃·k̃ and content × position terms such as Shaw's q·a^K), never the
+   * scalar biases. A finite number.
+   * @defaultValue `1/√headDim`; T5: `1`; DeBERTa: `1/√(k·headDim)`, k = 1 + active position terms
+   */
   scale?: number;
+  /** The position terms ({@link Encoding}). @defaultValue `{ kind: 'none' }` */
   encoding?: Encoding;
+  /** Also return the softmax weights [heads, qLen, kLen]. @defaultValue `false` */
   returnWeights?: boolean;
+  /** Also return the final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity). @defaultValue `false` */
   returnScores?: boolean;
+  /** Write `out` [heads, qLen, headDim] here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/**
+ * Options of `new pe.KVCache(...)` ({@link Posenc.KVCache}). Each batch row has `sinks` slots kept
+ * forever, then either plain slots up to `capacity` (no window: appending past capacity is a
+ * `RangeError`) or a ring of `window` slots holding the most recent tokens.
+ */
 export interface KVCacheOptions {
+  /** Sequences (batch rows). A positive integer. @defaultValue `1` */
   batch?: number;
+  /** Key/value heads. A positive integer. Required. */
   kvHeads: number;
+  /** Channels per head. A positive integer. Required. */
   headDim: number;
+  /** Slots per batch row, in tokens. A positive integer, at least sinks + window. Required. */
   capacity: number;
-  /** Keep only the last `window` tokens (ring buffer) after `sinks` first tokens. */
+  /**
+   * Keep only the last `window` tokens (a ring buffer) after the `sinks` first tokens; evicted tokens
+   * leave, kept ones keep their positions. A positive integer.
+   * @defaultValue none: no eviction
+   */
   window?: number;
+  /** First tokens of each row that are always kept (attention sinks, StreamingLLM). An integer ≥ 0. @defaultValue `0` */
   sinks?: number;
+  /**
+   * The cache's own RoPE: keys are rotated with it at their logical positions when appended, queries
+   * when attending. @defaultValue none: keys stored as given
+   */
   rope?: KVCacheRope;
 }
 
-/** The cache's own rope; headDim, when given, must equal the cache's. */
+/**
+ * The cache's own RoPE: {@link RopeOptions}, all optional (headDim, when given, must equal the cache's).
+ * Multi-axis RoPE is not supported by the cache (one logical position per slot).
+ */
 export interface KVCacheRope extends Partial<RopeOptions> {}
 
-/** positions / mask: [batch*T]. */
+/** Options of {@link KVCache.append}. */
 export interface AppendOptions {
+  /**
+   * Logical position of each appended token [batch·T], integers in [0, 2^31).
+   * @defaultValue each row continues from its next position
+   */
   positions?: IntInput;
+  /** [batch·T] 0/1, 1 = real token; padding (0) gets neither a slot nor a position. @defaultValue all real */
   mask?: MaskInput;
 }
 
+/** Options of {@link KVCache.attend}. */
 export interface AttendOptions {
+  /** Query heads: a positive multiple of the cache's kvHeads. Required. */
   heads: number;
+  /**
+   * Score terms added on top of the cache's own rope (ALiBi, T5, ...), at the cached logical positions.
+   * `'rope'` is a `RangeError` (configure {@link KVCacheOptions.rope} instead).
+   * @defaultValue `{ kind: 'none' }`
+   */
   encoding?: Encoding;
+  /**
+   * Logical position of each query [batch·qLen], integers in [0, 2^31).
+   * @defaultValue each row's last `qLen` positions: `next − qLen … next − 1`
+   */
   qPositions?: IntInput;
+  /** Mask cached keys after the query. @defaultValue `true` */
   causal?: boolean;
+  /** Multiplies the content terms, as {@link AttentionArgs.scale}. A finite number. @defaultValue per encoding (see {@link AttentionArgs.scale}) */
   scale?: number;
+  /** Write `out` [batch, heads, qLen, headDim] here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
+/**
+ * A KV cache that keeps the logical position of every slot: a slot is not a position. Keys are stored
+ * rotated at their positions (with the cache's `rope`), a sliding window keeps its keys' original
+ * positions, left padding gets no position, and {@link KVCache.attend} runs on the same engine as
+ * {@link Posenc.attention} (equal to it on the kept keys at their logical positions). Every method
+ * validates fully before changing anything, so a failed call leaves the cache as it was.
+ * Create one with `new pe.KVCache(options)` ({@link KVCacheOptions}).
+ */
 export interface KVCache {
+  /** Sequences (batch rows), as constructed. */
   readonly batch: number;
+  /** Slots per batch row, as constructed. */
   readonly capacity: number;
-  /** k, v raw [batch, kvHeads, T, headDim]. */
+  /**
+   * Appends T tokens per row. Keys are raw (unrotated): the cache rotates them with its own `rope` at
+   * their logical positions. T is k.length / (batch·kvHeads·headDim).
+   *
+   * @param k - Raw keys [batch, kvHeads, T, headDim].
+   * @param v - Values [batch, kvHeads, T, headDim].
+   * @param options - Explicit positions and a padding mask ({@link AppendOptions}).
+   * @returns The cache, for chaining.
+   * @throws `RangeError` when a row without a window would exceed its capacity.
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ batch: 2, kvHeads: 1, headDim: 8, capacity: 16, rope: {} });
+   * const k = new Float32Array(2 * 1 * 4 * 8).fill(0.1), v = new Float32Array(2 * 1 * 4 * 8).fill(1);
+   * cache.append(k, v, { mask: [0, 0, 1, 1,  1, 1, 1, 1] });   // row 0 is left-padded
+   * cache.nextPositions();                                      // [2, 4]
+   * cache.delete();
+   * ```
+   */
   append(k: FloatInput, v: FloatInput, options?: AppendOptions): this;
-  /** q [batch, heads, qLen, headDim]. */
-  attend(q: FloatInput, options: AttendOptions): { out: Float32Array };
+  /**
+   * Attends queries to every cached key at their logical positions. Queries are rotated with the cache's
+   * own `rope`; `encoding` adds score terms on top. qLen is q.length / (batch·heads·headDim).
+   *
+   * @param q - Queries [batch, heads, qLen, headDim], unrotated.
+   * @param options - Heads, score terms, positions, causal, scale ({@link AttendOptions}).
+   * @returns `out` [batch, heads, qLen, headDim].
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ kvHeads: 2, headDim: 16, capacity: 64, rope: { base: 10000 } });
+   * cache.append(new Float32Array(2 * 5 * 16).fill(0.1), new Float32Array(2 * 5 * 16).fill(1));
+   * const { out } = cache.attend(new Float32Array(4 * 1 * 16).fill(0.1), { heads: 4 });   // query at position 4
+   * cache.delete();
+   * ```
+   */
+  attend(q: FloatInput, options: AttendOptions): {
+    /** The attention output [batch, heads, qLen, headDim] (or `options.out`). */
+    out: Float32Array
+  };
+  /**
+   * Moves every cached position (and each row's next position) by `delta` and re-rotates the cached
+   * keys accordingly (llama.cpp context shift). Every moved position must stay in [0, 2^31).
+   *
+   * @param delta - Position change: an integer, may be negative.
+   * @returns The cache, for chaining.
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ kvHeads: 1, headDim: 8, capacity: 8, rope: {} });
+   * cache.append(new Float32Array(4 * 8), new Float32Array(4 * 8));   // positions 0..3
+   * cache.shift(1000);                                                 // positions 1000..1003
+   * cache.delete();
+   * ```
+   */
   shift(delta: number): this;
+  /**
+   * Gives the cached tokens new logical positions and re-rotates their keys (StreamingLLM-style
+   * renumbering after eviction, moving sinks). Each row's next position becomes its largest new
+   * position + 1.
+   *
+   * @param newPositions - [batch, capacity] in {@link KVCache.positions} order: integers in [0, 2^31) for occupied slots, −1 for empty ones (which must stay −1).
+   * @returns The cache, for chaining.
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ kvHeads: 1, headDim: 8, capacity: 4, rope: {} });
+   * cache.append(new Float32Array(3 * 8), new Float32Array(3 * 8));   // positions [0, 1, 2, -1]
+   * cache.renumber([0, 10, 11, -1]);                                   // next position: 12
+   * cache.delete();
+   * ```
+   */
   renumber(newPositions: IntInput): this;
-  /** [batch, capacity], -1 = empty slot. */
+  /**
+   * Logical position of every slot.
+   *
+   * @returns [batch, capacity] Int32Array; −1 = empty slot.
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ kvHeads: 1, headDim: 8, capacity: 4, window: 2 });
+   * cache.append(new Float32Array(3 * 8), new Float32Array(3 * 8));
+   * cache.positions();   // [2, 1, -1, -1]: the ring keeps the last 2 tokens at their own positions
+   * cache.delete();
+   * ```
+   */
   positions(): Int32Array;
+  /**
+   * The position each row's next appended token takes: one past its last token, whatever the slot
+   * count (after 100 tokens in a 20-slot window it is 100, not 20).
+   *
+   * @returns [batch] Int32Array.
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ kvHeads: 1, headDim: 8, capacity: 20, window: 20 });
+   * cache.append(new Float32Array(100 * 8), new Float32Array(100 * 8));
+   * cache.nextPositions();   // [100]
+   * cache.delete();
+   * ```
+   */
   nextPositions(): Int32Array;
+  /** Frees the cache. Calling it again does nothing; any other method on a deleted cache is a `RangeError`. */
   delete(): void;
+  /** Same as `delete()`, for `using` declarations. */
   [Symbol.dispose](): void;
 }
 
-/** Instantiates the WebAssembly module (once) and resolves to the API. */
+/**
+ * Instantiates the WebAssembly module (once; later calls resolve to the same object) and resolves to
+ * the API. Works in Node ≥ 20, browsers and bundlers.
+ *
+ * @returns The {@link Posenc} API object.
+ * @example
+ * ```ts
+ * import { load } from 'posenc';
+ * const pe = await load();
+ * const table = pe.sinusoidal([0, 1, 2], { dim: 16 });   // [3, 16]
+ * ```
+ */
 export function load(): Promise<Posenc>;
 export default load;
