@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "common/errors.hpp"
@@ -16,54 +17,126 @@ namespace {
 using nlohmann::json;
 
 // --- the per-family rules -------------------------------------------------------------------------
-// What a family's modeling code does differently from Llama's (rotate_half over all head_dim
-// channels, base config.rope_theta). Unknown model types follow Llama.
+// What a family's modeling code does differently from Llama's (rotate_half over all head channels, base
+// config.rope_theta, default 10000). Unknown model types follow Llama. Each rule names the construct it
+// comes from; docs/hf-families.md is the same table for readers.
+enum class LayerTables { one, gemma3, modernbert };
+
 struct Family {
-    const char* modelType;
+    std::string modelType;
     RopeLayout layout = RopeLayout::half;
-    double rotaryFraction = 1.0;  // the config class's default when the config gives no rotary field
-    int rotaryDim = 0;            // GPT-J/CodeGen: the class default rotary_dim (channels), 0 = none
-    double baseDefault = 10000;   // the config class's rope_theta default
-    const char* interleaveFlag = nullptr;  // a boolean field choosing interleaved pairs (DeepSeek-V3)
+    double rotaryFraction = 1.0;   // the config class's default when the config gives no rotary field
+    int rotaryDim = 0;             // GPT-J / CodeGen: the class's default rotary_dim (channels)
+    double baseDefault = 10000;    // the class's rope_theta default; NaN = it differs between transformers versions
+    int headDimDefault = 0;        // the class's head_dim default (used when config.json has none); 0 = hidden / heads
+    std::string interleaveFlag;    // a boolean field choosing interleaved pairs, default interleaveFlagDefault
     bool interleaveFlagDefault = false;
+    bool fixedBase = false;        // the code fixes base 10000 and reads no rope_theta / rope_scaling
+    std::string nestedBase;        // "attn_config": rope_theta lives there (DBRX)
+    LayerTables tables = LayerTables::one;
+    bool yarnMeansLongrope = false;    // Phi-3: rope_scaling type 'su' or 'yarn' is rewritten to 'longrope'
+    bool topLevelOriginal = false;     // Phi-3: config.original_max_position_embeddings wins over rope_scaling's
+    std::vector<int> mropeDefault;     // Qwen3-VL: mrope_section's default
+    bool mropeInterleaved = false;     // Qwen3-VL: always apply_interleaved_mrope
+    std::string nopeLayers;            // which layers skip RoPE (documented; the table is the rotating layers')
+    std::string notRotary;             // set: this model type has no rotary embedding at all (why)
+
+    Family(const char* type) : modelType(type) {}
+    Family& interleaved() { layout = RopeLayout::interleaved; return *this; }
+    Family& fraction(double f) { rotaryFraction = f; return *this; }
+    Family& dimDefault(int d) { rotaryDim = d; return *this; }
+    Family& base(double b) { baseDefault = b; return *this; }
+    Family& headDim(int d) { headDimDefault = d; return *this; }
+    Family& interleaveBy(const char* flag, bool dflt) { interleaveFlag = flag; interleaveFlagDefault = dflt; return *this; }
+    Family& baseFixed() { fixedBase = true; return *this; }
+    Family& baseIn(const char* holder) { nestedBase = holder; return *this; }
+    Family& perLayer(LayerTables t) { tables = t; return *this; }
+    Family& phi3() { yarnMeansLongrope = topLevelOriginal = true; return *this; }
+    Family& mrope(std::vector<int> d, bool inter) { mropeDefault = std::move(d); mropeInterleaved = inter; return *this; }
+    Family& nope(const char* which) { nopeLayers = which; return *this; }
+    Family& none(const char* why) { notRotary = why; return *this; }
 };
 
-constexpr RopeLayout kHalf = RopeLayout::half;
-constexpr RopeLayout kInterleaved = RopeLayout::interleaved;
+const double kVersionDependent = std::numeric_limits<double>::quiet_NaN();
 
-const Family kFamilies[] = {
-    // rotate_every_two / repeat_interleave: pairs (2i, 2i+1)
-    {"gptj", kInterleaved, 1.0, 64},
-    {"codegen", kInterleaved, 1.0, 64},
-    {"cohere", kInterleaved},
-    {"cohere2", kInterleaved},
-    {"deepseek_v2", kInterleaved},                            // view_as_complex on consecutive pairs
-    {"deepseek_v3", kHalf, 1.0, 0, 10000, "rope_interleave", true},  // apply_rotary_pos_emb_interleave
-    {"glm", kInterleaved, 0.5},
-    {"glm4", kInterleaved, 0.5},
-    // rotate_half over a leading fraction of the channels
-    {"gpt_neox", kHalf, 0.25},
-    {"gpt_neox_japanese", kHalf, 1.0},
-    {"phi", kHalf, 0.5},
-    {"stablelm", kHalf, 0.25},
-    {"stablelm_epoch", kHalf, 0.25},
-    {"persimmon", kHalf, 0.5},
-    {"fuyu", kHalf, 0.5},
-    {"nemotron", kHalf, 0.5},
-    // class defaults for rope_theta other than 10000
-    {"gemma3", kHalf, 1.0, 0, 1000000},
-    {"gemma3_text", kHalf, 1.0, 0, 1000000},
-    {"gpt_oss", kHalf, 1.0, 0, 150000},
-    {"qwen3_vl", kHalf, 1.0, 0, 5000000},
-    {"qwen3_vl_text", kHalf, 1.0, 0, 5000000},
-};
-
-const Family kLlama{"llama"};
+const std::vector<Family>& families() {
+    static const std::vector<Family> table = [] {
+        std::vector<Family> t;
+        // GPT-J / CodeGen: rotate_every_two over rotary_dim (default 64) channels; base 10000 in the code.
+        t.push_back(Family("gptj").interleaved().dimDefault(64).baseFixed());
+        t.push_back(Family("codegen").interleaved().dimDefault(64).baseFixed());
+        // Cohere: repeat_interleave of the frequencies, rotate on (even, odd) channels. Default theta
+        // 10000 in transformers 4.x, 500000 in 5.x. Cohere2: no RoPE on its full-attention layers.
+        t.push_back(Family("cohere").interleaved().base(kVersionDependent));
+        t.push_back(Family("cohere2").interleaved().nope("full_attention"));
+        // DeepSeek: a rope head of qk_rope_head_dim channels; V2 view_as_complex on (2i, 2i+1); V3
+        // apply_rotary_pos_emb_interleave when rope_interleave (default true).
+        t.push_back(Family("deepseek_v2").interleaved());
+        t.push_back(Family("deepseek_v3").interleaveBy("rope_interleave", true));
+        // GLM / GLM-4 (dense), Moonshine: cos/sin repeat_interleave'd over the first half of the head.
+        // GLM-4.5 MoE rotates the same half with rotate_half.
+        t.push_back(Family("glm").interleaved().fraction(0.5).headDim(128));
+        t.push_back(Family("glm4").interleaved().fraction(0.5).headDim(128));
+        t.push_back(Family("glm4_moe").fraction(0.5));
+        t.push_back(Family("moonshine").interleaved().fraction(0.9));
+        // Helium: rotate_half on (0::2, 1::2) with repeat_interleave'd cos/sin; Llama 4: view_as_complex.
+        t.push_back(Family("helium").interleaved().base(100000).headDim(128));
+        t.push_back(Family("llama4").interleaved().base(500000).nope("no_rope_layers[i] = 0"));
+        t.push_back(Family("llama4_text").interleaved().base(500000).nope("no_rope_layers[i] = 0"));
+        // rotate_half over a leading fraction of the channels
+        t.push_back(Family("gpt_neox").fraction(0.25));
+        t.push_back(Family("gpt_neox_japanese"));
+        t.push_back(Family("phi").fraction(0.5));
+        t.push_back(Family("stablelm").fraction(0.25));
+        t.push_back(Family("stablelm_epoch"));  // remote code: rope_pct (no default known: the config gives it)
+        t.push_back(Family("persimmon").fraction(0.5).base(kVersionDependent));  // theta 25000 in 4.x, 10000 in 5.x
+        t.push_back(Family("fuyu").fraction(0.5).base(kVersionDependent));
+        t.push_back(Family("nemotron").fraction(0.5));
+        // Phi-3 / Phi-3.5 / Phi-4-mini: longrope ('su' and 'yarn' read as longrope); PhiMoE likewise.
+        t.push_back(Family("phi3").phi3());
+        t.push_back(Family("phimoe").phi3().base(1e6));
+        // theta and head_dim defaults of the config classes
+        t.push_back(Family("mixtral").base(1e6));
+        t.push_back(Family("qwen2_vl").base(1e6));
+        t.push_back(Family("qwen2_5_vl").base(1e6));
+        t.push_back(Family("qwen2_5_vl_text").base(1e6));
+        t.push_back(Family("qwen2_vl_text").base(1e6));
+        t.push_back(Family("qwen3").headDim(128));
+        t.push_back(Family("qwen3_vl").base(5e6).headDim(128).mrope({24, 20, 20}, true));
+        t.push_back(Family("qwen3_vl_text").base(5e6).headDim(128).mrope({24, 20, 20}, true));
+        t.push_back(Family("qwen3_vl_moe").base(5e6).headDim(128).mrope({24, 20, 20}, true));
+        t.push_back(Family("qwen3_vl_moe_text").base(5e6).headDim(128).mrope({24, 20, 20}, true));
+        t.push_back(Family("gemma").headDim(256));
+        t.push_back(Family("gemma2").headDim(256));
+        t.push_back(Family("gemma3").headDim(256).base(1e6).perLayer(LayerTables::gemma3));
+        t.push_back(Family("gemma3_text").headDim(256).base(1e6).perLayer(LayerTables::gemma3));
+        t.push_back(Family("modernbert").perLayer(LayerTables::modernbert));
+        t.push_back(Family("gpt_oss").base(150000).headDim(64));
+        t.push_back(Family("olmo3").base(500000));
+        t.push_back(Family("exaone4").nope("full_attention, when sliding_window is set"));
+        t.push_back(Family("smollm3").nope("no_rope_layers[i] = 0"));
+        t.push_back(Family("dbrx").baseIn("attn_config"));
+        // model types whose positions are not rotary at all: reading them as Llama would be wrong
+        t.push_back(Family("bloom").none("uses ALiBi, not a rotary embedding"));
+        t.push_back(Family("mpt").none("uses ALiBi (or learned positions), not a rotary embedding"));
+        t.push_back(Family("gpt2").none("uses learned absolute positions, not a rotary embedding"));
+        t.push_back(Family("gpt_bigcode").none("uses learned absolute positions, not a rotary embedding"));
+        t.push_back(Family("opt").none("uses learned absolute positions, not a rotary embedding"));
+        t.push_back(Family("bert").none("uses learned absolute positions, not a rotary embedding"));
+        t.push_back(Family("roberta").none("uses learned absolute positions, not a rotary embedding"));
+        t.push_back(Family("t5").none("uses T5 relative buckets, not a rotary embedding"));
+        t.push_back(Family("bart").none("uses learned absolute positions, not a rotary embedding"));
+        t.push_back(Family("jamba").none("has no positional encoding (its Mamba layers carry order)"));
+        return t;
+    }();
+    return table;
+}
 
 const Family& familyOf(const std::string& modelType) {
-    for (const Family& f : kFamilies)
+    static const Family llama("llama");
+    for (const Family& f : families())
         if (modelType == f.modelType) return f;
-    return kLlama;
+    return llama;
 }
 
 // --- JSON access that names the key --------------------------------------------------------------
@@ -179,6 +252,10 @@ public:
     }
 
     HfRopeConfig read() {
+        if (!family_->notRotary.empty())
+            fail(key("model_type"), "'" + out_.modelType + "' " + family_->notRotary + ": there is no rotary setup to read");
+        if (out_.modelType == "falcon" && field("alibi") && boolean(*field("alibi"), key("alibi")))
+            fail(key("alibi"), "is true: this Falcon uses ALiBi, not a rotary embedding (posenc: { kind: 'alibi' })");
         refuseUnknownRotaryKeys();
         chooseParameters();
         headDim();
@@ -220,7 +297,8 @@ private:
         static const char* const understood[] = {
             "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_dim",
             "rope_pct", "rotary_emb_base", "qk_rope_head_dim", "rope_interleave", "rope_local_base_freq",
-            "max_position_embeddings", "original_max_position_embeddings", "mrope_interleaved"};
+            "max_position_embeddings", "original_max_position_embeddings", "mrope_interleaved", "no_rope_layers",
+            "global_rope_theta", "local_rope_theta"};
         for (auto it = c_->begin(); it != c_->end(); ++it) {
             const std::string& k = it.key();
             const bool rotaryLooking = k.find("rope") != std::string::npos || k.find("rotary") != std::string::npos;
@@ -229,13 +307,28 @@ private:
                 fail(key(k), "changes the rotary embedding in the model's code, and posenc does not read it (model_type '" +
                                  out_.modelType + "'): refusing rather than ignoring it");
         }
-        if (field("rope_interleave") && !family_->interleaveFlag)
+        if (field("rope_interleave") && family_->interleaveFlag.empty())
             fail(key("rope_interleave"), "is read only for DeepSeek-V3 (model_type 'deepseek_v3'), not '" + out_.modelType + "'");
-        if (const json* f = field("rope_local_base_freq"); f && !isLocalGlobal())
+        if (field("rope_local_base_freq") && family_->tables != LayerTables::gemma3)
             fail(key("rope_local_base_freq"), "is read only for Gemma 3 (model_type 'gemma3' / 'gemma3_text'), not '" + out_.modelType + "'");
+        for (const char* k : {"global_rope_theta", "local_rope_theta"})
+            if (field(k) && family_->tables != LayerTables::modernbert)
+                fail(key(k), "is read only for ModernBERT (model_type 'modernbert'), not '" + out_.modelType + "'");
+        if (field("no_rope_layers") && family_->nopeLayers.find("no_rope_layers") == std::string::npos)
+            fail(key("no_rope_layers"), "is read only for Llama 4 and SmolLM3, not '" + out_.modelType + "'");
+        // GPT-J / CodeGen fix base 10000 in their code and read no scaling: such a field would not do
+        // what it says in the model, so it is refused rather than applied.
+        if (family_->fixedBase)
+            for (const char* k : {"rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base"})
+                if (field(k))
+                    fail(key(k), "has no effect in " + out_.modelType + "'s code (base 10000, no scaling): remove it to read the config as the model runs");
     }
 
-    bool isLocalGlobal() const { return out_.modelType == "gemma3" || out_.modelType == "gemma3_text"; }
+    bool isLocalGlobal() const { return family_->tables != LayerTables::one; }
+    bool nopeOnFullAttention() const {
+        if (family_->nopeLayers.rfind("full_attention", 0) != 0) return false;
+        return out_.modelType != "exaone4" || field("sliding_window") != nullptr;  // EXAONE 4: only when hybrid
+    }
 
     // rope_parameters (transformers >= 5) or rope_scaling; one table per layer type where the model
     // has several.
@@ -251,9 +344,18 @@ private:
         } else if (isLocalGlobal()) {
             layerTypes = {"full_attention", "sliding_attention"};
         }
+        if (layerTypes.empty() && nopeOnFullAttention()) {
+            // One table, used by the sliding-window layers only (Cohere2, hybrid EXAONE 4).
+            if (options_.layerType == "full_attention")
+                fail("layerType", "'full_attention': " + out_.modelType + "'s full-attention layers use no rotary embedding (NoPE)");
+            if (!options_.layerType.empty() && options_.layerType != "sliding_attention")
+                fail("layerType", "must be 'sliding_attention' or 'full_attention' for " + out_.modelType + " (got '" + options_.layerType + "')");
+            return;
+        }
         if (layerTypes.empty()) {
             if (!options_.layerType.empty())
-                fail("layerType", "'" + options_.layerType + "' was asked for, but this config has one rotary table for every layer");
+                fail("layerType", "'" + options_.layerType + "' was asked for, but this config has one rotary table for every layer" +
+                                      (family_->nopeLayers.empty() ? std::string() : " that rotates (" + family_->nopeLayers + " skips RoPE)"));
             return;
         }
         std::string list;
@@ -269,6 +371,8 @@ private:
             if (!params_ || !params_->is_object()) failType(source_, "must be an object");
         } else if (layerType_ == "sliding_attention") {
             params_ = nullptr;  // Gemma 3's local layers: rope_local_base_freq, never scaled
+        } else if (family_->tables == LayerTables::modernbert) {
+            params_ = nullptr;  // ModernBERT: plain RoPE on both, bases global_rope_theta / local_rope_theta
         }
     }
 
@@ -286,12 +390,15 @@ private:
         if (const json* h = field("head_dim")) {
             dim = static_cast<int>(positiveInteger(*h, key("head_dim")));
             dimKey = key("head_dim");
+        } else if (family_->headDimDefault > 0) {
+            dim = family_->headDimDefault;  // the config class's head_dim default (transformers 4.x)
+            dimKey = "the default head_dim of " + out_.modelType;
         } else {
             const char* hiddenKey = nullptr;
             const char* headsKey = nullptr;
             for (const char* k : {"hidden_size", "n_embd", "d_model"})
                 if (!hiddenKey && field(k)) hiddenKey = k;
-            for (const char* k : {"num_attention_heads", "n_head", "num_heads"})
+            for (const char* k : {"num_attention_heads", "n_head", "num_heads", "n_heads"})
                 if (!headsKey && field(k)) headsKey = k;
             if (!hiddenKey || !headsKey) fail(where_, "needs head_dim, or hidden_size and num_attention_heads");
             const std::int64_t hidden = positiveInteger(*field(hiddenKey), key(hiddenKey));
@@ -309,10 +416,10 @@ private:
 
     void layout() {
         RopeLayout l = family_->layout;
-        if (family_->interleaveFlag) {
+        if (!family_->interleaveFlag.empty()) {
             bool on = family_->interleaveFlagDefault;
             if (const json* f = field(family_->interleaveFlag)) on = boolean(*f, key(family_->interleaveFlag));
-            l = on ? kInterleaved : kHalf;
+            l = on ? RopeLayout::interleaved : RopeLayout::half;
         }
         out_.layout = l;
     }
@@ -324,11 +431,27 @@ private:
                     failType((holder == c_ ? where_ : source_) + "." + k, "is null: give a number or leave the key out");
         std::string baseKey;
         const json* b = nullptr;
-        if (layerType_ == "sliding_attention" && isLocalGlobal() && !field("rope_parameters")) {
+        double fallback = family_->baseDefault;
+        if (family_->fixedBase) {
+            out_.rope.base = 10000;
+            return;
+        }
+        const json* nested = family_->nestedBase.empty() ? nullptr : field(family_->nestedBase);
+        if (nested && !nested->is_object()) failType(key(family_->nestedBase), "must be an object (got " + describe(*nested) + ")");
+        if (family_->tables == LayerTables::modernbert) {
+            // ModernBERT: global layers global_rope_theta (160000), local layers local_rope_theta (10000),
+            // or the global base when local_rope_theta is null.
+            const bool local = layerType_ == "sliding_attention" && field("local_rope_theta");
+            baseKey = key(local ? "local_rope_theta" : "global_rope_theta");
+            b = field(local ? "local_rope_theta" : "global_rope_theta");
+            fallback = local ? 10000 : 160000;
+        } else if (layerType_ == "sliding_attention" && family_->tables == LayerTables::gemma3 && !field("rope_parameters")) {
             // Gemma 3's local layers: rope_local_base_freq (class default 10000), unscaled.
             b = field("rope_local_base_freq");
             baseKey = key("rope_local_base_freq");
-            out_.rope.base = 10000;
+            fallback = 10000;
+        } else if (nested && (b = find(*nested, "rope_theta"))) {
+            baseKey = key(family_->nestedBase + ".rope_theta");
         } else if ((b = param("rope_theta"))) {
             baseKey = source_ + ".rope_theta";
         } else if ((b = field("rope_theta"))) {
@@ -337,7 +460,10 @@ private:
             baseKey = key("rotary_emb_base");
         }
         if (!b) {
-            if (baseKey.empty()) out_.rope.base = family_->baseDefault;
+            if (std::isnan(fallback))
+                fail(key("rope_theta"), "is missing, and the default of transformers' " + out_.modelType +
+                                            " config differs between versions: give it in the config");
+            out_.rope.base = fallback;
             return;
         }
         const double v = number(*b, baseKey);
@@ -401,6 +527,7 @@ private:
         }
         multiAxis(type);
         if (type == "mrope") type = "default";
+        if (family_->yarnMeansLongrope && (type == "yarn" || type == "su")) type = "longrope";  // Phi3Config's own rewrite
 
         RopeScalingType scalingType = RopeScalingType::none;
         bool found = false;
@@ -415,8 +542,10 @@ private:
 
         std::optional<std::int64_t> maxPos, original;
         if (const json* m = field("max_position_embeddings")) maxPos = positiveInteger(*m, key("max_position_embeddings"));
-        if (const json* o = param("original_max_position_embeddings")) original = positiveInteger(*o, source_ + ".original_max_position_embeddings");
-        else if (const json* o2 = field("original_max_position_embeddings")) original = positiveInteger(*o2, key("original_max_position_embeddings"));
+        const json* inParams = param("original_max_position_embeddings");
+        const json* topLevel = field("original_max_position_embeddings");
+        if (inParams && !(family_->topLevelOriginal && topLevel)) original = positiveInteger(*inParams, source_ + ".original_max_position_embeddings");
+        else if (topLevel) original = positiveInteger(*topLevel, key("original_max_position_embeddings"));
 
         // An explicit factor wins; without one (DeepSeek-V3 yarn, Phi-3 longrope) it is max / original.
         std::optional<double> factor;
@@ -438,7 +567,7 @@ private:
             if (!L0) fail(where_, "needs original_max_position_embeddings (or max_position_embeddings) for '" + type + "' scaling");
             s.originalMaxPositionEmbeddings = *L0;
             given("scaling.originalMaxPositionEmbeddings",
-                  !original ? key("max_position_embeddings") : param("original_max_position_embeddings") ? source_ + ".original_max_position_embeddings" : key("original_max_position_embeddings"));
+                  !original ? key("max_position_embeddings") : inParams && !(family_->topLevelOriginal && topLevel) ? source_ + ".original_max_position_embeddings" : key("original_max_position_embeddings"));
         }
         for (const ScalingField& f : kScalingFields) {
             const json* v = param(f.key);
@@ -491,23 +620,42 @@ private:
     void multiAxis(const std::string& type) {
         const json* sections = param("mrope_section");
         const json* interleaved = param("mrope_interleaved");
+        const std::string interleavedKey = interleaved ? source_ + ".mrope_interleaved" : key("mrope_interleaved");
         if (!interleaved) interleaved = field("mrope_interleaved");
+        if (family_->mropeInterleaved) {
+            // Qwen3-VL: mrope_section defaults to [24, 20, 20], and the code always interleaves.
+            if (interleaved && !boolean(*interleaved, interleavedKey))
+                fail(interleavedKey, "is false, but " + out_.modelType + "'s code always interleaves M-RoPE (apply_interleaved_mrope)");
+            out_.rope.multiAxis = MultiAxis::mrope;
+            out_.rope.mropeInterleaved = true;
+            const std::string path = source_ + ".mrope_section";
+            if (sections) readSections(*sections, path);
+            else out_.rope.sections = family_->mropeDefault;
+            given("multiAxis", path);
+            given("sections", path);
+            given("mropeInterleaved", interleavedKey);
+            return;
+        }
         if (!sections) {
             if (type == "mrope") fail(source_ + ".mrope_section", "is required by 'mrope'");
             if (interleaved) fail(source_ + ".mrope_interleaved", "needs mrope_section");
             return;
         }
         const std::string path = source_ + ".mrope_section";
-        if (!sections->is_array() || sections->empty()) failType(path, "must be an array of positive integers (got " + describe(*sections) + ")");
+        readSections(*sections, path);
         out_.rope.multiAxis = MultiAxis::mrope;
-        for (std::size_t i = 0; i < sections->size(); ++i)
-            out_.rope.sections.push_back(static_cast<int>(positiveInteger((*sections)[i], path + "[" + std::to_string(i) + "]")));
         given("multiAxis", path);
         given("sections", path);
-        if (interleaved && boolean(*interleaved, source_ + ".mrope_interleaved")) {
+        if (interleaved && boolean(*interleaved, interleavedKey)) {
             out_.rope.mropeInterleaved = true;
-            given("mropeInterleaved", source_ + ".mrope_interleaved");
+            given("mropeInterleaved", interleavedKey);
         }
+    }
+
+    void readSections(const json& sections, const std::string& path) {
+        if (!sections.is_array() || sections.empty()) failType(path, "must be an array of positive integers (got " + describe(sections) + ")");
+        for (std::size_t i = 0; i < sections.size(); ++i)
+            out_.rope.sections.push_back(static_cast<int>(positiveInteger(sections[i], path + "[" + std::to_string(i) + "]")));
     }
 };
 
