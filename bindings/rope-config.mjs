@@ -100,7 +100,7 @@ export function makeRopeConfigFromHF(m, check) {
     const layerType = o.layerType ?? '';
     const yarnFactor = v.oneOf(o.yarnFactor, 'yarnFactor', YARN_FACTOR_RULES, 'explicit');
     const out = {};
-    check(m, m.ropeConfigFromHF(jsonText(config), layerType, YARN_FACTOR_RULES.indexOf(yarnFactor), out));
+    check(m, m.ropeConfigFromHF(jsonText(config), layerType, yarnFactor, out));
     return out;
   };
 }

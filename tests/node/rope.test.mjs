@@ -218,3 +218,43 @@ test('ropeConfigFromHF validates eagerly and names the config.json key, on every
     /config\.rope_scaling\.original_max_position_embeddings/);
   assert.throws(() => pe.ropeConfigFromHF({ ...base, rope_scaling: { rope_type: 'wat', factor: 2 } }), /one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'/);
 });
+
+test('ropeConfigFromHF is the C++ reader: model families, Qwen3-VL interleaved M-RoPE, layer types, YaRN factor rule, error types', () => {
+  // Cohere pairs (2i, 2i+1) (repeat_interleave in modeling_cohere.py); StableLM-epoch's rope_pct is read
+  assert.equal(pe.ropeConfigFromHF({ model_type: 'cohere', hidden_size: 8192, num_attention_heads: 64, rope_theta: 8e6 }).layout, 'interleaved');
+  const epoch = pe.ropeConfigFromHF({ model_type: 'stablelm_epoch', hidden_size: 2560, num_attention_heads: 32, rope_pct: 0.25 });
+  assert.equal(pe.ropeFrequencies(epoch).rotaryDim, 20);
+  // Qwen3-VL: pair k follows h when k % 3 == 1 and k < 60, w when k % 3 == 2 and k < 60, else t (apply_interleaved_mrope)
+  const q3 = pe.ropeConfigFromHF({ model_type: 'qwen3_vl', text_config: { model_type: 'qwen3_vl_text', hidden_size: 4096, num_attention_heads: 32,
+    head_dim: 128, rope_theta: 5000000, rope_scaling: { rope_type: 'default', mrope_section: [24, 20, 20], mrope_interleaved: true } } });
+  assert.deepEqual(q3, { headDim: 128, base: 5000000, layout: 'half', multiAxis: 'mrope', sections: [24, 20, 20], mropeInterleaved: true });
+  const f = pe.ropeFrequencies(q3);
+  assert.deepEqual(Array.from(f.axisOfPair), Array.from({ length: 64 }, (_, k) => (k % 3 === 1 && k < 60 ? 1 : k % 3 === 2 && k < 60 ? 2 : 0)));
+  // applyRope with [axes, tokens] positions turns pair k by its own axis's position
+  const x = randomFloats(128, 41), pos = [3, 11, 29];
+  const y = pe.applyRope(x, { heads: 1, tokens: 1, headDim: 128 }, pos, q3);
+  for (let k = 0; k < 64; k++) {
+    const a = pos[f.axisOfPair[k]] * f.invFreq[k];
+    assert.ok(Math.abs(y[k] - (x[k] * Math.cos(a) - x[k + 64] * Math.sin(a))) < 2e-6, `pair ${k}`);
+  }
+  // Gemma 3: one table per layer type; without layerType, an error listing them
+  const gemma = { model_type: 'gemma3_text', hidden_size: 2560, num_attention_heads: 8, head_dim: 256, rope_theta: 1e6,
+    rope_local_base_freq: 10000, rope_scaling: { rope_type: 'linear', factor: 8 } };
+  assert.throws(() => pe.ropeConfigFromHF(gemma), (e) => e instanceof RangeError && /'full_attention', 'sliding_attention'/.test(e.message));
+  assert.deepEqual(pe.ropeConfigFromHF(gemma, { layerType: 'full_attention' }), { headDim: 256, base: 1e6, layout: 'half', scaling: { type: 'linear', factor: 8 } });
+  assert.deepEqual(pe.ropeConfigFromHF(gemma, { layerType: 'sliding_attention' }), { headDim: 256, base: 10000, layout: 'half' });
+  assert.throws(() => pe.ropeConfigFromHF(gemma, { layerType: 3 }), TypeError);
+  assert.throws(() => pe.ropeConfigFromHF(gemma, { layerTpye: 'full_attention' }), (e) => e instanceof TypeError && /did you mean 'layerType'/.test(e.message));
+  // transformers 4.46-4.50 replaced YaRN's factor by max / original positions
+  const yarn = { hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 131072,
+    rope_scaling: { rope_type: 'yarn', factor: 4, original_max_position_embeddings: 8192 } };
+  assert.equal(pe.ropeConfigFromHF(yarn).scaling.factor, 4);
+  assert.equal(pe.ropeConfigFromHF(yarn, { yarnFactor: 'legacy' }).scaling.factor, 16);
+  // a wrong JSON type is a TypeError, a bad value a RangeError, a value JSON cannot hold names its path
+  assert.throws(() => pe.ropeConfigFromHF({ head_dim: 64, rope_theta: 'big' }), (e) => e instanceof TypeError && e.message.includes('config.rope_theta'));
+  assert.throws(() => pe.ropeConfigFromHF({ head_dim: 64, rope_scaling: { type: 'linear', factor: Infinity } }),
+    (e) => e instanceof RangeError && e.message.includes('config.rope_scaling.factor must be a finite number'));
+  const loop = { head_dim: 64 }; loop.self = loop;
+  assert.throws(() => pe.ropeConfigFromHF(loop), (e) => e instanceof TypeError && e.message.includes('config.self'));
+  assert.throws(() => pe.ropeConfigFromHF({ model_type: 'bloom', hidden_size: 64, n_head: 2 }), (e) => e instanceof RangeError && /ALiBi/.test(e.message));
+});
