@@ -1,12 +1,15 @@
-// Static server for the demo: serves web/ (and the package files it imports) on 127.0.0.1.
-// `PORT` picks the port (default 8080; 0 = any free port). Runs until stopped.
+// Static server for the demo: serves web/ (and the package files it imports) on 127.0.0.1, and the API
+// reference (`npm run docs` writes it to build/docs/api) at /api/. `PORT` picks the port (default 8080;
+// 0 = any free port). Runs until stopped.
 import { createServer } from 'node:http';
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const PUBLIC = ['web', 'bindings', 'dist'];
+// URL prefix -> folder (relative to the repository root).
+const PUBLIC = { web: 'web', bindings: 'bindings', dist: 'dist', api: 'build/docs/api' };
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript', '.js': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
@@ -19,10 +22,16 @@ export function startServer(port = Number(process.env.PORT ?? 8080)) {
       const url = new URL(req.url, 'http://localhost');
       let path = decodeURIComponent(url.pathname);
       if (path === '/' || path === '/web') { res.writeHead(302, { Location: '/web/' }); return res.end(); }
+      if (path === '/api') { res.writeHead(302, { Location: '/api/' }); return res.end(); }
       if (path.endsWith('/')) path += 'index.html';
       const rel = normalize(path).replace(/^[/\\]+/, '');
-      if (!PUBLIC.includes(rel.split(sep)[0]) || rel.includes('..')) { res.writeHead(404); return res.end('not found'); }
-      const file = join(root, rel);
+      const [prefix, ...rest] = rel.split(sep);
+      if (!Object.hasOwn(PUBLIC, prefix) || rel.includes('..')) { res.writeHead(404); return res.end('not found'); }
+      const file = join(root, PUBLIC[prefix], ...rest);
+      if (prefix === 'api' && !existsSync(join(root, PUBLIC.api))) {
+        res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+        return res.end('The API reference has not been generated: run `npm run docs` (npm start does it).');
+      }
       if (!(await stat(file)).isFile()) throw new Error('not a file');
       const body = await readFile(file);
       res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache' });
@@ -36,5 +45,7 @@ export function startServer(port = Number(process.env.PORT ?? 8080)) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const server = await startServer();
-  console.log(`posenc demo: http://127.0.0.1:${server.address().port}/web/`);
+  const url = `http://127.0.0.1:${server.address().port}`;
+  console.log(`posenc demo: ${url}/web/`);
+  console.log(`API reference: ${url}/api/`);
 }
