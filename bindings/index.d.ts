@@ -311,10 +311,11 @@ export interface RopeOptions {
 /** Options of {@link Posenc.ropeConfigFromHF}: how to read a config.json. */
 export interface HfConfigOptions {
   /**
-   * For configs with one rotary table per layer type (Gemma 3; transformers `rope_parameters` keyed by
-   * layer type): which table to return, e.g. `'full_attention'` or `'sliding_attention'`. Required with
-   * such a config (the error lists the layer types present); with any other config giving it is a
-   * `RangeError`.
+   * For configs with one rotary table per layer type (Gemma 3, ModernBERT; transformers
+   * `rope_parameters` keyed by layer type): which table to return, e.g. `'full_attention'` or
+   * `'sliding_attention'`. Required with such a config (the error lists the layer types present); giving
+   * it for a one-table config, or asking for a layer type without RoPE (Cohere2's full-attention layers),
+   * is an error.
    * @defaultValue none
    */
   layerType?: string;
@@ -911,25 +912,28 @@ export interface Posenc {
    * {@link Posenc.applyRope}, a rope {@link RopeEncoding} and {@link KVCacheOptions.rope} accept as
    * they are. The same reader serves C++ (`posenc::ropeConfigFromHF`).
    *
-   * Rules are chosen per `model_type`, as transformers' `modeling_*.py` read the fields (an unknown or
-   * missing model type follows Llama):
-   * - head dim: `head_dim`, else hidden_size / num_attention_heads (also `n_embd`/`n_head`,
-   *   `d_model`/`num_heads`); DeepSeek's `qk_rope_head_dim` when present;
-   * - rotary fraction: `partial_rotary_factor`, `rotary_pct`, `rope_pct` or `rotary_dim`, else the
+   * Rules are chosen per `model_type` (the text model's, for a multimodal config with a `text_config`),
+   * following each family's `modeling_*.py` in transformers; unknown model types follow Llama. The
+   * table of families is `docs/hf-families.md` in the repository. In short:
+   * - head dim: `head_dim`, else hidden_size / num_attention_heads (or their GPT-2 / T5 spellings);
+   *   DeepSeek's rope head `qk_rope_head_dim`;
+   * - rotating channels: `partial_rotary_factor`, `rotary_pct`, `rope_pct` or `rotary_dim`, else the
    *   family's default (e.g. GPT-NeoX 0.25, Phi 0.5, GPT-J 64 channels);
    * - base: `rope_theta` (inside the rope parameters or at top level) or `rotary_emb_base`, else the
-   *   family's default (usually 10000);
-   * - layout: `'interleaved'` for GPT-J, CodeGen, Cohere, DeepSeek-V2 and GLM (and DeepSeek-V3 with
-   *   `rope_interleave`), `'half'` otherwise;
-   * - schedule: `rope_parameters` (newer) or `rope_scaling` (older) with `rope_type`/`type` and the fields
-   *   that type uses (others are ignored, as Hugging Face does). An explicit `factor` wins (but see
-   *   {@link HfConfigOptions.yarnFactor}); without one (DeepSeek-V3 YaRN, Phi-3 longrope) factor =
-   *   max_position_embeddings / original_max_position_embeddings;
-   * - M-RoPE: `mrope_section` and `mrope_interleaved` (Qwen2-VL, Qwen2.5-VL, Qwen3-VL).
+   *   family's default; where that default changed between transformers versions the field is required;
+   * - layout: `'interleaved'` for the families whose code rotates pairs (2i, 2i + 1) (GPT-J, CodeGen,
+   *   Cohere, DeepSeek, GLM, Llama 4, ...), `'half'` otherwise;
+   * - schedule: `rope_parameters` (transformers 5) or `rope_scaling` with `rope_type`/`type` and the
+   *   fields that type uses (fields of another type are skipped, as Hugging Face only warns). An explicit
+   *   `factor` wins (but see {@link HfConfigOptions.yarnFactor}); without one (DeepSeek-V3 YaRN, Phi-3
+   *   longrope) factor = max_position_embeddings / original_max_position_embeddings;
+   * - M-RoPE: `mrope_section` (Qwen2-VL, contiguous sections) and Qwen3-VL's interleaved sections.
    *
-   * A multimodal config's `text_config` is read when the top level has no model fields. A rotary key the
-   * reader does not interpret is an error rather than silently ignored, and the schedule is range-checked
-   * as ropeFrequencies would. Add `seqLen` yourself for dynamic NTK and longrope.
+   * Nothing is silently dropped: a rotary key the family's code does not read, an unknown key inside the
+   * rope parameters, or a model type without rotary embeddings (BERT, GPT-2, T5, Bloom, ...) is an error
+   * naming it. Configs with one rotary table per layer type (Gemma 3, ModernBERT) need
+   * {@link HfConfigOptions.layerType}. The schedule is range-checked as ropeFrequencies would. Add
+   * `seqLen` yourself for dynamic NTK and longrope.
    *
    * @param config - The parsed config.json object (JSON values only: NaN, ±∞, functions or cycles are named errors).
    * @param options - Which layer type's table, and the YaRN factor rule ({@link HfConfigOptions}).
