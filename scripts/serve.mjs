@@ -1,6 +1,6 @@
 // Static server for the demo: serves web/ (and the package files it imports) on 127.0.0.1, and the API
-// reference (`npm run docs` writes it to build/docs/api) at /api/. `PORT` picks the port (default 8080;
-// 0 = any free port). Runs until stopped.
+// reference (`npm run docs` writes it to build/docs/api) at /api/, and the browser examples at /examples/.
+// `PORT` picks the port (default 8080; 0 = any free port). Runs until stopped.
 import { createServer } from 'node:http';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // URL prefix -> folder (relative to the repository root).
-const PUBLIC = { web: 'web', bindings: 'bindings', dist: 'dist', api: 'build/docs/api' };
+const PUBLIC = { web: 'web', bindings: 'bindings', dist: 'dist', examples: 'examples', api: 'build/docs/api' };
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript', '.js': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
@@ -48,4 +48,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const url = `http://127.0.0.1:${server.address().port}`;
   console.log(`posenc demo: ${url}/web/`);
   console.log(`API reference: ${url}/api/`);
+  console.log(`examples: ${url}/examples/browser/ and ${url}/examples/esbuild/ (after node examples/esbuild/build.mjs)`);
 }

@@ -2,7 +2,7 @@
 // printed numbers to values computed here from the published definitions. Each example also checks
 // itself and exits non-zero when a check fails. The examples import 'posenc' by name: inside this
 // repository that resolves to the package itself (package.json "exports" self-reference).
-// The browser and esbuild examples are run by tests/browser/examples.test.mjs and bundle.test.mjs.
+// The browser and esbuild examples are run by tests/browser/examples.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,0 +1,100 @@
+// The browser examples, opened in headless Chromium (Debian's, driven by playwright-core) from the
+// repository served by scripts/serve.mjs, their printed numbers held to values computed here:
+// - examples/browser/: no bundler, 'posenc' resolved by an import map;
+// - examples/esbuild/: build.mjs bundles app.mjs for the browser (platform 'browser', format 'esm');
+//   this is also the test that the package bundles (no Node-only imports, its wasm inlined).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+let server, base, context, profile;
+
+before(async () => {
+  server = await startServer(0);
+  base = `http://127.0.0.1:${server.address().port}`;
+  profile = mkdtempSync(join(tmpdir(), 'posenc-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => {
+  await context?.close();
+  server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+// Opens a page, collecting its errors (uncaught exceptions and console errors, e.g. a failed import).
+async function open(url, setup) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${m.text()} (${m.location().url})`); });
+  await setup?.(page);
+  await page.goto(url);
+  return { page, errors };
+}
+
+test('examples/browser: the import map resolves "posenc"; the page shows RoPE (cos p, sin p) and ALiBi slopes 2^-1 … 2^-8', async () => {
+  const { page, errors } = await open(`${base}/examples/browser/`);
+  await page.waitForFunction(() => !document.getElementById('status').textContent.startsWith('Loading'), null, { timeout: 20000 });
+  assert.deepEqual(errors, []);
+  assert.doesNotMatch(await page.textContent('#status'), /Error/);
+
+  // RoPE of (1, 0) in the first pair at position p is (cos p, sin p) (pair 0 turns 1 rad per position)
+  const rows = await page.$$eval('#rope tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells, (td) => Number(td.textContent))));
+  assert.deepEqual(rows.map((r) => r[0]), [0, 1, 2, 10, 100]);
+  for (const [p, x0, x1] of rows) {
+    assert.ok(Math.abs(x0 - Math.cos(p)) < 2e-6 && Math.abs(x1 - Math.sin(p)) < 2e-6, `position ${p}: (${x0}, ${x1})`);
+  }
+  // ALiBi, 8 heads: m_h = 2^(-8(h+1)/8) = 2^-(h+1)
+  const slopes = (await page.textContent('#alibi')).trim().split(/\s+/).map(Number);
+  assert.deepEqual(slopes, Array.from({ length: 8 }, (_, h) => 2 ** -(h + 1)));
+  await page.close();
+});
+
+test('examples/esbuild: build.mjs bundles app.mjs for the browser, and index.html runs the bundle', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-esbuild-'));
+  try {
+    // Build as a user would, but into a temp dir; the page's dist/app.js request is answered with it.
+    const outfile = join(dir, 'app.js');
+    execFileSync(process.execPath, [join(root, 'examples/esbuild/build.mjs'), outfile], { cwd: root, stdio: 'pipe' });
+    const { page, errors } = await open(`${base}/examples/esbuild/`, (p) =>
+      p.route('**/examples/esbuild/dist/app.js', (route) => route.fulfill({ path: outfile, contentType: 'text/javascript' })));
+    await page.waitForFunction(() => document.getElementById('out').textContent !== 'Loading…', null, { timeout: 20000 });
+    assert.deepEqual(errors, []);
+    const lines = (await page.textContent('#out')).split('\n');
+
+    // sinusoidal, dim 8: row p = sin(p·w_i), cos(p·w_i), w_i = 10000^(-2i/8)
+    for (let p = 0; p < 4; p++) {
+      const row = lines.find((l) => l.startsWith(`sinusoidal p=${p}:`)).split(':')[1].trim().split(' ').map(Number);
+      const expected = Array.from({ length: 8 }, (_, j) => { const w = 10000 ** (-2 * Math.floor(j / 2) / 8); return j % 2 ? Math.cos(p * w) : Math.sin(p * w); });
+      row.forEach((x, j) => assert.ok(Math.abs(x - expected[j]) < 2e-6, `p=${p} channel ${j}: ${x} vs ${expected[j]}`));
+    }
+    // KV cache, window 4, 6 tokens: the ring holds the last 4 at their own positions; the next position
+    // is 6, not the slot count; the output averages the token ids still visible (all of them while t < 4).
+    const steps = lines.filter((l) => l.startsWith('step ')).map((l) => {
+      const [, t, slots, next, out] = l.match(/^step (\d+): slot positions \[([^\]]*)\], next position (\d+), output (\S+)$/);
+      return { t: +t, slots: slots.split(',').map(Number), next: +next, out: +out };
+    });
+    assert.equal(steps.length, 6);
+    assert.deepEqual(steps[5].slots, [4, 5, 2, 3]);
+    for (const { t, slots, next, out } of steps) {
+      assert.equal(next, t + 1);
+      const kept = slots.filter((p) => p >= 0);
+      assert.deepEqual(kept.slice().sort((a, b) => a - b), Array.from({ length: Math.min(t + 1, 4) }, (_, i) => t + 1 - Math.min(t + 1, 4) + i));
+      assert.ok(out >= Math.min(...kept) - 1e-4 && out <= Math.max(...kept) + 1e-4, `step ${t}: output ${out} outside the visible ids ${kept}`);
+    }
+    await page.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
