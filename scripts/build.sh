@@ -35,7 +35,7 @@ if [ "$what" = fuzz ]; then
   # libFuzzer targets (tests/fuzz/) with ASan + UBSan, built by clang (Debian's LLVM 14, pulled in by emscripten)
   cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14 -DPOSENC_FUZZ=ON \
     -DCMAKE_CXX_FLAGS="-g -fno-omit-frame-pointer" >/dev/null
-  cmake --build build/fuzz -j "$jobs" --target fuzz_rope fuzz_attention fuzz_kv_cache
+  cmake --build build/fuzz -j "$jobs" --target fuzz_rope fuzz_attention fuzz_kv_cache fuzz_hf_config
 fi
 if [ "$what" = wasm-tests ]; then
   cmake --build build/wasm -j "$jobs" --target posenc_tests_wasm

@@ -15,11 +15,12 @@ echo "== native (ctest)"
 ctest --test-dir build/native --output-on-failure
 echo "== the same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 build/native-sanitize/posenc_tests --no-colors
-echo "== libFuzzer: rope configs, attention, KV-cache operation sequences (20 s each; crashes found earlier replayed first)"
-for t in rope attention kv_cache; do
+echo "== libFuzzer: rope configs, attention, KV-cache operation sequences, config.json text (20 s each; crashes found earlier replayed first)"
+for t in rope attention kv_cache hf_config; do
   mkdir -p "build/fuzz/corpus-$t"
   dirs=("build/fuzz/corpus-$t")
   [ -d "tests/fuzz/regressions/$t" ] && dirs+=("tests/fuzz/regressions/$t")  # inputs that once crashed
+  [ "$t" = hf_config ] && dirs+=("tests/fixtures/hf")  # seeds: published configs
   build/fuzz/fuzz_$t "${dirs[@]}" -max_total_time=20 -rss_limit_mb=4096 2>&1 | tail -n 1
 done
 echo "== the same doctest suite compiled to wasm (SIMD128 kernels vs their scalar references)"

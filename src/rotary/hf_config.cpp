@@ -669,11 +669,16 @@ HfRopeConfig ropeConfigFromHF(std::string_view text, const HfConfigOptions& opti
     json root;
     try {
         root = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // a syntax error, or a number beyond double's range (8e1515)
         fail("config", std::string("is not valid JSON: ") + e.what());
     }
     Reader reader(root, options);
-    HfRopeConfig out = reader.read();
+    HfRopeConfig out;
+    try {
+        out = reader.read();
+    } catch (const json::exception& e) {  // every access is type-checked first; this only keeps a slip from escaping
+        fail("config", std::string("could not be read: ") + e.what());
+    }
     // Every range check of the schedule, before the caller uses it; the message names the config.json
     // key the offending value came from (ropeFrequencies names posenc's own option).
     try {
