@@ -33,7 +33,7 @@ const ROPE = {
   multiAxis: opt(MULTI_AXIS, 'several position axes; positions become [axes, tokens]', 'none'),
   sections: opt('IntInput', 'M-RoPE pairs per axis (t, h, w), summing to rotaryDim/2'),
   mropeInterleaved: opt('boolean', "M-RoPE pairs assigned to t, h, w round-robin (Qwen3-VL), not in contiguous sections", false),
-  xposScaleBase: opt('number', 'xPos scale base γ (e.g. 512): queries scale up, keys down'),
+  xposScaleBase: opt('number', 'xPos scale base γ (e.g. 512): pair k of a query at position p scales by ζ_k^(p/γ) < 1, of a key by ζ_k^(−p/γ)'),
   // Accepted by ropeFrequencies too, so that ropeConfigFromHF's result can be passed as it is.
   layout: opt(ROPE_LAYOUTS, 'which channels pair up (ropeFrequencies ignores it)', 'half'),
 };

@@ -3,6 +3,7 @@
 
 export function describe(v) {
   if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
   if (Array.isArray(v)) return 'an array';
   if (ArrayBuffer.isView(v)) return v.constructor.name;
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 20 ? v.slice(0, 20) + '…' : v)}`;

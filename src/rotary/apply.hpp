@@ -13,7 +13,7 @@ enum class RopeLayout {
     interleaved,  // pairs (2k, 2k+1) — GPT-J, ggml NORMAL
 };
 
-// Which side of q.k a rotation is for: only xPos tells them apart (queries scale up, keys down).
+// Which side of q.k a rotation is for: only xPos tells them apart (a query at p scales by zeta^(p/gamma), a key by zeta^(-p/gamma); zeta < 1).
 enum class RopeRole { query, key };
 
 // Per-token rotation tables in the kernel's layout (see kernels/rotate.hpp). Angles are formed in
