@@ -5,6 +5,7 @@
 
 #include "common/errors.hpp"
 #include "kernels/dot.hpp"
+#include "scores/combined.hpp"
 
 namespace posenc {
 
@@ -40,6 +41,19 @@ std::int64_t callDistance(const AttentionInputs& in) {
 
 std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e) {
     const AttentionDims& d = in.dims;
+    if (const auto* c = std::get_if<CombinedEncoding>(&e)) {
+        std::vector<std::unique_ptr<ScoreTerm>> parts;
+        int contentQueries = 0;
+        for (const Encoding& p : c->parts) {
+            if (std::holds_alternative<CombinedEncoding>(p)) fail("encoding", "parts must be single encodings, not combinations");
+            contentQueries += std::holds_alternative<XlEncoding>(p);
+            if (auto t = makeTerm(in, p)) parts.push_back(std::move(t));
+        }
+        if (contentQueries > 1) fail("encoding", "combines two 'xl' parts: each changes the content query");
+        if (parts.empty()) return nullptr;
+        if (parts.size() == 1) return std::move(parts.front());
+        return std::make_unique<CombinedTerm>(std::move(parts));
+    }
     return std::visit(
         Overload{
             // no score term: runWithEncoding uses a stateless no-op term (nothing to allocate)
@@ -66,6 +80,10 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
             [&](const DebertaEncoding& x) -> std::unique_ptr<ScoreTerm> {
                 return std::make_unique<DebertaTerm>(x, d.heads, d.headDim, d.kLen, callDistance(in));
             },
+            [&](const KerpleEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<KerpleTerm>(x, d.heads); },
+            [&](const FireEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<FireTerm>(x, d.heads); },
+            [&](const CopeEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<CopeTerm>(x, in); },
+            [&](const CombinedEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },  // handled above
             [&](const RelativeKeyEncoding& x) -> std::unique_ptr<ScoreTerm> {
                 auto term = std::make_unique<RelativeKeyTerm>(x, d.headDim, d.kLen);
                 const auto [lo, hi] = allowedDeltaRange(in);
@@ -85,7 +103,41 @@ void requireSize(const View<float>& v, std::size_t n, const char* field, const c
 
 }  // namespace
 
+const RopeEncoding* ropePart(const Encoding& e) {
+    if (const auto* r = std::get_if<RopeEncoding>(&e)) return r;
+    const RopeEncoding* found = nullptr;
+    if (const auto* c = std::get_if<CombinedEncoding>(&e))
+        for (const Encoding& p : c->parts)
+            if (const auto* r = std::get_if<RopeEncoding>(&p)) {
+                if (found) fail("encoding", "combines two 'rope' parts: at most one rotary encoding");
+                found = r;
+            }
+    return found;
+}
+
+bool isScalarBias(const Encoding& e) {
+    if (const auto* c = std::get_if<CombinedEncoding>(&e)) {
+        for (const Encoding& p : c->parts)
+            if (!isScalarBias(p)) return false;
+        return !c->parts.empty();
+    }
+    return std::holds_alternative<AlibiEncoding>(e) || std::holds_alternative<T5Encoding>(e) || std::holds_alternative<SwinEncoding>(e) ||
+           std::holds_alternative<KerpleEncoding>(e) || std::holds_alternative<FireEncoding>(e);
+}
+
 double defaultScale(const Encoding& e, int headDim) {
+    if (const auto* c = std::get_if<CombinedEncoding>(&e)) {
+        const double standard = 1.0 / std::sqrt(static_cast<double>(headDim));
+        double chosen = standard;
+        for (const Encoding& p : c->parts) {
+            const double s = defaultScale(p, headDim);
+            if (s == standard) continue;
+            if (chosen != standard && s != chosen)
+                fail("scale", "is required: the combined encodings default to different scales (" + show(chosen) + " and " + show(s) + ")");
+            chosen = s;
+        }
+        return chosen;
+    }
     if (std::holds_alternative<T5Encoding>(e)) return 1.0;
     if (const auto* d = std::get_if<DebertaEncoding>(&e)) return 1.0 / std::sqrt(static_cast<double>(headDim) * (1 + (d->c2p ? 1 : 0) + (d->p2c ? 1 : 0)));
     return 1.0 / std::sqrt(static_cast<double>(headDim));
@@ -185,7 +237,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
 
     std::vector<float> qRot, kRot;
-    if (const auto* rope = std::get_if<RopeEncoding>(&r.encoding)) {
+    if (const auto* rope = ropePart(r.encoding)) {
         // RoPE: rotate copies of q and k at their logical positions, then plain dot products.
         RopeConfig c = rope->config;
         c.headDim = d.headDim;
@@ -224,8 +276,8 @@ void attentionBias(const Encoding& e, int heads, View<std::int32_t> qp, View<std
     requirePositive(static_cast<std::int64_t>(kp.size), "kPositions.length");
     requirePositions(qp.data, qp.size, "qPositions");
     requirePositions(kp.data, kp.size, "kPositions");
-    if (!std::holds_alternative<AlibiEncoding>(e) && !std::holds_alternative<T5Encoding>(e) && !std::holds_alternative<SwinEncoding>(e))
-        fail("encoding.kind", "must be a scalar-bias encoding ('alibi', 't5' or 'swin')");
+    if (!isScalarBias(e))
+        fail("encoding.kind", "must be a scalar-bias encoding ('alibi', 't5', 'swin', 'kerple', 'fire', or an array of them)");
     AttentionInputs in;
     in.dims = AttentionDims{heads, heads, 1, static_cast<int>(qp.size), static_cast<int>(kp.size)};
     in.qPos = qp.data;

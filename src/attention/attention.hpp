@@ -9,7 +9,10 @@
 #include "common/view.hpp"
 #include "rotary/apply.hpp"
 #include "scores/alibi.hpp"
+#include "scores/cope.hpp"
 #include "scores/deberta.hpp"
+#include "scores/fire.hpp"
+#include "scores/kerple.hpp"
 #include "scores/relative_key.hpp"
 #include "scores/shaw.hpp"
 #include "scores/swin.hpp"
@@ -24,8 +27,19 @@ struct RopeEncoding {
     RopeLayout layout = RopeLayout::half;
 };
 
+struct CombinedEncoding;
 using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
-                              DebertaEncoding, RelativeKeyEncoding>;
+                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, CombinedEncoding>;
+// Several encodings applied together: at most one rotary part (it rotates q and k), the score terms
+// add (e.g. RoPE + ALiBi, or T5 + CoPE). Parts are single encodings, not combinations.
+struct CombinedEncoding {
+    std::vector<Encoding> parts;
+};
+
+// The rotary part of an encoding (itself, or the one rope of a combination), or null.
+const RopeEncoding* ropePart(const Encoding& e);
+// Whether the encoding is (or combines only) scalar biases: alibi, t5, swin, kerple, fire.
+bool isScalarBias(const Encoding& e);
 
 struct AttentionRequest {
     AttentionDims dims;
@@ -45,7 +59,8 @@ struct AttentionResult {
 };
 
 // The scale an encoding uses when none is given: 1/sqrt(headDim); T5 1; DeBERTa 1/sqrt(k headDim),
-// k = 1 + active position terms.
+// k = 1 + active position terms. A combination takes its parts' one non-standard default (two different
+// ones are an error: give `scale`).
 double defaultScale(const Encoding& e, int headDim);
 
 // Validates everything, then runs the engine. Outputs are caller buffers of the documented sizes
@@ -53,7 +68,8 @@ double defaultScale(const Encoding& e, int headDim);
 void attention(const AttentionRequest& r, float* out, float* weights = nullptr, float* scores = nullptr);
 AttentionResult attention(const AttentionRequest& r, bool returnWeights = false, bool returnScores = false);
 
-// [heads, Tq, Tk] bias of a scalar-bias encoding (alibi, t5, swin). ALiBi gives the paper form -m(i-j).
+// [heads, Tq, Tk] bias of a scalar-bias encoding (alibi, t5, swin, kerple, fire, or a combination of
+// them). ALiBi gives the paper form -m(i-j).
 std::vector<float> attentionBias(const Encoding& e, int heads, const std::vector<std::int32_t>& qPositions,
                                  const std::vector<std::int32_t>& kPositions);
 void attentionBias(const Encoding& e, int heads, View<std::int32_t> qPositions, View<std::int32_t> kPositions, float* out);

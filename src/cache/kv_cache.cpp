@@ -129,7 +129,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     requirePositive(qLen, "qLen");
     if (heads % c.kvHeads != 0)
         fail("heads", "(" + std::to_string(heads) + ") must be a multiple of the cache's kvHeads (" + std::to_string(c.kvHeads) + ")");
-    if (std::holds_alternative<RopeEncoding>(encoding))
+    if (ropePart(encoding))
         fail("encoding.kind", "'rope' is the cache's own: configure `rope` on the cache and attend with 'none' (or a score-term encoding)");
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
     const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd;

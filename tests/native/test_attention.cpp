@@ -563,3 +563,209 @@ TEST_CASE("fuzzer finds, kept as regressions: sizes that wrap a 32-bit size_t ar
     t.bias = [&](int h, int i, int j) { return ld(table[t5Bucket(p.kPos[j] - p.qPos[i], t5) + h]); };
     checkAgainstNaive(p, T5Encoding{1, table, t5}, t, 1.0L);
 }
+
+// --- KERPLE, FIRE, CoPE and combined encodings, each against its paper's definition ----------------
+
+namespace {
+std::vector<float> positiveVector(std::size_t n, unsigned seed, float lo, float hi) { return ref::randomVector(n, seed, lo, hi); }
+}  // namespace
+
+TEST_CASE("KERPLE log and power (Chi et al. 2022): -r1 log(1 + r2 |i-j|), -r1 |i-j|^r2, per head") {
+    for (auto [heads, kvHeads] : {std::pair{4, 2}, std::pair{12, 4}, std::pair{3, 3}}) {
+        for (bool causal : {false, true}) {
+            Problem p(heads, kvHeads, 16, 5, 11, 40 + heads);
+            p.causal = causal;
+            p.kPos = {0, 3, 4, 9, 10, 17, 30, 31, 32, 60, 61};
+            p.qPos = {31, 32, 40, 61, 62};
+            // moderate r2 here: scores stay O(100) where float resolves 1e-4 (large biases: attentionBias below)
+            const auto r1 = positiveVector(heads, 7, 0.1f, 2.0f), r2 = positiveVector(heads, 8, 0.05f, 1.2f);
+            for (KerpleVariant variant : {KerpleVariant::log, KerpleVariant::power}) {
+                CAPTURE(heads);
+                CAPTURE(causal);
+                KerpleEncoding e{variant, heads, View<float>(r1), View<float>(r2)};
+                NaiveTerms t;
+                t.bias = [&](int h, int i, int j) {
+                    const ld d = std::fabs(ld(p.qPos[i]) - p.kPos[j]);
+                    return variant == KerpleVariant::log ? -ld(r1[h]) * std::log(1 + ld(r2[h]) * d) : -ld(r1[h]) * std::pow(d, ld(r2[h]));
+                };
+                checkAgainstNaive(p, e, t, 1 / std::sqrt(ld(16)));
+                // attentionBias gives the same bias as a [heads, qLen, kLen] tensor
+                const auto bias = attentionBias(e, heads, p.qPos, p.kPos);
+                for (int h = 0; h < heads; ++h)
+                    for (int i = 0; i < p.qLen; ++i)
+                        for (int j = 0; j < p.kLen; ++j)
+                            CHECK(std::fabs(bias[(static_cast<std::size_t>(h) * p.qLen + i) * p.kLen + j] - t.bias(h, i, j)) <= 1e-5L * (1 + std::fabs(t.bias(h, i, j))));
+            }
+        }
+    }
+    // r2 up to 2 (power's limit) and distances up to 1000: relative precision of the float bias
+    const std::vector<float> r1s = {1.0f, 0.3f}, r2s = {2.0f, 1.9f};
+    const std::vector<std::int32_t> qs = {1000, 500}, ks = {0, 1, 499, 1000};
+    const auto powerBias = attentionBias(KerpleEncoding{KerpleVariant::power, 2, View<float>(r1s), View<float>(r2s)}, 2, qs, ks);
+    for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 4; ++j) {
+                const ld want = -ld(r1s[h]) * std::pow(std::fabs(ld(qs[i]) - ks[j]), ld(r2s[h]));
+                CHECK(std::fabs(powerBias[(h * 2 + i) * 4 + j] - want) <= 1e-6L * (1 + std::fabs(want)));
+            }
+    // huge positions: the bias of a distance, not of the positions
+    const std::vector<float> r1 = {0.5f}, r2 = {1.0f};
+    const KerpleEncoding e{KerpleVariant::log, 1, View<float>(r1), View<float>(r2)};
+    const std::int32_t big = 1 << 24;
+    const auto b = attentionBias(e, 1, std::vector<std::int32_t>{big + 7}, std::vector<std::int32_t>{big, big + 7});
+    CHECK(b[0] == doctest::Approx(-0.5 * std::log(8.0)));
+    CHECK(b[1] == 0.0f);
+}
+
+TEST_CASE("KERPLE / FIRE: bad parameters are errors naming the field") {
+    const std::vector<float> ok = {0.5f, 0.5f}, one = {0.5f}, neg = {0.5f, -1.0f}, big = {0.5f, 2.5f};
+    auto bias = [](const Encoding& e) { return attentionBias(e, 2, std::vector<std::int32_t>{1}, std::vector<std::int32_t>{0}); };
+    auto message = [&](const Encoding& e) {
+        try {
+            bias(e);
+        } catch (const std::invalid_argument& x) {
+            return std::string(x.what());
+        }
+        return std::string("(no error)");
+    };
+    CHECK(message(KerpleEncoding{KerpleVariant::log, 2, View<float>(one), View<float>(ok)}).find("encoding.r1 must have one value per head (2)") == 0);
+    CHECK(message(KerpleEncoding{KerpleVariant::log, 2, View<float>(ok), View<float>(neg)}).find("encoding.r2[1] must be a positive") == 0);
+    CHECK(message(KerpleEncoding{KerpleVariant::power, 2, View<float>(ok), View<float>(big)}).find("encoding.r2[1] must be at most 2") == 0);
+    CHECK(message(KerpleEncoding{KerpleVariant::log, 2, View<float>(ok), View<float>(big)}) == "(no error)");  // log allows r2 > 2
+    CHECK(message(KerpleEncoding{KerpleVariant::log, 3, View<float>(ok), View<float>(ok)}).find("encoding.heads (3) must equal heads (2)") == 0);
+    const std::vector<float> w1 = {1, 2, 3}, b1 = {0, 0, 0}, w2 = {1, 1, 1, 1, 1, 1}, b2 = {0, 0};
+    FireEncoding f{2, 3, View<float>(w1), View<float>(b1), View<float>(w2), View<float>(b2)};
+    CHECK(message(f) == "(no error)");
+    FireEncoding shortW2 = f;
+    shortW2.w2 = View<float>(w1);
+    CHECK(message(shortW2).find("encoding.w2 must have 6 values [heads, hidden]") == 0);
+    FireEncoding badC = f;
+    badC.c = 0;
+    CHECK(message(badC).find("encoding.c must be a positive") == 0);
+    FireEncoding badL = f;
+    badL.L = -1;
+    CHECK(message(badL).find("encoding.L must be") == 0);
+}
+
+TEST_CASE("FIRE (Li et al. 2024): MLP of log(c|i-j| + 1) / (log(c max(L, i) + 1) + eps), per head") {
+    for (auto [heads, kvHeads, hidden] : {std::tuple{4, 2, 8}, std::tuple{6, 6, 5}}) {
+        for (bool causal : {true, false}) {
+            Problem p(heads, kvHeads, 8, 4, 9, 70 + heads);
+            p.causal = causal;
+            p.kPos = {0, 1, 2, 5, 8, 13, 21, 34, 55};
+            // i = 0 with L = 0 divides by eps: only its own key (distance 0, x = 0) is sensible, as in causal use
+            p.qPos = {causal ? 0 : 1, 21, 34, 1000};
+            const auto w1 = ref::randomVector(hidden, 1), b1 = ref::randomVector(hidden, 2);
+            const auto w2 = ref::randomVector(static_cast<std::size_t>(heads) * hidden, 3), b2 = ref::randomVector(heads, 4);
+            for (double L : {0.0, 16.0}) {
+                FireEncoding e{heads, hidden, View<float>(w1), View<float>(b1), View<float>(w2), View<float>(b2), 1.5, L, 1e-6};
+                NaiveTerms t;
+                t.bias = [&](int h, int i, int j) {
+                    const ld norm = std::log(ld(1.5) * std::max(ld(L), ld(p.qPos[i])) + 1) + ld(1e-6);
+                    const ld x = std::log(ld(1.5) * std::fabs(ld(p.qPos[i]) - p.kPos[j]) + 1) / norm;
+                    ld y = b2[h];
+                    for (int k = 0; k < hidden; ++k) y += ld(w2[h * hidden + k]) * std::max(ld(0), ld(w1[k]) * x + ld(b1[k]));
+                    return y;
+                };
+                CAPTURE(L);
+                checkAgainstNaive(p, e, t, 1 / std::sqrt(ld(8)));
+            }
+        }
+    }
+}
+
+TEST_CASE("CoPE (Golovneva et al. 2024): gates sigmoid(s q.k), positions = reverse cumulative sums, interpolated e(p)") {
+    for (auto [heads, kvHeads, npos] : {std::tuple{4, 2, 6}, std::tuple{3, 3, 40}, std::tuple{2, 1, 3}}) {
+        for (int mode = 0; mode < 3; ++mode) {  // causal; window 4; a key mask
+            Problem p(heads, kvHeads, 8, 6, 10, 90 + heads);
+            p.qPos = {4, 5, 6, 7, 8, 9};
+            if (mode == 0) p.causal = true;
+            if (mode == 1) p.window = 4;
+            if (mode == 2) p.keyMask = {1, 1, 0, 1, 1, 1, 0, 1, 1, 1};
+            // scaled up so gates spread over (0, 1) and positions reach the clamp for small npos
+            for (auto& x : p.q) x *= 3;
+            const auto emb = ref::randomVector(static_cast<std::size_t>(npos) * 8, 17);
+            const ld s = 1 / std::sqrt(ld(8));
+            CopeEncoding e{npos, View<float>(emb)};
+            NaiveTerms t;
+            t.content = [&](int h, int i, int j) {
+                ld pos = 0;
+                for (int u = j; u < p.kLen; ++u)
+                    if (p.allowed(i, u)) pos += 1 / (1 + std::exp(-s * dotLd(p.qv(h, i), p.kv(h, u), 8)));
+                pos = std::min(pos, ld(npos - 1));
+                const int lo = int(std::floor(pos)), hi = int(std::ceil(pos));
+                const ld w = pos - lo;
+                return dotLd(p.qv(h, i), emb.data() + hi * 8, 8) * w + dotLd(p.qv(h, i), emb.data() + lo * 8, 8) * (1 - w);
+            };
+            CAPTURE(mode);
+            CAPTURE(npos);
+            checkAgainstNaive(p, e, t, s);
+        }
+    }
+    const std::vector<float> emb(5 * 8, 0.1f);
+    Problem p(2, 2, 8, 2, 4, 3);
+    CHECK_THROWS_WITH_AS(attention(p.request(CopeEncoding{4, View<float>(emb)})), doctest::Contains("encoding.embeddings must have npos x headDim = 32"), std::invalid_argument);
+}
+
+TEST_CASE("combined encodings: RoPE rotates, score terms add (RoPE + ALiBi, T5 + KERPLE, CoPE + ALiBi)") {
+    Problem p(4, 2, 16, 5, 9, 123);
+    p.causal = true;
+    // RoPE + ALiBi: the score of rotated q, k plus -m (i - j)
+    RopeConfig rc;
+    rc.headDim = 16;
+    rc.base = 100;
+    const auto f = ropeFrequencies(rc);
+    const std::vector<ld> w(f.invFreq.begin(), f.invFreq.end());
+    const auto slopes = alibiSlopes(4);
+    CombinedEncoding ra{{RopeEncoding{rc, RopeLayout::half}, AlibiEncoding{4, {}, false}}};
+    NaiveTerms t;
+    t.contentDot = [&](int h, int i, int j) {
+        const auto qr = ref::rope(std::vector<ld>(p.qv(h, i), p.qv(h, i) + 16), p.qPos[i], w, true);
+        const auto kr = ref::rope(std::vector<ld>(p.kv(h, j), p.kv(h, j) + 16), p.kPos[j], w, true);
+        ld s = 0;
+        for (int c = 0; c < 16; ++c) s += qr[c] * kr[c];
+        return s;
+    };
+    t.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * (ld(p.qPos[i]) - p.kPos[j]); };
+    checkAgainstNaive(p, ra, t, 1 / std::sqrt(ld(16)));
+
+    // T5 + KERPLE: two biases add; the combination takes T5's default scale 1
+    const auto table = ref::randomVector(32 * 4, 5);
+    const std::vector<float> r1 = {0.5f, 1, 1.5f, 2}, r2 = {0.5f, 0.5f, 1, 1};
+    CombinedEncoding tk{{T5Encoding{4, View<float>(table), {}}, KerpleEncoding{KerpleVariant::log, 4, View<float>(r1), View<float>(r2)}}};
+    NaiveTerms t2;
+    const T5BucketOptions bo;
+    t2.bias = [&](int h, int i, int j) {
+        return ld(table[t5Bucket(std::int64_t(p.kPos[j]) - p.qPos[i], bo) * 4 + h]) - ld(r1[h]) * std::log(1 + ld(r2[h]) * std::fabs(ld(p.qPos[i]) - p.kPos[j]));
+    };
+    checkAgainstNaive(p, tk, t2, 1);
+    CHECK(defaultScale(tk, 16) == 1.0);
+    const auto sum = attentionBias(tk, 4, p.qPos, p.kPos);
+    const auto onlyT5 = attentionBias(T5Encoding{4, View<float>(table), {}}, 4, p.qPos, p.kPos);
+    const auto onlyK = attentionBias(tk.parts[1], 4, p.qPos, p.kPos);
+    for (std::size_t x = 0; x < sum.size(); ++x) CHECK(sum[x] == doctest::Approx(onlyT5[x] + onlyK[x]).epsilon(1e-6));
+
+    // CoPE + ALiBi
+    const auto emb = ref::randomVector(6 * 16, 9);
+    CombinedEncoding ca{{CopeEncoding{6, View<float>(emb)}, AlibiEncoding{4, {}, false}}};
+    const ld s = 1 / std::sqrt(ld(16));
+    NaiveTerms t3;
+    t3.content = [&](int h, int i, int j) {
+        ld pos = 0;
+        for (int u = j; u < p.kLen; ++u)
+            if (p.allowed(i, u)) pos += 1 / (1 + std::exp(-s * dotLd(p.qv(h, i), p.kv(h, u), 16)));
+        pos = std::min(pos, ld(5));
+        const int lo = int(std::floor(pos)), hi = int(std::ceil(pos));
+        return dotLd(p.qv(h, i), emb.data() + hi * 16, 16) * (pos - lo) + dotLd(p.qv(h, i), emb.data() + lo * 16, 16) * (1 - (pos - lo));
+    };
+    t3.bias = t.bias;
+    checkAgainstNaive(p, ca, t3, s);
+
+    // what cannot be combined
+    CombinedEncoding twoRopes{{RopeEncoding{rc, RopeLayout::half}, RopeEncoding{rc, RopeLayout::half}}};
+    CHECK_THROWS_WITH_AS(attention(p.request(twoRopes)), doctest::Contains("two 'rope' parts"), std::invalid_argument);
+    const auto pk = ref::randomVector(2 * 8 * 16, 3);
+    CombinedEncoding t5deberta{{T5Encoding{4, View<float>(table), {}}, DebertaEncoding{}}};
+    CHECK_THROWS_WITH_AS(defaultScale(t5deberta, 16), doctest::Contains("scale is required"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(attentionBias(ca, 4, p.qPos, p.kPos), doctest::Contains("must be a scalar-bias encoding"), std::invalid_argument);
+}
