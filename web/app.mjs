@@ -1,6 +1,6 @@
 // The demo page: every number drawn here comes from the posenc WebAssembly core.
 import { load } from '../bindings/posenc.mjs';
-import { $, demo } from './common.mjs';
+import { $, demo, timed } from './common.mjs';
 import { sinusoidalSection } from './sections/sinusoidal.mjs';
 import { codesSection } from './sections/codes.mjs';
 import { ropeSection } from './sections/rope.mjs';
@@ -19,7 +19,9 @@ async function main() {
     const pe = await load();
     demo.source = 'wasm';
     demo.api = pe;
-    const draws = [orderSection, sinusoidalSection, termsSection, codesSection, rotationSection, ropeSection, scoresSection, cacheSection, compareSection, speedSection].map((s) => s(pe));
+    const sections = { order: orderSection, sinusoidal: sinusoidalSection, terms: termsSection, codes: codesSection, rotation: rotationSection,
+      rope: ropeSection, scores: scoresSection, cache: cacheSection, compare: compareSection, speed: speedSection };
+    const draws = Object.entries(sections).map(([id, s]) => timed(id, s(pe)));
     for (const d of draws) d();
     let resizeTimer;
     window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => draws.forEach((d) => d()), 120); });

@@ -35,3 +35,29 @@ export function demoFloats(n, seed) {
   for (let i = 0; i < n; i++) { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; out[i] = (s / 2 ** 32) * 2 - 1; }
   return out;
 }
+
+// Redraw timing, for the reader's devtools and the browser test: every redraw wrapped by timed() is
+// logged in window.posencDemo.redraws as {panel, ms, sinceInput}: ms is the redraw itself, sinceInput the
+// time from the input event that caused it (event.timeStamp) to the redraw's end. The section's
+// data-redraw-ms attribute holds the latest.
+demo.redraws = [];
+let pendingInput = null;
+for (const type of ['input', 'change', 'click']) {
+  document.addEventListener(type, (e) => {
+    pendingInput = e;
+    // cleared in the next task: the listeners of this event (and the redraws they run) all see it
+    setTimeout(() => { if (pendingInput === e) pendingInput = null; }, 0);
+  }, true);
+}
+export function timed(panel, draw) {
+  return (...args) => {
+    const t0 = performance.now(), cause = pendingInput;
+    const result = draw(...args);
+    const t1 = performance.now();
+    demo.redraws.push({ panel, ms: t1 - t0, sinceInput: cause ? t1 - cause.timeStamp : null, control: cause?.target?.id || cause?.target?.closest?.('[id]')?.id || null });
+    if (demo.redraws.length > 500) demo.redraws.splice(0, 250);
+    const section = document.getElementById(panel)?.closest('section') ?? document.getElementById(panel);
+    if (section) section.dataset.redrawMs = (t1 - t0).toFixed(2);
+    return result;
+  };
+}

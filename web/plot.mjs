@@ -8,17 +8,161 @@ export function divergingColor(t) {
   return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * u));
 }
 
+// Sequential white → deep red for values in [0, 1] (counts, indices, weights, shares).
+const SEQ = [[250, 249, 246], [246, 214, 160], [232, 150, 80], [192, 57, 43], [110, 24, 40]];
+export function sequentialColor(t) {
+  const x = Math.max(0, Math.min(1, t)) * (SEQ.length - 1), k = Math.min(Math.floor(x), SEQ.length - 2), u = x - k;
+  return [0, 1, 2].map((c) => Math.round(SEQ[k][c] + (SEQ[k + 1][c] - SEQ[k][c]) * u));
+}
+const MASKED = [236, 234, 228];  // NaN cells: masked (e.g. keys after a causal query)
+
+// The one cell painter: values [rows, cols] into RGBA pixels, one per cell. color 'diverging' maps
+// v / max to [-1, 1]; 'sequential' maps (v - min) / (max - min) to [0, 1]; NaN is drawn as masked.
+function paintCells(img, values, n, o) {
+  const seq = o.color === 'sequential', lo = o.min ?? 0, span = (o.max ?? 1) - lo || 1, max = o.max ?? 1;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    const [r, g, b] = Number.isNaN(v) ? MASKED : seq ? sequentialColor((v - lo) / span) : divergingColor(v / max);
+    img.data[4 * i] = r; img.data[4 * i + 1] = g; img.data[4 * i + 2] = b; img.data[4 * i + 3] = 255;
+  }
+}
+
 // Draws values [rows, cols] one pixel per cell; CSS scales the canvas up (pixelated).
 export function heatmap(canvas, values, rows, cols, scale = 1) {
   canvas.width = cols;
   canvas.height = rows;
   const ctx = canvas.getContext('2d');
   const img = ctx.createImageData(cols, rows);
-  for (let i = 0; i < rows * cols; i++) {
-    const [r, g, b] = divergingColor(values[i] / scale);
-    img.data[4 * i] = r; img.data[4 * i + 1] = g; img.data[4 * i + 2] = b; img.data[4 * i + 3] = 255;
-  }
+  paintCells(img, values, rows * cols, { max: scale });
   ctx.putImageData(img, 0, 0);
+}
+
+// A colour bar: vertical at (x, y, 10 × h), ticks at min, middle, max, and its label rotated beside it.
+function drawColorBar(ctx, x, y, h, o) {
+  const seq = o.color === 'sequential', lo = seq ? o.min ?? 0 : -(o.max ?? 1), hi = o.max ?? 1;
+  for (let k = 0; k < h; k++) {
+    const t = 1 - k / Math.max(h - 1, 1);
+    const [r, g, b] = seq ? sequentialColor(t) : divergingColor(2 * t - 1);
+    ctx.fillStyle = `rgb(${r},${g},${b})`; ctx.fillRect(x, y + k, 10, 1);
+  }
+  ctx.strokeStyle = '#d6d2c8'; ctx.strokeRect(x + 0.5, y + 0.5, 9, h - 1);
+  ctx.fillStyle = '#4a5368'; ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+  const f = o.legendFormat ?? fmt;
+  ctx.fillText(f(hi), x + 14, y + 5); ctx.fillText(f((lo + hi) / 2), x + 14, y + h / 2); ctx.fillText(f(lo), x + 14, y + h - 5);
+  if (o.legend) {
+    ctx.save(); ctx.translate(x + 14 + o.tickW + 8, y + h / 2); ctx.rotate(Math.PI / 2);
+    ctx.textAlign = 'center'; ctx.textBaseline = 'bottom'; ctx.fillStyle = '#7b8496'; ctx.fillText(o.legend, 0, 0); ctx.restore();
+  }
+}
+
+let cellCanvas;  // created on first use (this module is also imported by Node tests)
+
+// A heatmap figure: values [rows, cols] drawn into the canvas's CSS width (crisp at any pixel ratio),
+// with axis labels, tick labels and a colour bar. Options:
+//   color 'diverging' (default; range ±max, max defaults to max |v|) | 'sequential' (min..max);
+//   xLabel, yLabel; xTicks / yTicks [{i, text}] at cell indices (default: numeric, value = index + xFrom / yFrom);
+//   legend (colour bar label), legendFormat, colorbar (default true), ticks (default true), title,
+//   plotAspect (plot height / width, default rows / cols), marks [{col, label, color}] vertical rules.
+// Stores the plot rectangle on canvas.plot (CSS px) for hover read-outs and the browser test.
+export function heatmapFigure(canvas, values, rows, cols, o = {}) {
+  const seq = o.color === 'sequential';
+  let max = o.max, min = o.min;
+  if (max === undefined || (seq && min === undefined)) {
+    let a = Infinity, b = -Infinity, m = 0;
+    for (const v of values) if (!Number.isNaN(v)) { a = Math.min(a, v); b = Math.max(b, v); m = Math.max(m, Math.abs(v)); }
+    if (seq) { min ??= a; max ??= b; } else max ??= m || 1;
+  }
+  const opt = { ...o, min, max };
+  const ticks = o.ticks !== false, bar = o.colorbar !== false;
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(o.minWidth ?? 120, canvas.clientWidth || canvas.width);
+  const ctx0 = canvas.getContext('2d');
+  ctx0.font = '11px system-ui, sans-serif';
+  const f = o.legendFormat ?? fmt;
+  const tickW = bar ? Math.max(...[max, seq ? min : -max, (seq ? min + max : 0) / 2].map((v) => ctx0.measureText(f(v)).width)) : 0;
+  const yt = ticks ? o.yTicks ?? autoTicks(rows, o.yFrom ?? 0) : [];
+  const xt = ticks ? o.xTicks ?? autoTicks(cols, o.xFrom ?? 0) : [];
+  const yTickW = yt.length ? Math.max(...yt.map((t) => ctx0.measureText(t.text).width)) : 0;
+  const pad = {
+    l: (o.yLabel ? 18 : 2) + (yt.length ? yTickW + 8 : 0), r: bar ? 14 + 14 + tickW + (o.legend ? 20 : 4) : 2,
+    t: o.title ? 20 : 6, b: (xt.length ? 18 : 2) + (o.xLabel ? 16 : 0),
+  };
+  const pw = Math.max(20, w - pad.l - pad.r), ph = Math.round(pw * (o.plotAspect ?? rows / cols));
+  // x tick labels wider than their spacing alternate between two lines
+  const xSpacing = xt.length > 1 ? ((xt[1].i - xt[0].i) * pw) / cols : pw;
+  const stagger = xt.some((t) => ctx0.measureText(t.text).width > xSpacing - 4);
+  if (stagger) pad.b += 12;
+  const h = ph + pad.t + pad.b;
+  canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  ctx.font = '11px system-ui, sans-serif';
+
+  cellCanvas ??= document.createElement('canvas');
+  cellCanvas.width = cols; cellCanvas.height = rows;
+  const cctx = cellCanvas.getContext('2d');
+  const img = cctx.createImageData(cols, rows);
+  paintCells(img, values, rows * cols, opt);
+  cctx.putImageData(img, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(cellCanvas, pad.l, pad.t, pw, ph);
+  ctx.strokeStyle = '#d6d2c8'; ctx.lineWidth = 1; ctx.strokeRect(pad.l - 0.5, pad.t - 0.5, pw + 1, ph + 1);
+
+  const cw = pw / cols, chh = ph / rows;
+  ctx.fillStyle = '#4a5368';
+  ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
+  for (const t of yt) ctx.fillText(t.text, pad.l - 6, pad.t + (t.i + 0.5) * chh);
+  ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+  xt.forEach((t, k) => ctx.fillText(t.text, Math.min(Math.max(pad.l + (t.i + 0.5) * cw, pad.l + 4), pad.l + pw - 4), pad.t + ph + 4 + (stagger && k % 2 ? 12 : 0)));
+  ctx.fillStyle = '#7b8496';
+  if (o.xLabel) ctx.fillText(o.xLabel, pad.l + pw / 2, pad.t + ph + (xt.length ? 18 : 3) + (stagger ? 12 : 0));
+  if (o.yLabel) { ctx.save(); ctx.translate(2, pad.t + ph / 2); ctx.rotate(-Math.PI / 2); ctx.textBaseline = 'top'; ctx.fillText(o.yLabel, 0, 0); ctx.restore(); }
+  if (o.title) { ctx.fillStyle = '#1c2330'; ctx.textAlign = 'left'; ctx.textBaseline = 'top'; ctx.font = '600 12px system-ui, sans-serif'; ctx.fillText(o.title, pad.l, 3); ctx.font = '11px system-ui, sans-serif'; }
+  for (const m of o.marks ?? []) {
+    const x = Math.round(pad.l + m.col * cw) + 0.5;
+    ctx.save(); ctx.strokeStyle = m.color ?? '#1c2330'; ctx.setLineDash([4, 3]); ctx.lineWidth = 1.5;
+    ctx.beginPath(); ctx.moveTo(x, pad.t); ctx.lineTo(x, pad.t + ph); ctx.stroke(); ctx.restore();
+    if (m.label) { ctx.fillStyle = m.color ?? '#1c2330'; ctx.textAlign = x > pad.l + pw * 0.7 ? 'right' : 'left'; ctx.textBaseline = 'top'; ctx.fillText(m.label, x + (ctx.textAlign === 'left' ? 4 : -4), pad.t + 3); }
+  }
+  if (bar) drawColorBar(ctx, pad.l + pw + 14, pad.t, ph, { ...opt, tickW });
+  canvas.plot = { x: pad.l, y: pad.t, w: pw, h: ph, rows, cols, dpr };
+  return canvas.plot;
+}
+
+function autoTicks(n, from) {
+  return niceTicks(from, from + n - 1, n > 40 ? 5 : 4).filter((v) => Number.isInteger(v)).map((v) => ({ i: v - from, text: fmt(v) }));
+}
+
+// The cell under a pointer event on a heatmapFigure canvas, or null.
+export function cellAt(canvas, e) {
+  const p = canvas.plot;
+  if (!p) return null;
+  const r = canvas.getBoundingClientRect(), sx = r.width / (canvas.width / p.dpr);
+  const x = (e.clientX - r.left) / sx - p.x, y = (e.clientY - r.top) / sx - p.y;
+  if (x < 0 || y < 0 || x >= p.w || y >= p.h) return null;
+  return { row: Math.floor((y / p.h) * p.rows), col: Math.floor((x / p.w) * p.cols) };
+}
+
+// A stand-alone colour bar (shared legend of several small heatmaps).
+export function colorBar(canvas, o) {
+  const dpr = window.devicePixelRatio || 1, w = Math.max(200, canvas.clientWidth || canvas.width), h = 34;
+  canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  ctx.font = '11px system-ui, sans-serif';
+  const seq = o.color === 'sequential', lo = seq ? o.min ?? 0 : -(o.max ?? 1), hi = o.max ?? 1, x0 = 8, bw = w - 16;
+  for (let k = 0; k < bw; k++) {
+    const t = k / (bw - 1);
+    const [r, g, b] = seq ? sequentialColor(t) : divergingColor(2 * t - 1);
+    ctx.fillStyle = `rgb(${r},${g},${b})`; ctx.fillRect(x0 + k, 4, 1, 10);
+  }
+  const f = o.legendFormat ?? fmt;
+  ctx.fillStyle = '#4a5368'; ctx.textBaseline = 'top';
+  ctx.textAlign = 'left'; ctx.fillText(f(lo), x0, 18);
+  ctx.textAlign = 'right'; ctx.fillText(f(hi), x0 + bw, 18);
+  ctx.textAlign = 'center'; ctx.fillStyle = '#7b8496'; ctx.fillText(o.legend ?? '', x0 + bw / 2, 18);
 }
 
 function fitCanvas(canvas, aspect) {

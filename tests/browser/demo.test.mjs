@@ -45,20 +45,22 @@ test('the page loads the wasm core without errors', async () => {
 });
 
 test('the heatmap pixels are the sinusoidal table (paper layout), not a blank canvas', async () => {
-  const { width, height, pixels } = await page.evaluate(() => {
+  // the figure draws each cell as a block inside its plot rectangle (canvas.plot, CSS px): sample every cell's centre
+  const { plot, pixels, cw } = await page.evaluate(() => {
     const c = document.getElementById('sin-heatmap');
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    return { width: c.width, height: c.height, pixels: Array.from(d) };
+    return { plot: c.plot, pixels: Array.from(d), cw: c.width };
   });
-  assert.equal(width, 64);
-  assert.equal(height, 64);
+  assert.equal(plot.rows, 64);
+  assert.equal(plot.cols, 64);
   const colors = new Set();
   let worst = 0;
   for (let p = 0; p < 64; p++) {
     for (let j = 0; j < 64; j++) {
       const w = Math.pow(10000, -2 * Math.floor(j / 2) / 64);
       const expected = divergingColor(j % 2 === 0 ? Math.sin(p * w) : Math.cos(p * w));
-      const o = 4 * (p * 64 + j);
+      const x = Math.floor((plot.x + (j + 0.5) * plot.w / 64) * plot.dpr), y = Math.floor((plot.y + (p + 0.5) * plot.h / 64) * plot.dpr);
+      const o = 4 * (y * cw + x);
       for (let k = 0; k < 3; k++) worst = Math.max(worst, Math.abs(pixels[o + k] - expected[k]));
       colors.add(pixels.slice(o, o + 3).join(','));
     }

@@ -1,7 +1,7 @@
 // Why order matters: self-attention without a positional encoding cannot tell "the cat chased the dog"
 // from "the dog chased the cat" — each word gets the same output in both orders (the outputs are just
 // permuted). Any encoding breaks that symmetry. Every number comes from pe.attention.
-import { heatmap } from '../plot.mjs';
+import { heatmapFigure } from '../plot.mjs';
 import { $, bindSegmented, demo, demoFloats } from '../common.mjs';
 
 const A = ['the', 'cat', 'chased', 'the', 'dog'];
@@ -35,8 +35,14 @@ export function orderSection(pe) {
       return m;
     });
     demo.order = { enc: state.enc, diffs, match: MATCH, inputA: Array.from(inputA), outA: Array.from(a.out) };
-    heatmap($('order-weights-a'), a.weights, A.length, A.length, Math.max(...a.weights));
-    heatmap($('order-weights-b'), b.weights, B.length, B.length, Math.max(...b.weights));
+    // one colour scale for both sentences, so equal weights look equal; words on the axes
+    const wMax = Math.max(...a.weights, ...b.weights);
+    const figure = (id, words, w) => heatmapFigure($(id), w, words.length, words.length, {
+      color: 'sequential', min: 0, max: wMax, legend: 'attention weight', xLabel: 'key (attended word)', yLabel: 'query',
+      xTicks: words.map((text, i) => ({ i, text })), yTicks: words.map((text, i) => ({ i, text })), legendFormat: (v) => v.toFixed(2),
+    });
+    figure('order-weights-a', A, a.weights);
+    figure('order-weights-b', B, b.weights);
     const rows = A.map((w, i) => `<tr><td>${w}</td><td class="num">${i}</td><td class="num">${MATCH[i]}</td>`
       + `<td class="num ${diffs[i] < 1e-6 ? 'same' : 'differs'}" title="${diffs[i] < 1e-6 ? 'identical to float rounding' : 'the word comes out differently'}">${diffs[i] < 1e-6 ? diffs[i].toExponential(0) + ' ✓' : diffs[i].toFixed(3)}</td></tr>`);
     $('order-body').innerHTML = rows.join('');
