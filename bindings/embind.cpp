@@ -305,7 +305,7 @@ int ropeConfigFromHF(const std::string& json, const std::string& layerType, int 
 }
 
 // --- score terms and attention ---------------------------------------------------------------------
-enum EncodingKind : int { kNone, kRope, kAlibi, kT5, kSwin, kShaw, kXl, kDeberta, kRelativeKey };
+enum EncodingKind : int { kNone, kRope, kAlibi, kT5, kSwin, kShaw, kXl, kDeberta, kRelativeKey, kKerple, kFire, kCope };
 
 // Flat mirror of posenc::Encoding; tables are heap offsets plus element counts.
 struct EncodingSpec {
@@ -320,6 +320,10 @@ struct EncodingSpec {
     double posKey; int posKeyLength; double posQuery; int posQueryLength; int span, bucketSize, maxPosition, convention;
     bool c2p, p2c, keyQuery;
     RopeSpec rope; int ropeLayout;
+    int variant; double r1; int r1Length; double r2; int r2Length;                     // kerple
+    int hidden; double w1; int w1Length; double b1; int b1Length; double w2; int w2Length;  // fire
+    double b2; int b2Length; double c, L, eps;
+    int npos; double embeddings; int embeddingsLength;                                 // cope
 };
 
 posenc::Encoding toEncoding(const EncodingSpec& e) {
@@ -343,8 +347,23 @@ posenc::Encoding toEncoding(const EncodingSpec& e) {
             return d;
         }
         case kRelativeKey: return posenc::RelativeKeyEncoding{view<float>(e.table, e.tableLength), e.maxPosition, e.keyQuery};
+        case kKerple:
+            return posenc::KerpleEncoding{static_cast<posenc::KerpleVariant>(e.variant), e.heads, view<float>(e.r1, e.r1Length), view<float>(e.r2, e.r2Length)};
+        case kFire:
+            return posenc::FireEncoding{e.heads, e.hidden, view<float>(e.w1, e.w1Length), view<float>(e.b1, e.b1Length),
+                                        view<float>(e.w2, e.w2Length), view<float>(e.b2, e.b2Length), e.c, e.L, e.eps};
+        case kCope: return posenc::CopeEncoding{e.npos, view<float>(e.embeddings, e.embeddingsLength)};
         default: posenc::fail("encoding.kind", "is not a known encoding");
     }
+}
+
+// `encoding` may be an array of encodings applied together (posenc::CombinedEncoding).
+posenc::Encoding toEncoding(const val& specs) {
+    const std::vector<EncodingSpec> parts = vecFromJSArray<EncodingSpec>(specs);
+    if (parts.size() == 1) return toEncoding(parts.front());
+    posenc::CombinedEncoding c;
+    for (const EncodingSpec& p : parts) c.parts.push_back(toEncoding(p));
+    return c;
 }
 
 struct AttentionSpec {
@@ -356,7 +375,7 @@ struct AttentionSpec {
     double out, weights, scores;  // weights / scores: 0 = not requested
 };
 
-int attention(const AttentionSpec& a, const EncodingSpec& e) {
+int attention(const AttentionSpec& a, const val& e) {
     return guarded([&] {
         posenc::AttentionRequest r;
         r.dims = posenc::AttentionDims{a.heads, a.kvHeads, a.headDim, a.qLen, a.kLen};
@@ -376,9 +395,9 @@ int attention(const AttentionSpec& a, const EncodingSpec& e) {
     });
 }
 
-int attentionBias(const EncodingSpec& e, double qPositions, int qLen, double kPositions, int kLen, double out) {
+int attentionBias(const val& e, int heads, double qPositions, int qLen, double kPositions, int kLen, double out) {
     return guarded([&] {
-        posenc::attentionBias(toEncoding(e), e.heads, view<std::int32_t>(qPositions, qLen), view<std::int32_t>(kPositions, kLen), at<float>(out));
+        posenc::attentionBias(toEncoding(e), heads, view<std::int32_t>(qPositions, qLen), view<std::int32_t>(kPositions, kLen), at<float>(out));
     });
 }
 
@@ -439,7 +458,7 @@ public:
                           mask ? posenc::View<std::uint8_t>(at<const std::uint8_t>(mask), bt) : posenc::View<std::uint8_t>());
         });
     }
-    int attend(double q, int heads, int qLen, const EncodingSpec& e, double qPositions, bool causal, double scale, double out) {
+    int attend(double q, int heads, int qLen, const val& e, double qPositions, bool causal, double scale, double out) {
         return guarded([&] {
             const auto& c = live().config();
             const std::size_t n = static_cast<std::size_t>(c.batch) * heads * qLen * c.headDim, bq = static_cast<std::size_t>(c.batch) * qLen;
@@ -569,7 +588,27 @@ EMSCRIPTEN_BINDINGS(posenc) {
         .field("p2c", &EncodingSpec::p2c)
         .field("keyQuery", &EncodingSpec::keyQuery)
         .field("rope", &EncodingSpec::rope)
-        .field("ropeLayout", &EncodingSpec::ropeLayout);
+        .field("ropeLayout", &EncodingSpec::ropeLayout)
+        .field("variant", &EncodingSpec::variant)
+        .field("r1", &EncodingSpec::r1)
+        .field("r1Length", &EncodingSpec::r1Length)
+        .field("r2", &EncodingSpec::r2)
+        .field("r2Length", &EncodingSpec::r2Length)
+        .field("hidden", &EncodingSpec::hidden)
+        .field("w1", &EncodingSpec::w1)
+        .field("w1Length", &EncodingSpec::w1Length)
+        .field("b1", &EncodingSpec::b1)
+        .field("b1Length", &EncodingSpec::b1Length)
+        .field("w2", &EncodingSpec::w2)
+        .field("w2Length", &EncodingSpec::w2Length)
+        .field("b2", &EncodingSpec::b2)
+        .field("b2Length", &EncodingSpec::b2Length)
+        .field("c", &EncodingSpec::c)
+        .field("L", &EncodingSpec::L)
+        .field("eps", &EncodingSpec::eps)
+        .field("npos", &EncodingSpec::npos)
+        .field("embeddings", &EncodingSpec::embeddings)
+        .field("embeddingsLength", &EncodingSpec::embeddingsLength);
     value_object<AttentionSpec>("AttentionSpec")
         .field("heads", &AttentionSpec::heads)
         .field("kvHeads", &AttentionSpec::kvHeads)

@@ -5,7 +5,8 @@ import { ropeSpec, ropeSpecOnHeap } from './rope-config.mjs';
 import { OPTIONS, ENCODING_KINDS, ROPE_LAYOUTS, checkOptions, belongsIn, quoted } from './options.mjs';
 
 export { ENCODING_KINDS };
-export const SCALAR_BIAS = ['alibi', 't5', 'swin'];
+export const SCALAR_BIAS = ['alibi', 't5', 'swin', 'kerple', 'fire'];
+const KERPLE_VARIANTS = ['log', 'power'];
 export const NO_ENCODING = Object.freeze({ kind: 'none' });  // what an omitted encoding means
 const DEBERTA_CONVENTIONS = ['hf', 'microsoft'];
 
@@ -22,7 +23,9 @@ function blank() {
     maxDistance: 128, windowH: 0, windowW: 0, clip: 0, keyTable: 0, keyTableLength: 0, valueTable: 0, valueTableLength: 0,
     u: 0, uLength: 0, v: 0, vLength: 0, r: 0, rLength: 0, wR: 0, wRLength: 0, dModel: 0, posKey: 0, posKeyLength: 0,
     posQuery: 0, posQueryLength: 0, span: 0, bucketSize: 0, maxPosition: 0, convention: 0, c2p: true, p2c: true,
-    keyQuery: false, rope: EMPTY_ROPE, ropeLayout: 0,
+    keyQuery: false, rope: EMPTY_ROPE, ropeLayout: 0, variant: 0, r1: 0, r1Length: 0, r2: 0, r2Length: 0,
+    hidden: 0, w1: 0, w1Length: 0, b1: 0, b1Length: 0, w2: 0, w2Length: 0, b2: 0, b2Length: 0, c: 1, L: 0, eps: 1e-6,
+    npos: 0, embeddings: 0, embeddingsLength: 0,
   };
 }
 
@@ -47,28 +50,48 @@ function misplaced(kind) {
   };
 }
 
-// Checks an encoding's kind and keys; returns the kind.
-export function encodingKind(encoding) {
-  if (encoding === undefined) throw new TypeError('encoding is required');
-  const e = v.object(encoding, 'encoding');
-  if (e.kind === undefined || e.kind === null) throw new TypeError(`encoding.kind is required (one of ${quoted(ENCODING_KINDS)}${e.kind === null ? '; got null' : ''})`);
-  const kind = ENCODING_KINDS[v.oneOf(e.kind, 'encoding.kind', ENCODING_KINDS)];
-  checkOptions(e, `encoding.${kind}`, { field: 'encoding', prefix: 'encoding.', elsewhere: misplaced(kind) });
+// Checks an encoding's kind and keys; returns the kind. `field` names it in messages ('encoding[1]'
+// for a part of a combination).
+export function encodingKind(encoding, field = 'encoding') {
+  if (encoding === undefined) throw new TypeError(`${field} is required`);
+  const e = v.object(encoding, field);
+  if (e.kind === undefined || e.kind === null) throw new TypeError(`${field}.kind is required (one of ${quoted(ENCODING_KINDS)}${e.kind === null ? '; got null' : ''})`);
+  const kind = ENCODING_KINDS[v.oneOf(e.kind, `${field}.kind`, ENCODING_KINDS)];
+  checkOptions(e, `encoding.${kind}`, { field, prefix: `${field}.`, elsewhere: misplaced(kind) });
   return kind;
+}
+
+// The kinds of an encoding that may be an array applied together (at most one 'rope', no nesting).
+export function encodingKinds(encoding) {
+  if (!Array.isArray(encoding)) return [encodingKind(encoding)];
+  if (encoding.length === 0) throw new RangeError('encoding must not be an empty array (leave it out for no encoding)');
+  const kinds = encoding.map((e, i) => {
+    if (Array.isArray(e)) throw new TypeError(`encoding[${i}] must be an encoding object, not an array (combinations do not nest)`);
+    return encodingKind(e, `encoding[${i}]`);
+  });
+  if (kinds.filter((k) => k === 'rope').length > 1) throw new RangeError("encoding combines two 'rope' entries: at most one rotary encoding");
+  return kinds;
+}
+
+// The flat specs the binding takes, one per part (an array encoding is applied as a combination).
+export function encodingSpecs(scope, encoding, context = {}) {
+  encodingKinds(encoding);
+  if (!Array.isArray(encoding)) return [encodingSpec(scope, encoding, context).spec];
+  return encoding.map((e, i) => encodingSpec(scope, e, { ...context, field: `encoding[${i}]` }).spec);
 }
 
 // `encoding` must be an object (callers pass {kind: 'none'} for an omitted one); headDim and heads
 // come from the call (rope's headDim is the attention's; scalar biases default to its heads).
-export function encodingSpec(scope, encoding, { headDim, heads } = {}) {
-  const kind = encodingKind(encoding);
+export function encodingSpec(scope, encoding, { headDim, heads, field = 'encoding' } = {}) {
+  const kind = encodingKind(encoding, field);
   const e = encoding;
   const s = blank();
   s.kind = ENCODING_KINDS.indexOf(kind);
-  const f = (name) => `encoding.${name}`;
+  const f = (name) => `${field}.${name}`;
   switch (kind) {
     case 'none': break;
     case 'rope':
-      s.rope = ropeSpecOnHeap(scope, ropeSpec(e, { prefix: 'encoding.', where: 'encoding', headDim, headDimOf: "the attention's headDim" }));
+      s.rope = ropeSpecOnHeap(scope, ropeSpec(e, { prefix: `${field}.`, where: field, headDim, headDimOf: "the attention's headDim" }));
       s.ropeLayout = v.oneOf(e.layout, f('layout'), ROPE_LAYOUTS, 'half');
       break;
     case 'alibi':
@@ -123,6 +146,27 @@ export function encodingSpec(scope, encoding, { headDim, heads } = {}) {
       [s.table, s.tableLength] = table(scope, e.table, f('table'), true);
       s.maxPosition = v.positive(e.maxPosition, f('maxPosition'));
       s.keyQuery = v.boolean(e.keyQuery, f('keyQuery'), false);
+      break;
+    case 'kerple':
+      s.variant = v.oneOf(e.variant, f('variant'), KERPLE_VARIANTS);
+      s.heads = v.positive(e.heads ?? heads, f('heads'));
+      [s.r1, s.r1Length] = table(scope, e.r1, f('r1'), true);
+      [s.r2, s.r2Length] = table(scope, e.r2, f('r2'), true);
+      break;
+    case 'fire':
+      s.heads = v.positive(e.heads ?? heads, f('heads'));
+      s.hidden = v.positive(e.hidden, f('hidden'));
+      [s.w1, s.w1Length] = table(scope, e.w1, f('w1'), true);
+      [s.b1, s.b1Length] = table(scope, e.b1, f('b1'), true);
+      [s.w2, s.w2Length] = table(scope, e.w2, f('w2'), true);
+      [s.b2, s.b2Length] = table(scope, e.b2, f('b2'), true);
+      s.c = v.optionalNumber(e.c, f('c'), 1);
+      s.L = v.optionalNumber(e.L, f('L'), 0);
+      s.eps = v.optionalNumber(e.eps, f('eps'), 1e-6);
+      break;
+    case 'cope':
+      s.npos = v.positive(e.npos, f('npos'));
+      [s.embeddings, s.embeddingsLength] = table(scope, e.embeddings, f('embeddings'), true);
       break;
   }
   return { kind, spec: s };

@@ -763,6 +763,12 @@ export interface ParameterShapes {
   xl: XLShape;
   /** 2·span·hidden: the shared relative embeddings. */
   deberta: DebertaShape;
+  /** 2·heads: r1 and r2 per head. */
+  kerple: KerpleShape;
+  /** 2·hidden + (hidden + 1)·heads + 2: the MLP's two layers plus the learned c and L. */
+  fire: FireShape;
+  /** npos·headDim: the position embeddings. */
+  cope: CopeShape;
 }
 /** No options: the method learns no parameters (any key is a `TypeError`). */
 export type NoParameters = Record<string, never>;
@@ -849,6 +855,25 @@ export interface XLShape {
   headDim: number;
   /** Model width (of the sinusoid R). A positive integer. Required. */
   dModel: number;
+}
+/** Shape of KERPLE's per-head parameters. */
+export interface KerpleShape {
+  /** Attention heads. A positive integer. Required. */
+  heads: number;
+}
+/** Shape of FIRE's MLP. */
+export interface FireShape {
+  /** Attention heads (the MLP's outputs). A positive integer. Required. */
+  heads: number;
+  /** Hidden width of the MLP. A positive integer. Required. */
+  hidden: number;
+}
+/** Shape of CoPE's position embeddings [npos, headDim]. */
+export interface CopeShape {
+  /** Position embeddings. A positive integer. Required. */
+  npos: number;
+  /** Channels per head. A positive integer. Required. */
+  headDim: number;
 }
 /** Shape of DeBERTa's shared relative embeddings [2·span, hidden]. */
 export interface DebertaShape {
@@ -1296,9 +1321,10 @@ export interface Posenc {
   /**
    * The [heads, Tq, Tk] bias a scalar-bias encoding adds to the attention scores, at the given logical
    * positions (no masking): ALiBi −m_h·(i − j) (paper form; −m_h·|i − j| when symmetric), T5
-   * table[bucket(j − i), h], Swin table[index(i, j), h].
+   * table[bucket(j − i), h], Swin table[index(i, j), h], KERPLE and FIRE as defined on their encodings;
+   * an array of them adds up.
    *
-   * @param encoding - An `'alibi'`, `'t5'` or `'swin'` encoding; its `heads` is required here (no call fixes it). Other kinds are a `RangeError`.
+   * @param encoding - An `'alibi'`, `'t5'`, `'swin'`, `'kerple'` or `'fire'` encoding, or an array of them (same `heads`); its `heads` is required here (no call fixes it). Other kinds are a `RangeError`.
    * @param qPositions - Query positions [Tq]: integers in [0, 2^31).
    * @param kPositions - Key positions [Tk]: integers in [0, 2^31).
    * @returns [heads, Tq, Tk] float32.
@@ -1308,7 +1334,7 @@ export interface Posenc {
    * // head 0 (slope 1/16): query 5 → [-5/16, 0], query 6 → [-6/16, -1/16]
    * ```
    */
-  attentionBias(encoding: Encoding, qPositions: IntInput, kPositions: IntInput): Float32Array;
+  attentionBias(encoding: ScalarBiasEncoding | ScalarBiasEncoding[], qPositions: IntInput, kPositions: IntInput): Float32Array;
   /**
    * Multi-head attention with any one positional {@link Encoding}, on posenc's streaming engine:
    * score(i, j) = scale·(q̃_i·k̃_j + content(i, j)) + bias(i, j), masked (causal, window, key mask),
@@ -1417,7 +1443,76 @@ export interface Posenc {
  * | `'relativeKey'` | content × position | HF BERT `relative_key(_query)` |
  */
 export type Encoding =
-  | NoneEncoding | RopeEncoding | AlibiEncoding | T5Encoding | SwinEncoding | ShawEncoding | XLEncoding | DebertaEncoding | RelativeKeyEncoding;
+  | NoneEncoding | RopeEncoding | AlibiEncoding | T5Encoding | SwinEncoding | ShawEncoding | XLEncoding | DebertaEncoding | RelativeKeyEncoding
+  | KerpleEncoding | FireEncoding | CopeEncoding;
+/** The encodings that are a scalar bias per (head, query, key), accepted by {@link Posenc.attentionBias}. */
+export type ScalarBiasEncoding = AlibiEncoding | T5Encoding | SwinEncoding | KerpleEncoding | FireEncoding;
+
+/**
+ * KERPLE (Chi et al. 2022): a per-head bias from a conditionally positive definite kernel of the
+ * distance, log: −r1·log(1 + r2·|i − j|); power: −r1·|i − j|^r2. Learned r1, r2 > 0 (r2 ≤ 2 for power).
+ * @see Chi et al., "KERPLE: Kernelized Relative Positional Embedding for Length Extrapolation", NeurIPS 2022.
+ */
+export interface KerpleEncoding {
+  /** `'kerple'`. */
+  kind: 'kerple';
+  /** `'log'` (−r1·log(1 + r2·d)) or `'power'` (−r1·d^r2). Required. */
+  variant: 'log' | 'power';
+  /** Heads of the bias. @defaultValue the call's heads (required by {@link Posenc.attentionBias}) */
+  heads?: number;
+  /** [heads], each a positive finite number. Required. */
+  r1: FloatInput;
+  /** [heads], each a positive finite number (at most 2 for `'power'`). Required. */
+  r2: FloatInput;
+}
+
+/**
+ * FIRE (Li et al., ICLR 2024): a per-head bias from a small MLP of a progressively normalised log
+ * distance, b_h(i, j) = f_h(ψ(|i − j|) / (ψ(max(L, i)) + eps)), ψ(x) = log(c·x + 1),
+ * f(x) = w2·ReLU(w1·x + b1) + b2. i and j are the query and key positions. The paper has no eps; the
+ * public code adds it to the normaliser (so i = 0 gives 0, not 0/0) and uses |i − j|, so a non-causal
+ * pair gets the bias of its distance.
+ * @see Li et al., "Functional Interpolation for Relative Positions Improves Long Context Transformers", ICLR 2024.
+ */
+export interface FireEncoding {
+  /** `'fire'`. */
+  kind: 'fire';
+  /** Heads of the bias (the MLP's outputs). @defaultValue the call's heads (required by {@link Posenc.attentionBias}) */
+  heads?: number;
+  /** Hidden width of the MLP: a positive integer. Required. */
+  hidden: number;
+  /** [hidden]: `Linear(1, hidden).weight`. Required. */
+  w1: FloatInput;
+  /** [hidden]: `Linear(1, hidden).bias`. Required. */
+  b1: FloatInput;
+  /** [heads, hidden]: `Linear(hidden, heads).weight`, row h = head h. Required. */
+  w2: FloatInput;
+  /** [heads]: `Linear(hidden, heads).bias`. Required. */
+  b2: FloatInput;
+  /** ψ(x) = log(c·x + 1): a positive number. @defaultValue `1` */
+  c?: number;
+  /** The normaliser's floor ψ(max(L, i)): a number ≥ 0. @defaultValue `0` */
+  L?: number;
+  /** Added to the normaliser: a positive number. @defaultValue `1e-6` */
+  eps?: number;
+}
+
+/**
+ * CoPE (Golovneva et al. 2024), contextual positions: with s the attention scale, gates
+ * g_ij = σ(s·q_i·k_j) on allowed keys, positions p_ij = Σ_{t ≥ j} g_it clamped to npos − 1, e(p) the
+ * linear interpolation of rows ⌊p⌋ and ⌈p⌉ of `embeddings`, and the logit s·(q_i·k_j + q_i·e(p_ij)).
+ * Cost: each query row's gates over every key come first (a reverse cumulative sum), about a second
+ * pass of q·k; blocks cannot be skipped ahead of the mask as with a bias.
+ * @see Golovneva et al., "Contextual Position Encoding: Learning to Count What's Important", 2024 (facebookresearch/RAM `projects/cope`).
+ */
+export interface CopeEncoding {
+  /** `'cope'`. */
+  kind: 'cope';
+  /** Position embeddings: a positive integer; positions clamp to npos − 1. Required. */
+  npos: number;
+  /** [npos, headDim], row p = e[p], shared by every head. Required. */
+  embeddings: FloatInput;
+}
 
 /** No positional term: plain scaled dot-product attention (scale 1/√headDim). */
 export interface NoneEncoding {
@@ -1621,8 +1716,11 @@ export interface AttentionArgs {
    * @defaultValue `1/√headDim`; T5: `1`; DeBERTa: `1/√(k·headDim)`, k = 1 + active position terms
    */
   scale?: number;
-  /** The position terms ({@link Encoding}). @defaultValue `{ kind: 'none' }` */
-  encoding?: Encoding;
+  /**
+   * The position terms ({@link Encoding}), or an array of them applied together (at most one `'rope'`;
+   * score terms add, e.g. `[{ kind: 'rope' }, { kind: 'alibi' }]`). @defaultValue `{ kind: 'none' }`
+   */
+  encoding?: Encoding | Encoding[];
   /** Also return the softmax weights [heads, qLen, kLen]. @defaultValue `false` */
   returnWeights?: boolean;
   /** Also return the final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity). @defaultValue `false` */
@@ -1683,10 +1781,10 @@ export interface AttendOptions {
   heads: number;
   /**
    * Score terms added on top of the cache's own rope (ALiBi, T5, ...), at the cached logical positions.
-   * `'rope'` is a `RangeError` (configure {@link KVCacheOptions.rope} instead).
+   * `'rope'` is a `RangeError` (configure {@link KVCacheOptions.rope} instead). An array applies several together.
    * @defaultValue `{ kind: 'none' }`
    */
-  encoding?: Encoding;
+  encoding?: Encoding | Encoding[];
   /**
    * Logical position of each query [batch·qLen], integers in [0, 2^31).
    * @defaultValue each row's last `qLen` positions: `next − qLen … next − 1`

@@ -3,7 +3,7 @@
 import * as v from './validate.mjs';
 import { HeapBuffer } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, ROPE_LAYOUTS } from './rope-config.mjs';
-import { encodingSpec, NO_ENCODING } from './encoding.mjs';
+import { encodingSpecs, NO_ENCODING } from './encoding.mjs';
 import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
 
 // A tensor whose token count is implied by its length: returns [length, tokens].
@@ -79,7 +79,7 @@ export function makeKVCacheClass(m, run, check) {
       const qPositions = o.qPositions === undefined ? null : v.positions(o.qPositions, 'qPositions');
       if (qPositions) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
       return run((s) => {
-        const { spec } = encodingSpec(s, o.encoding ?? NO_ENCODING, { headDim: this.#headDim, heads });
+        const spec = encodingSpecs(s, o.encoding ?? NO_ENCODING, { headDim: this.#headDim, heads });
         const qp = s.f32(q, 'q', len);
         const out = s.out(len);
         check(m, h.attend(qp, heads, qLen, spec, qPositions ? s.i32(qPositions, 'qPositions') : 0, causal, scale, out));

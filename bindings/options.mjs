@@ -10,7 +10,7 @@
 // require them (`requiredBy`): RopeScaling is one object whose valid keys depend on its `type`.
 import * as v from './validate.mjs';
 
-export const ENCODING_KINDS = ['none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey'];
+export const ENCODING_KINDS = ['none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey', 'kerple', 'fire', 'cope'];
 export const SCALING_TYPES = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'];
 export const SCALING_ALIASES = Object.freeze({ default: 'none', su: 'longrope', ntk_aware: 'ntk' });
 export const CONVENTIONS = ['hf', 'ggml'];
@@ -263,6 +263,27 @@ const TABLES = {
     maxPosition: req('integer'),
     keyQuery: opt('boolean', 'also add k_j·E (relative_key_query)', false),
   }),
+  'encoding.kerple': encoding('kerple', 'KerpleEncoding', {
+    variant: req(['log', 'power'], 'log: −r1·log(1 + r2·|i − j|); power: −r1·|i − j|^r2'),
+    heads: HEADS,
+    r1: req('FloatInput', '[heads], each > 0'),
+    r2: req('FloatInput', '[heads], each > 0 (≤ 2 for power)'),
+  }),
+  'encoding.fire': encoding('fire', 'FireEncoding', {
+    heads: HEADS,
+    hidden: req('integer', 'width of the MLP'),
+    w1: req('FloatInput', '[hidden]: Linear(1, hidden).weight'),
+    b1: req('FloatInput', '[hidden]'),
+    w2: req('FloatInput', '[heads, hidden]: Linear(hidden, heads).weight, row h = head h'),
+    b2: req('FloatInput', '[heads]'),
+    c: opt('number', 'ψ(x) = log(c·x + 1)', 1),
+    L: opt('number', 'the normaliser ψ(max(L, i)) floor', 0),
+    eps: opt('number', 'added to the normaliser', 1e-6),
+  }),
+  'encoding.cope': encoding('cope', 'CopeEncoding', {
+    npos: req('integer', 'position embeddings; positions clamp to npos − 1'),
+    embeddings: req('FloatInput', '[npos, headDim], row p = e[p], shared by every head'),
+  }),
 
   KVCache: { interface: 'KVCacheOptions', keys: {
     batch: opt('integer', undefined, 1),
@@ -307,6 +328,9 @@ const TABLES = {
   'parameterCount.relativeKey': table('RelativeKeyShape', { maxPosition: req('integer'), headDim: req('integer') }),
   'parameterCount.xl': table('XLShape', { heads: req('integer'), headDim: req('integer'), dModel: req('integer') }),
   'parameterCount.deberta': table('DebertaShape', { span: req('integer'), hidden: req('integer') }),
+  'parameterCount.kerple': table('KerpleShape', { heads: req('integer') }),
+  'parameterCount.fire': table('FireShape', { heads: req('integer'), hidden: req('integer') }),
+  'parameterCount.cope': table('CopeShape', { npos: req('integer'), headDim: req('integer') }),
 };
 
 function deepFreeze(x) {

@@ -42,6 +42,10 @@ const COUNTS = {
   xl: (o) => size(o, 'heads') * size(o, 'headDim') * (size(o, 'dModel') + 2),
   // shared relative embeddings [2 span, hidden] (projections reuse the content W_q, W_k when share_att_key)
   deberta: (o) => 2 * size(o, 'span') * size(o, 'hidden'),
+  kerple: (o) => 2 * size(o, 'heads'),  // r1, r2 per head
+  // Linear(1, hidden) + Linear(hidden, heads), and the learned c and L (FIRE's public code)
+  fire: (o) => 2 * size(o, 'hidden') + (size(o, 'hidden') + 1) * size(o, 'heads') + 2,
+  cope: (o) => size(o, 'npos') * size(o, 'headDim'),
 };
 
 export const PARAMETER_METHODS = Object.keys(COUNTS);

@@ -4,7 +4,7 @@ import createPosencModule from '../dist/posenc_wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, makeRopeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
-import { encodingSpec, encodingKind, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
+import { encodingSpecs, encodingKinds, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
 import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
@@ -125,7 +125,7 @@ function makeApi(m) {
     if (heads % kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of kvHeads (${kvHeads})`);
     const qn = heads * qLen * headDim, kn = kvHeads * kLen * headDim, wn = heads * qLen * kLen;
     return run((s) => {
-      const { spec } = encodingSpec(s, a.encoding ?? NO_ENCODING, { headDim, heads });
+      const spec = encodingSpecs(s, a.encoding ?? NO_ENCODING, { headDim, heads });
       const q = s.f32(a.q, 'q', qn), k = s.f32(a.k, 'k', kn), vv = s.f32(a.v, 'v', kn);
       const out = s.out(qn);
       const weights = returnWeights ? s.out(wn, 'weights') : 0;
@@ -146,13 +146,16 @@ function makeApi(m) {
 
   function attentionBias(encoding, qPositions, kPositions) {
     const qp = v.positions(qPositions, 'qPositions'), kp = v.positions(kPositions, 'kPositions');
-    const kind = encodingKind(encoding);
-    if (!SCALAR_BIAS.includes(kind)) throw new RangeError(`encoding.kind must be a scalar-bias encoding ('alibi', 't5' or 'swin') (got '${kind}')`);
+    const kinds = encodingKinds(encoding);
+    const other = kinds.find((k) => !SCALAR_BIAS.includes(k));
+    if (other) throw new RangeError(`encoding.kind must be a scalar-bias encoding (${SCALAR_BIAS.map((k) => `'${k}'`).join(', ')}, or an array of them) (got '${other}')`);
     return run((s) => {
-      const { spec } = encodingSpec(s, encoding);
-      const n = spec.heads * qp.length * kp.length;
+      const specs = encodingSpecs(s, encoding);
+      const heads = specs[0].heads;
+      specs.forEach((p, i) => { if (p.heads !== heads) throw new RangeError(`encoding[${i}].heads (${p.heads}) must equal encoding[0].heads (${heads})`); });
+      const n = heads * qp.length * kp.length;
       const out = s.out(n);
-      check(m, m.attentionBias(spec, s.i32(qp, 'qPositions'), qp.length, s.i32(kp, 'kPositions'), kp.length, out));
+      check(m, m.attentionBias(specs, heads, s.i32(qp, 'qPositions'), qp.length, s.i32(kp, 'kPositions'), kp.length, out));
       return s.result(out, n);
     });
   }

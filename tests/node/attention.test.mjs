@@ -235,3 +235,112 @@ test('ALiBi with left padding: logical positions (Bloom counts only real tokens)
     assert.ok(maxAbsDiff(got.weights.subarray(h * kLen, (h + 1) * kLen), e.map((x) => x / z)) < 1e-6);
   }
 });
+
+test('KERPLE and FIRE through pe.attention and pe.attentionBias (float64 references from the papers)', () => {
+  for (const [heads, kvHeads] of [[4, 2], [6, 3], [5, 5]]) {
+    for (const causal of [false, true]) {
+      const p = { ...problem(heads, kvHeads, 8, 4, 9, 60 + heads), causal, qPositions: [3, 8, 20, 2 ** 24], kPositions: [0, 1, 2, 3, 8, 13, 21, 2 ** 24 - 5, 2 ** 24] };
+      const r1 = Array.from({ length: heads }, (_, h) => 0.2 + 0.3 * h), r2 = Array.from({ length: heads }, (_, h) => 0.1 + 0.2 * h);
+      const kerpleLog = (h, i, j) => -r1[h] * Math.log(1 + r2[h] * Math.abs(i - j));
+      const kerplePow = (h, i, j) => -r1[h] * Math.abs(i - j) ** r2[h];
+      const hidden = 6, w1 = randomFloats(hidden, 1), b1 = randomFloats(hidden, 2), w2 = randomFloats(heads * hidden, 3), b2 = randomFloats(heads, 4);
+      const fire = (h, i, j) => {
+        const x = Math.log(2 * Math.abs(i - j) + 1) / (Math.log(2 * Math.max(16, i) + 1) + 1e-6);
+        let y = b2[h];
+        for (let k = 0; k < hidden; k++) y += w2[h * hidden + k] * Math.max(0, w1[k] * x + b1[k]);
+        return y;
+      };
+      const cases = [
+        [{ kind: 'kerple', variant: 'log', r1, r2 }, kerpleLog],
+        [{ kind: 'kerple', variant: 'power', r1, r2: r2.map((x) => Math.min(x, 1)) }, (h, i, j) => -r1[h] * Math.abs(i - j) ** Math.min(r2[h], 1)],
+        [{ kind: 'fire', hidden, w1, b1, w2, b2, c: 2, L: 16 }, fire],
+      ];
+      // positions near 2^24: biases of -r1 d^r2 reach thousands; compare relative to their size
+      const relTol = (want) => 2e-5 * (1 + Math.abs(want));
+      for (const [encoding, bias] of cases) {
+        if (encoding.variant === 'power') { check({ ...p, qPositions: [3, 8, 20, 30], kPositions: [0, 1, 2, 3, 8, 13, 21, 25, 30] }, encoding, { bias }, 1 / Math.sqrt(8)); continue; }
+        check(p, encoding, { bias }, 1 / Math.sqrt(8));
+        const b = pe.attentionBias({ ...encoding, heads }, p.qPositions, p.kPositions);
+        for (let h = 0; h < heads; h++) for (let i = 0; i < 4; i++) for (let j = 0; j < 9; j++) {
+          const want = bias(h, p.qPositions[i], p.kPositions[j]);
+          assert.ok(Math.abs(b[(h * 4 + i) * 9 + j] - want) <= relTol(want), `${encoding.kind} bias h${h} i${i} j${j}`);
+        }
+      }
+    }
+  }
+  // errors name the field
+  const p = problem(2, 2, 8, 1, 3, 5);
+  assert.throws(() => pe.attention({ ...p, encoding: { kind: 'kerple', variant: 'log', r1: [1], r2: [1, 1] } }), (e) => e instanceof RangeError && /encoding\.r1 must have one value per head \(2\)/.test(e.message));
+  assert.throws(() => pe.attention({ ...p, encoding: { kind: 'kerple', variant: 'power', r1: [1, 1], r2: [1, 3] } }), (e) => e instanceof RangeError && /encoding\.r2\[1\] must be at most 2/.test(e.message));
+  assert.throws(() => pe.attention({ ...p, encoding: { kind: 'kerple', variant: 'cubic', r1: [1, 1], r2: [1, 1] } }), (e) => e instanceof RangeError && /encoding\.variant must be one of 'log', 'power'/.test(e.message));
+  assert.throws(() => pe.attention({ ...p, encoding: { kind: 'fire', hidden: 2, w1: [1, 1], b1: [0, 0], w2: [1, 1], b2: [0, 0] } }), (e) => e instanceof RangeError && /encoding\.w2 must have 4 values/.test(e.message));
+  assert.throws(() => pe.attention({ ...p, encoding: { kind: 'fire', hidden: 2, w1: [1, 1], b1: [0, 0], w2: [1, 1, 1, 1], b2: [0, 0], hiden: 3 } }), (e) => e instanceof TypeError && /did you mean 'hidden'/.test(e.message));
+});
+
+test('CoPE through pe.attention: gates, reverse cumulative positions, interpolated embeddings (facebookresearch/RAM definition)', () => {
+  for (const [heads, kvHeads, npos] of [[4, 2, 5], [3, 3, 30]]) {
+    for (const mask of ['causal', 'window', 'keyMask']) {
+      const p = { ...problem(heads, kvHeads, 8, 5, 8, 80 + npos), qPositions: [3, 4, 5, 6, 7] };
+      if (mask === 'causal') p.causal = true;
+      if (mask === 'window') p.window = 3;
+      if (mask === 'keyMask') p.keyMask = [1, 0, 1, 1, 1, 0, 1, 1];
+      p.q = p.q.map((x) => 3 * x);
+      const emb = randomFloats(npos * 8, 9), s = 1 / Math.sqrt(8), d = 8, group = heads / kvHeads;
+      const kPos = Array.from({ length: 8 }, (_, j) => j);
+      const allowed = (i, j) => (!p.keyMask || p.keyMask[j]) && (!p.causal || kPos[j] <= p.qPositions[i]) && (!p.window || (p.qPositions[i] - kPos[j] >= 0 && p.qPositions[i] - kPos[j] < p.window));
+      const got = pe.attention({ ...p, encoding: { kind: 'cope', npos, embeddings: emb }, returnScores: true });
+      for (let h = 0; h < heads; h++) for (let i = 0; i < 5; i++) {
+        const qi = row(p.q, h * 5 + i, d), kh = Math.floor(h / group);
+        const gate = (j) => (allowed(i, j) ? 1 / (1 + Math.exp(-s * dot(qi, row(p.k, kh * 8 + j, d)))) : 0);
+        for (let j = 0; j < 8; j++) {
+          const score = got.scores[(h * 5 + i) * 8 + j];
+          if (!allowed(i, j)) { assert.equal(score, -Infinity); continue; }
+          let pos = 0;
+          for (let t = j; t < 8; t++) pos += gate(t);
+          pos = Math.min(pos, npos - 1);
+          const lo = Math.floor(pos), hi = Math.ceil(pos), w = pos - lo;
+          const qe = (r) => dot(qi, row(emb, r, d));
+          const want = s * (dot(qi, row(p.k, kh * 8 + j, d)) + qe(hi) * w + qe(lo) * (1 - w));
+          assert.ok(Math.abs(score - want) < 2e-5, `cope ${mask} h${h} i${i} j${j}: ${score} vs ${want}`);
+        }
+      }
+    }
+  }
+  const p = problem(2, 2, 8, 1, 3, 5);
+  assert.throws(() => pe.attention({ ...p, encoding: { kind: 'cope', npos: 4, embeddings: randomFloats(8, 1) } }), (e) => e instanceof RangeError && /encoding\.embeddings must have npos x headDim = 32/.test(e.message));
+});
+
+test('combined encodings: [rope, alibi] rotates and biases; [t5, kerple] biases add; errors name the entry', () => {
+  const p = { ...problem(4, 2, 8, 4, 7, 90), causal: true };
+  const f = pe.ropeFrequencies({ headDim: 8, base: 100 });
+  const slopes = pe.alibiSlopes(4);
+  check(p, [{ kind: 'rope', base: 100 }, { kind: 'alibi' }], {
+    rotate: (x, pos) => ropeReference(x, pos, f.invFreq, 'half'),
+    bias: (h, i, j) => -slopes[h] * (i - j),
+  }, 1 / Math.sqrt(8));
+  const table = randomFloats(32 * 4, 3), r1 = [0.5, 1, 1.5, 2], r2 = [0.5, 0.5, 1, 1];
+  const combo = [{ kind: 't5', table }, { kind: 'kerple', variant: 'log', r1, r2 }];
+  const bucket = (rel) => pe.t5Bucket([rel])[0];
+  check(p, combo, { bias: (h, i, j) => table[bucket(j - i) * 4 + h] - r1[h] * Math.log(1 + r2[h] * Math.abs(i - j)) }, 1);  // T5's scale 1
+  const sum = pe.attentionBias(combo.map((e) => ({ ...e, heads: 4 })), [5, 6], [0, 3, 6]);
+  const t5 = pe.attentionBias({ kind: 't5', table, heads: 4 }, [5, 6], [0, 3, 6]);
+  const kerple = pe.attentionBias({ kind: 'kerple', variant: 'log', r1, r2, heads: 4 }, [5, 6], [0, 3, 6]);
+  assert.ok(maxAbsDiff(sum, t5.map((x, n) => x + kerple[n])) < 1e-6);
+  assert.throws(() => pe.attention({ ...p, encoding: [{ kind: 'rope' }, { kind: 'rope' }] }), (e) => e instanceof RangeError && /two 'rope'/.test(e.message));
+  assert.throws(() => pe.attention({ ...p, encoding: [] }), RangeError);
+  assert.throws(() => pe.attention({ ...p, encoding: [{ kind: 'alibi' }, { kind: 'alibi', sloeps: [1] }] }), (e) => e instanceof TypeError && /unknown option 'sloeps' in encoding\[1\]/.test(e.message));
+  assert.throws(() => pe.attentionBias([{ kind: 'alibi', heads: 4 }, { kind: 'cope', npos: 2, embeddings: [1] }], [0], [0]), (e) => e instanceof RangeError && /scalar-bias/.test(e.message));
+  // the cache attends with a combination of score terms over its own rope: the same as attention with
+  // rope in the combination, for a query at position 6 over the cached keys 0..6
+  const qOne = new Float32Array(4 * 8);
+  for (let h = 0; h < 4; h++) qOne.set(row(p.q, h * 4 + 3, 8), h * 8);
+  const cache = new pe.KVCache({ kvHeads: 2, headDim: 8, capacity: 8, rope: { base: 100 } });
+  cache.append(p.k, p.v);
+  const viaCache = cache.attend(qOne, { heads: 4, encoding: [{ kind: 'alibi' }, { kind: 'kerple', variant: 'log', r1, r2 }] }).out;
+  assert.throws(() => cache.attend(qOne, { heads: 4, encoding: [{ kind: 'rope' }, { kind: 'alibi' }] }), (e) => e instanceof RangeError && /the cache's own/.test(e.message));
+  cache.delete();
+  const direct = pe.attention({ ...p, q: qOne, qLen: 1, qPositions: [6], causal: true,
+    encoding: [{ kind: 'rope', base: 100 }, { kind: 'alibi' }, { kind: 'kerple', variant: 'log', r1, r2 }] }).out;
+  assert.ok(maxAbsDiff(viaCache, direct) < 1e-5, `cache vs attention ${maxAbsDiff(viaCache, direct)}`);
+  assert.ok(maxAbsDiff(viaCache, pe.attention({ ...p, q: qOne, qLen: 1, qPositions: [6], causal: true, encoding: { kind: 'rope', base: 100 } }).out) > 1e-3);
+});

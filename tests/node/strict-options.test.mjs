@@ -40,6 +40,9 @@ const ENCODING_BASES = {
   xl: { kind: 'xl', u: F(16, 11), v: F(16, 12), r: F(2 * 3 * 8, 13) },
   deberta: { kind: 'deberta', posKey: F(2 * 8 * 8, 14), posQuery: F(2 * 8 * 8, 15), span: 4 },
   relativeKey: { kind: 'relativeKey', table: F(5 * 8, 16), maxPosition: 3 },
+  kerple: { kind: 'kerple', variant: 'log', r1: [0.5, 1], r2: [1, 0.5] },
+  fire: { kind: 'fire', hidden: 2, w1: [1, -1], b1: [0, 0.5], w2: [1, 2, 3, 4], b2: [0, 0] },
+  cope: { kind: 'cope', npos: 4, embeddings: F(4 * 8, 17) },
 };
 
 const PARAMETER_BASES = {
@@ -54,6 +57,9 @@ const PARAMETER_BASES = {
   relativeKey: { maxPosition: 512, headDim: 64 },
   xl: { heads: 12, headDim: 64, dModel: 768 },
   deberta: { span: 256, hidden: 768 },
+  kerple: { heads: 12 },
+  fire: { heads: 12, hidden: 32 },
+  cope: { npos: 64, headDim: 64 },
 };
 
 const YARN = { type: 'yarn', factor: 2, originalMaxPositionEmbeddings: 16 };
@@ -98,7 +104,7 @@ CASES.push(
     table: `encoding.${kind}`, label: `attention encoding ${kind}`, where: 'encoding', prefix: 'encoding.', base: ENCODING_BASES[kind],
     call: (e) => pe.attention({ ...ATT, causal: kind === 'xl', encoding: e }).out,
   })),
-  ...['alibi', 't5', 'swin'].map((kind) => ({
+  ...['alibi', 't5', 'swin', 'kerple', 'fire'].map((kind) => ({
     table: `encoding.${kind}`, label: `attentionBias ${kind}`, where: 'encoding', prefix: 'encoding.', base: { ...ENCODING_BASES[kind], heads: 2 },
     call: (e) => pe.attentionBias(e, [1, 2], [0, 1, 2]),
   })),
