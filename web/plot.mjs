@@ -118,7 +118,7 @@ export function heatmapFigure(canvas, values, rows, cols, o = {}) {
   ctx.fillStyle = '#7b8496';
   if (o.xLabel) ctx.fillText(o.xLabel, pad.l + pw / 2, pad.t + ph + (xt.length ? 18 : 3) + (stagger ? 12 : 0));
   if (o.yLabel) { ctx.save(); ctx.translate(2, pad.t + ph / 2); ctx.rotate(-Math.PI / 2); ctx.textBaseline = 'top'; ctx.fillText(o.yLabel, 0, 0); ctx.restore(); }
-  if (o.title) { ctx.fillStyle = '#1c2330'; ctx.textAlign = 'left'; ctx.textBaseline = 'top'; ctx.font = '600 12px system-ui, sans-serif'; ctx.fillText(o.title, pad.l, 3); ctx.font = '11px system-ui, sans-serif'; }
+  if (o.title) { ctx.fillStyle = '#1c2330'; ctx.textAlign = 'left'; ctx.textBaseline = 'top'; ctx.font = `600 ${w < 110 ? 10 : 12}px system-ui, sans-serif`; ctx.fillText(o.title, pad.l, 3); ctx.font = '11px system-ui, sans-serif'; }
   for (const m of o.marks ?? []) {
     const x = Math.round(pad.l + m.col * cw) + 0.5;
     ctx.save(); ctx.strokeStyle = m.color ?? '#1c2330'; ctx.setLineDash([4, 3]); ctx.lineWidth = 1.5;
@@ -146,23 +146,25 @@ export function cellAt(canvas, e) {
 
 // A stand-alone colour bar (shared legend of several small heatmaps).
 export function colorBar(canvas, o) {
-  const dpr = window.devicePixelRatio || 1, w = Math.max(200, canvas.clientWidth || canvas.width), h = 34;
+  const dpr = window.devicePixelRatio || 1, w = Math.max(200, canvas.clientWidth || canvas.width), h = 46;
   canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, w, h);
   ctx.font = '11px system-ui, sans-serif';
-  const seq = o.color === 'sequential', lo = seq ? o.min ?? 0 : -(o.max ?? 1), hi = o.max ?? 1, x0 = 8, bw = w - 16;
+  // diverging: the bar spans [lo, hi] (default ±max), coloured as heatmapFigure colours v / max
+  const seq = o.color === 'sequential', x0 = 8, bw = w - 16;
+  const lo = seq ? o.min ?? 0 : o.lo ?? -(o.max ?? 1), hi = seq ? o.max ?? 1 : o.hi ?? o.max ?? 1;
   for (let k = 0; k < bw; k++) {
     const t = k / (bw - 1);
-    const [r, g, b] = seq ? sequentialColor(t) : divergingColor(2 * t - 1);
+    const [r, g, b] = seq ? sequentialColor(t) : divergingColor((lo + (hi - lo) * t) / (o.max ?? 1));
     ctx.fillStyle = `rgb(${r},${g},${b})`; ctx.fillRect(x0 + k, 4, 1, 10);
   }
   const f = o.legendFormat ?? fmt;
   ctx.fillStyle = '#4a5368'; ctx.textBaseline = 'top';
   ctx.textAlign = 'left'; ctx.fillText(f(lo), x0, 18);
   ctx.textAlign = 'right'; ctx.fillText(f(hi), x0 + bw, 18);
-  ctx.textAlign = 'center'; ctx.fillStyle = '#7b8496'; ctx.fillText(o.legend ?? '', x0 + bw / 2, 18);
+  ctx.textAlign = 'left'; ctx.fillStyle = '#7b8496'; ctx.fillText(o.legend ?? '', x0, 32);
 }
 
 function fitCanvas(canvas, aspect) {
@@ -239,7 +241,10 @@ export function lineChart(canvas, series, o = {}) {
 // Horizontal bars with their values: bars [{name, value, color}]; options {unit, aspect}. Log-free:
 // the bar lengths are the times themselves, so a 30x difference looks like one.
 export function barChart(canvas, bars, o = {}) {
-  const { ctx, w, h } = fitCanvas(canvas, o.aspect ?? canvas.height / canvas.width);
+  // at least 18 px per bar, so a phone-width chart stays readable
+  const cw = Math.max(280, canvas.clientWidth || canvas.width);
+  canvas.dataset.aspect ??= String(canvas.height / canvas.width);
+  const { ctx, w, h } = fitCanvas(canvas, Math.max(o.aspect ?? Number(canvas.dataset.aspect), (bars.length * 18 + 20) / cw));
   ctx.clearRect(0, 0, w, h);
   if (!bars.length) return;
   ctx.font = '12px system-ui, sans-serif';

@@ -1,0 +1,138 @@
+// A gallery of relative methods: what each adds for the pair (query i, key j), as an (i, j) map —
+// ALiBi per head (8 and 12 heads) and its worked example, T5 buckets (bidirectional, causal), Shaw's
+// clipping, Swin's window index, Transformer-XL's position term, DeBERTa's buckets. Every map comes
+// from the core: bucket functions directly, the content × position methods read back from pe.attention's
+// scores with the content switched off (k = 0).
+import { heatmapFigure, cellAt, colorBar, barChart } from '../plot.mjs';
+import { $, bindInput, bindSegmented, demo, demoFloats, timed } from '../common.mjs';
+
+const AXES = { xLabel: 'key j →', yLabel: '← query i' };
+const pairs = (T, f) => Int32Array.from({ length: T * T }, (_, n) => f(Math.floor(n / T), n % T));  // f(i, j), row-major
+
+export function relativeSection(pe) {
+  const state = { heads: '8', T: 32, K: 4, swin: 4, deb: 16, slope: 0.25, back: 4 };
+  const readers = new Map();  // canvas -> (row, col) -> text, for the hover read-out
+
+  const shortSlope = (s) => (Number.isInteger(Math.log2(s)) ? `1/${2 ** -Math.log2(s)}` : s.toPrecision(2));
+  function slopeText(s) {
+    const e = Math.log2(s);
+    return Number.isInteger(2 * e) ? `2<sup>${e}</sup>` : s.toPrecision(3);
+  }
+
+  function drawAlibi() {
+    const n = Number(state.heads), T = 16;
+    const slopes = pe.alibiSlopes(n);
+    const positions = Int32Array.from({ length: T }, (_, i) => i);
+    const bias = pe.attentionBias({ kind: 'alibi', heads: n }, positions, positions);  // [n, T, T], −m·(i − j)
+    let maxAbs = 0;
+    for (let k = 0; k < bias.length; k++) {
+      if (k % T > Math.floor(k / T) % T) bias[k] = NaN;  // keys after the query: masked in causal use
+      else maxAbs = Math.max(maxAbs, Math.abs(bias[k]));
+    }
+    const grid = $('rel-alibi');
+    while (grid.children.length > n) grid.lastChild.remove();
+    while (grid.children.length < n) {
+      const c = document.createElement('canvas');
+      c.width = 120; c.height = 130;
+      grid.append(c);
+    }
+    [...grid.children].forEach((c, h) => {
+      c.setAttribute('aria-label', `ALiBi head ${h}: slope ${slopes[h]}`);
+      heatmapFigure(c, bias.subarray(h * T * T, (h + 1) * T * T), T, T, { max: maxAbs, colorbar: false, ticks: false, title: `h${h} · ${shortSlope(slopes[h])}`, minWidth: 80 });
+      readers.set(c, (i, j) => `ALiBi, ${n} heads, head ${h} (m = ${slopes[h].toPrecision(4)}): query ${i}, key ${j} → bias ${j > i ? 'masked (future key)' : (-slopes[h] * (i - j)).toFixed(4)}`);
+    });
+    grid.dataset.n = String(n);
+    colorBar($('rel-alibi-bar'), { max: maxAbs, lo: -maxAbs, hi: 0, legend: 'bias −m·(i − j), one scale for all heads' });
+    const other = pe.alibiSlopes(n === 8 ? 12 : 8);
+    $('rel-alibi-slopes').innerHTML = Array.from(slopes, (s, h) => `<span class="chip"><small>h${h}</small> ${slopeText(s)}</span>`).join('');
+    $('rel-alibi-text').textContent = n === 8
+      ? `8 heads: m_h = 2^(−8(h+1)/8) = 1/2, 1/4, … 1/256 — from a head that barely looks past its neighbours to one that sees the whole context almost flat. With 12 heads the list would be [${Array.from(other, (s) => +s.toPrecision(3)).join(', ')}].`
+      : `12 is not a power of two: the first 8 heads take the 8-head slopes, the other 4 take every second slope of the 16-head sequence (2^−0.5, 2^−1.5, …), so the list is not sorted. With 8 heads it would be [${Array.from(other, (s) => +s.toPrecision(3)).join(', ')}].`;
+    return { slopes: Array.from(slopes), other: Array.from(other) };
+  }
+
+  // Worked example: one query at the last position, equal content scores (q = 0), ALiBi slope m:
+  // a key Δ positions further back gets e^(−mΔ) of the weight.
+  function drawWorked() {
+    const m = state.slope, back = state.back, kLen = 13, headDim = 8, ref = 2;
+    const { weights } = pe.attention({
+      q: new Float32Array(headDim), k: demoFloats(kLen * headDim, 61), v: demoFloats(kLen * headDim, 62), heads: 1, headDim, qLen: 1, kLen,
+      causal: true, encoding: { kind: 'alibi', heads: 1, slopes: [m] }, returnWeights: true,
+    });
+    const near = kLen - 1 - ref, far = near - back;  // key indices: distance ref and ref + back from the query at kLen − 1
+    const ratio = weights[far] / weights[near];
+    barChart($('rel-worked'), Array.from(weights, (w, j) => ({ name: `key ${j} · ${kLen - 1 - j} back`, value: w, color: j === near ? '#2f5fb3' : j === far ? '#c0392b' : '#c9c4b8' })).reverse(), { unit: '' });
+    $('rel-worked-out').innerHTML = `Query at position ${kLen - 1}, slope m = ${m}, every content score equal (q = 0), weights from <code>pe.attention</code>: ` +
+      `the key ${ref} back gets <b style="color:#2f5fb3">${weights[near].toFixed(4)}</b>, the key ${back} further back <b style="color:#c0392b">${weights[far].toFixed(4)}</b> — ` +
+      `ratio <b>${ratio.toFixed(6)}</b> = e<sup>−${m}·${back}</sup> = e<sup>${-(m * back)}</sup> = ${Math.exp(-m * back).toFixed(6)}. Each step back multiplies the weight by e<sup>−m</sup>, whatever the content.`;
+    return { slope: m, back, weights: Array.from(weights), near, far, ratio };
+  }
+
+  function figure(id, values, T, o, read) {
+    const c = $(id);
+    heatmapFigure(c, values, o.rows ?? T, o.cols ?? T, { ...AXES, ...o });
+    readers.set(c, read);
+  }
+
+  function drawGallery() {
+    const { T, K, swin, deb } = state;
+    // T5: bucket of j − i (key − query), 32 buckets, max distance 128 (T5's defaults)
+    const rel = pairs(T, (i, j) => j - i);
+    const bi = pe.t5Bucket(rel, { bidirectional: true }), causal = pe.t5Bucket(rel, { bidirectional: false });
+    figure('rel-t5bi', Float32Array.from(bi), T, { color: 'sequential', min: 0, max: 31, legend: 'bucket' }, (i, j) => `T5 bidirectional: j − i = ${j - i} → bucket ${bi[i * T + j]}`);
+    figure('rel-t5causal', Float32Array.from(causal), T, { color: 'sequential', min: 0, max: 31, legend: 'bucket' }, (i, j) => `T5 causal: j − i = ${j - i} → bucket ${causal[i * T + j]}`);
+
+    // Shaw: which row of a^K each pair reads. keyTable row r = r·e0, q = e0, k = 0, scale 1 → score = row index.
+    const D = 4, keyTable = new Float32Array((2 * K + 1) * D);
+    for (let r = 0; r <= 2 * K; r++) keyTable[r * D] = r;
+    const q = new Float32Array(T * D);
+    for (let i = 0; i < T; i++) q[i * D] = 1;
+    const shaw = pe.attention({ q, k: new Float32Array(T * D), v: new Float32Array(T * D), heads: 1, headDim: D, qLen: T, kLen: T, scale: 1,
+      encoding: { kind: 'shaw', clip: K, keyTable }, returnScores: true }).scores;
+    figure('rel-shaw', shaw, T, { color: 'sequential', min: 0, max: 2 * K, legend: 'row of aᴷ' }, (i, j) => `Shaw, K = ${K}: j − i = ${j - i} → row ${shaw[i * T + j]} = clip(j − i, −${K}, ${K}) + ${K}`);
+
+    // Swin: the bias-table row of each (query patch, key patch) pair in a swin × swin window
+    const N = swin * swin, swinIdx = pe.swinRelativeIndex([swin, swin]), rows = (2 * swin - 1) ** 2;
+    figure('rel-swin-idx', Float32Array.from(swinIdx), N, { color: 'sequential', min: 0, max: rows - 1, legend: 'table row', xLabel: 'key patch →', yLabel: '← query patch' },
+      (i, j) => `Swin ${swin}×${swin}: query patch (${Math.floor(i / swin)}, ${i % swin}), key patch (${Math.floor(j / swin)}, ${j % swin}) → row ${swinIdx[i * N + j]} of ${rows}`);
+
+    // Transformer-XL: the position term (q_i + v)·r_(i−j) with q = 0 and k = 0, r = W_R·sinusoid(i − j)
+    const hd = 8, dModel = 16;
+    const xl = pe.attention({ q: new Float32Array(T * hd), k: new Float32Array(T * hd), v: new Float32Array(T * hd), heads: 1, headDim: hd, qLen: T, kLen: T, causal: true,
+      encoding: { kind: 'xl', u: new Float32Array(hd), v: demoFloats(hd, 71), wR: demoFloats(hd * dModel, 72), dModel }, returnScores: true }).scores;
+    const xlShow = xl.map((s) => (Number.isFinite(s) ? s : NaN));
+    figure('rel-xl', xlShow, T, { legend: 'v·r(i − j) / √d' }, (i, j) => `Transformer-XL: i − j = ${i - j} → ${j > i ? 'masked (future key)' : xl[i * T + j].toFixed(4)}`);
+
+    // DeBERTa: the signed log bucket of i − j (query − key), as Hugging Face
+    const dRel = pairs(T, (i, j) => i - j);
+    const debB = pe.debertaBucket(dRel, { bucketSize: deb, maxPosition: 64 });
+    let debMax = 1;
+    for (const b of debB) debMax = Math.max(debMax, Math.abs(b));
+    figure('rel-deberta', Float32Array.from(debB), T, { max: debMax, legend: 'bucket of i − j' },
+      (i, j) => `DeBERTa, bucket size ${deb || 'none'}: i − j = ${i - j} → bucket ${debB[i * T + j]}`);
+    $('rel-deberta-note').textContent = deb
+      ? `Exact while |i − j| < ${deb / 2}, then logarithmic: far pairs share buckets.`
+      : 'bucket size 0: no bucketing, the bucket is i − j itself.';
+
+    return { T, K, swin, deb, t5Bi: Array.from(bi), t5Causal: Array.from(causal), shaw: Array.from(shaw), swinIdx: Array.from(swinIdx), xl: Array.from(xl, (s) => (Number.isFinite(s) ? s : null)), deberta: Array.from(debB) };
+  }
+
+  function draw() {
+    demo.relative = { alibi: drawAlibi(), worked: drawWorked(), gallery: drawGallery() };
+  }
+
+  $('relative').addEventListener('mousemove', (e) => {
+    const read = readers.get(e.target);
+    const c = read && cellAt(e.target, e);
+    if (c) $('rel-readout').textContent = read(c.row, c.col);
+  });
+  const redraw = timed('relative', draw);
+  bindSegmented('rel-heads', state, 'heads', redraw);
+  bindInput('rel-T', state, 'T', redraw);
+  bindInput('rel-K', state, 'K', redraw);
+  bindInput('rel-swin', state, 'swin', redraw);
+  bindInput('rel-deb', state, 'deb', redraw);
+  bindInput('rel-slope', state, 'slope', redraw);
+  bindInput('rel-back', state, 'back', redraw);
+  return draw;
+}
