@@ -304,6 +304,28 @@ int ropeConfigFromHF(const std::string& json, const std::string& layerType, int 
     });
 }
 
+// --- what posenc implements ------------------------------------------------------------------------
+val describe() {
+    val list = val::array();
+    unsigned n = 0;
+    for (const posenc::MethodDescription& d : posenc::describe()) {
+        val o = val::object();
+        o.set("kind", d.kind);
+        o.set("family", d.family);
+        o.set("encodes", d.encodes);
+        o.set("parameters", d.parameters);
+        o.set("parameterMethod", d.parameterMethod == "-" ? val::null() : val(d.parameterMethod.empty() ? d.kind : d.parameterMethod));
+        o.set("extrapolates", d.extrapolates);
+        o.set("extrapolation", d.extrapolation);
+        o.set("kvCacheFriendly", d.kvCacheFriendly);
+        o.set("kvCache", d.kvCache);
+        o.set("reference", d.reference);
+        o.set("usedIn", d.usedIn);
+        list.set(n++, o);
+    }
+    return list;
+}
+
 // --- score terms and attention ---------------------------------------------------------------------
 enum EncodingKind : int { kNone, kRope, kAlibi, kT5, kSwin, kShaw, kXl, kDeberta, kRelativeKey, kKerple, kFire, kCope };
 
@@ -519,6 +541,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("sineNd", &sineNd);
     function("resizeGrid", &resizeGrid);
     function("ropeConfigFromHF", &ropeConfigFromHF);
+    function("describe", &describe);
     value_object<RopeSpec>("RopeSpec")
         .field("headDim", &RopeSpec::headDim)
         .field("base", &RopeSpec::base)

@@ -1336,6 +1336,18 @@ export interface Posenc {
    */
   attentionBias(encoding: ScalarBiasEncoding | ScalarBiasEncoding[], qPositions: IntInput, kPositions: IntInput): Float32Array;
   /**
+   * What posenc implements: one entry per encoding kind {@link Posenc.attention} accepts and per additive
+   * function, from the C++ table (`posenc::describe()`). The demo's comparison table and the docs are
+   * generated from it.
+   * @returns A frozen array of {@link MethodDescription}.
+   * @example
+   * ```ts
+   * const rope = pe.describe().find((d) => d.kind === 'rope');
+   * // rope.family === 'rotary', rope.parameters === '0', rope.kvCacheFriendly === true
+   * ```
+   */
+  describe(): readonly MethodDescription[];
+  /**
    * Multi-head attention with any one positional {@link Encoding}, on posenc's streaming engine:
    * score(i, j) = scale·(q̃_i·k̃_j + content(i, j)) + bias(i, j), masked (causal, window, key mask),
    * softmax over keys, out_i = Σ_j w_ij·(v_j + valueTerm(i, j)). Positions are data: every query and key
@@ -1445,6 +1457,32 @@ export interface Posenc {
 export type Encoding =
   | NoneEncoding | RopeEncoding | AlibiEncoding | T5Encoding | SwinEncoding | ShawEncoding | XLEncoding | DebertaEncoding | RelativeKeyEncoding
   | KerpleEncoding | FireEncoding | CopeEncoding;
+/** One method posenc implements, as {@link Posenc.describe} lists it. */
+export interface MethodDescription {
+  /** The option name: an encoding kind (`'rope'`, `'alibi'`, …) or an additive function (`'sinusoidal'`, …). */
+  readonly kind: string;
+  /** Where position enters: added to embeddings, rotating q and k, a term in the score, or nowhere (NoPE). */
+  readonly family: 'additive' | 'rotary' | 'score' | 'none';
+  /** What the position enters as, in words. */
+  readonly encodes: string;
+  /** Learned parameters as a formula in the dimensions (`'0'` for fixed functions). */
+  readonly parameters: string;
+  /** The {@link Posenc.parameterCount} method that counts them, or `null` when there is none. */
+  readonly parameterMethod: string | null;
+  /** Whether positions beyond the trained length get values the model can use. */
+  readonly extrapolates: boolean;
+  /** How it behaves beyond the trained length. */
+  readonly extrapolation: string;
+  /** Whether cached keys stay valid as generation continues. */
+  readonly kvCacheFriendly: boolean;
+  /** Why (or why not) it suits a KV cache. */
+  readonly kvCache: string;
+  /** The implementation whose numbers posenc reproduces. */
+  readonly reference: string;
+  /** Models that use it. */
+  readonly usedIn: string;
+}
+
 /** The encodings that are a scalar bias per (head, query, key), accepted by {@link Posenc.attentionBias}. */
 export type ScalarBiasEncoding = AlibiEncoding | T5Encoding | SwinEncoding | KerpleEncoding | FireEncoding;
 

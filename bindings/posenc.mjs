@@ -205,6 +205,13 @@ function makeApi(m) {
     });
   }
 
+  // One entry per encoding kind and additive function, from the C++ table (src/describe.cpp).
+  let descriptions;
+  function describe() {
+    descriptions ??= Object.freeze(m.describe().map((d) => Object.freeze(d)));
+    return descriptions;
+  }
+
   return {
     sinusoidal,
     ...makeAdditive(m, run, check),
@@ -219,6 +226,7 @@ function makeApi(m) {
     debertaBucket,
     alibiSlopes,
     swinRelativeIndex,
+    describe,
     KVCache: makeKVCacheClass(m, run, check),
     alloc(length) { return new HeapBuffer(m, v.positive(length, 'length', 2 ** 30 - 16)); },
     /** Bytes in the wasm heap now (it grows on demand and never shrinks). */

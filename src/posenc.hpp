@@ -13,6 +13,7 @@
 #include "attention/attention.hpp"
 #include "attention/engine.hpp"
 #include "cache/kv_cache.hpp"
+#include "describe.hpp"
 #include "additive/codes.hpp"
 #include "additive/factored.hpp"
 #include "additive/grid_resize.hpp"

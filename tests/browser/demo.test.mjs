@@ -119,6 +119,10 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   assert.equal(deb.hfAt, 0);
   assert.equal(deb.msAt, 1);
   assert.equal(d.counts.rope, 0);
+  // the comparison table is generated from pe.describe(): every method, the new ones included
+  const described = await page.evaluate(() => [...document.querySelectorAll('#compare-body tr code')].map((c) => c.textContent));
+  for (const kind of ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'deberta', 'kerple', 'fire', 'cope', 'resizeGrid']) assert.ok(described.includes(kind), kind);
+  assert.equal(d.counts.kerple, 2 * 12);
 
   // interactions: Gray code, a T5 view, a bad config.json shows the error instead of a blank
   await page.click('#codes-kind [data-value="gray"]');

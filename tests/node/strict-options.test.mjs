@@ -433,3 +433,30 @@ test('the tables are frozen', () => {
   assert.ok(Object.isFrozen(OPTIONS) && Object.isFrozen(OPTIONS.scaling.keys.factor) && Object.isFrozen(OPTIONS.scaling.keys.factor.types));
   assert.throws(() => { 'use strict'; OPTIONS.sinusoidal.keys.extra = {}; }, TypeError);
 });
+
+test('describe(): one entry per encoding kind and additive function, each complete, from the C++ table', async () => {
+  const list = pe.describe();
+  assert.ok(Object.isFrozen(list) && list.every(Object.isFrozen));
+  const kinds = list.map((d) => d.kind);
+  assert.equal(new Set(kinds).size, kinds.length, 'no kind twice');
+  for (const kind of ENCODING_KINDS) assert.ok(kinds.includes(kind), `pe.attention accepts '${kind}' but describe() lacks it`);
+  const additive = ['sinusoidal', 'learned', 'binary', 'lowRank', 'sparse', 'randomFeatures', 'axial', 'twoLevel', 'sine2d', 'sine3d', 'resizeGrid'];
+  for (const fn of additive) {
+    assert.equal(typeof pe[fn], 'function', fn);
+    assert.equal(list.find((d) => d.kind === fn)?.family, 'additive', fn);
+  }
+  for (const d of list) {
+    assert.ok(['additive', 'rotary', 'score', 'none'].includes(d.family), d.kind);
+    for (const key of ['encodes', 'parameters', 'extrapolation', 'kvCache', 'reference', 'usedIn']) assert.ok(typeof d[key] === 'string' && d[key].length > 0, `${d.kind}.${key}`);
+    assert.equal(typeof d.extrapolates, 'boolean');
+    assert.equal(typeof d.kvCacheFriendly, 'boolean');
+    if (d.parameterMethod !== null) assert.ok(PARAMETER_METHODS.includes(d.parameterMethod), `${d.kind}: parameterCount has no '${d.parameterMethod}'`);
+    // fixed functions say 0 and count 0
+    if (d.parameters === '0' && d.parameterMethod) assert.equal(pe.parameterCount(d.parameterMethod, {}), 0, d.kind);
+  }
+  // every parameterCount method is described, and every score / rotary family kind is an encoding kind
+  for (const method of PARAMETER_METHODS) assert.ok(list.some((d) => d.parameterMethod === method), `parameterCount('${method}') has no describe() entry`);
+  for (const d of list) if (d.family !== 'additive') assert.ok(ENCODING_KINDS.includes(d.kind), d.kind);
+  assert.equal(list.find((d) => d.kind === 'none').family, 'none');
+  assert.equal(list.find((d) => d.kind === 'cope').kvCacheFriendly, false);
+});

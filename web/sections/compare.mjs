@@ -1,37 +1,71 @@
-// The methods side by side, with learned parameter counts computed by pe.parameterCount for a
-// BERT-base-sized model (512 positions, d = 768, 12 heads of 64).
+// Every method in the library side by side, generated from the library's own table (pe.describe(),
+// src/describe.cpp): nothing here is typed into the page except the model size the counts are for.
+// Learned parameters are computed by pe.parameterCount for a BERT-base-sized model (512 positions,
+// d = 768, 12 heads of 64).
 import { $, demo } from '../common.mjs';
 
 const L = 512, d = 768, heads = 12, headDim = 64;
-const ROWS = [
-  ['sinusoidal', 'additive', 'Vaswani et al.; HF DistilBERT / Marian; tensor2tensor', 'absolute', 'yes (fixed function)', {}],
-  ['learned', 'additive', 'BERT, GPT-2; RoBERTa position ids', 'absolute', 'no (table ends)', { maxPositions: L, dim: d }],
-  ['binary', 'additive', 'bit codes with learned per-bit vectors', 'absolute', 'up to 2^bits', { bits: 9, dim: d }],
-  ['lowRank', 'additive', 'coefficients × basis', 'absolute', 'no', { maxPositions: L, rank: 32, dim: d }],
-  ['axial', 'additive', 'Reformer AxialPositionEmbeddings', 'absolute', 'within the shape', { shape: [16, 32], dims: [256, 512] }],
-  ['sine2d', 'additive', 'DETR PositionEmbeddingSine', 'absolute (2-D)', 'yes', {}],
-  ['rope', 'rotary', 'RoFormer; HF Llama/NeoX, GPT-J; llama.cpp', 'relative via rotation', 'with PI / NTK / YaRN / llama3 / longrope', {}],
-  ['alibi', 'score term', 'Press et al.; Bloom, MPT', 'relative bias', 'yes', {}],
-  ['t5', 'score term', 'HF T5Attention buckets', 'relative bias', 'saturates past max_distance', { heads }],
-  ['shaw', 'score term', 'tensor2tensor _relative_attention_inner', 'relative (content × position)', 'clipped at K', { clip: 16, headDim }],
-  ['xl', 'score term', 'Transformer-XL RelPartialLearnable', 'relative (content × position)', 'yes (sinusoid R)', { heads, headDim, dModel: d }],
-  ['deberta', 'score term', 'HF / microsoft DeBERTa (c2p + p2c)', 'relative (disentangled)', 'log buckets', { span: 256, hidden: d }],
-  ['relativeKey', 'score term', 'HF BERT relative_key(_query)', 'relative (content × position)', 'no (±max_pos)', { maxPosition: L, headDim }],
-];
+// The shapes each parameterCount method takes, for that model.
+const SHAPES = {
+  learned: { maxPositions: L, dim: d },
+  binary: { bits: 9, dim: d },
+  lowRank: { maxPositions: L, rank: 32, dim: d },
+  sparse: { maxPositions: L, k: 4, basisSize: 64, dim: d },
+  axial: { shape: [16, 32], dims: [256, 512] },
+  t5: { heads },
+  swin: { windowSize: [7, 7], heads },
+  shaw: { clip: 16, headDim },
+  relativeKey: { maxPosition: L, headDim },
+  xl: { heads, headDim, dModel: d },
+  deberta: { span: 256, hidden: d },
+  kerple: { heads },
+  fire: { heads, hidden: 32 },
+  cope: { npos: 64, headDim },
+};
+const FAMILY_TAG = { additive: 'add', rotary: 'rot', score: 'score', none: 'none' };
+
+function cell(text, className) {
+  const td = document.createElement('td');
+  if (className) td.className = className;
+  td.textContent = text;
+  return td;
+}
+
+// A headline (a count, or yes / no) with its explanation in small print beneath.
+function noted(head, note, { className, verdict } = {}) {
+  const td = document.createElement('td');
+  if (className) td.className = className;
+  const strong = document.createElement('span');
+  strong.textContent = head;
+  if (verdict !== undefined) strong.className = verdict ? 'yes' : 'no';
+  const small = document.createElement('small');
+  small.textContent = note;
+  td.append(strong, small);
+  return td;
+}
 
 export function compareSection(pe) {
   return function draw() {
-    const body = $('compare-body');
     const counts = {};
-    body.replaceChildren(...ROWS.map(([method, family, reference, kind, extrapolation, shape]) => {
-      const n = pe.parameterCount(method, shape);
-      counts[method] = n;
+    const rows = pe.describe().map((m) => {
       const tr = document.createElement('tr');
-      const fam = family === 'additive' ? 'add' : family === 'rotary' ? 'rot' : 'score';
-      tr.innerHTML = `<td><code>${method}</code></td><td><span class="tag ${fam}">${family}</span></td><td>${kind}</td>` +
-        `<td class="num">${n === 0 ? '0' : n.toLocaleString('en-US')}</td><td>${extrapolation}</td><td>${reference}</td>`;
+      const name = document.createElement('td');
+      name.innerHTML = `<code>${m.kind}</code>`;
+      const family = document.createElement('td');
+      family.innerHTML = `<span class="tag ${FAMILY_TAG[m.family]}">${m.family === 'none' ? 'NoPE' : m.family}</span>`;
+      let params = cell(m.parameters, 'num');
+      if (m.parameterMethod) {
+        const n = pe.parameterCount(m.parameterMethod, SHAPES[m.parameterMethod] ?? {});
+        counts[m.kind] = n;
+        params = n === 0 ? cell('0', 'num') : noted(n.toLocaleString('en-US'), m.parameters, { className: 'num' });
+      }
+      tr.append(name, family, cell(m.encodes), params,
+        noted(m.extrapolates ? 'yes' : 'no', m.extrapolation, { verdict: m.extrapolates }),
+        noted(m.kvCacheFriendly ? 'yes' : 'no', m.kvCache, { verdict: m.kvCacheFriendly }),
+        cell(m.usedIn), cell(m.reference));
       return tr;
-    }));
+    });
+    $('compare-body').replaceChildren(...rows);
     demo.parameterCounts = counts;
   };
 }
