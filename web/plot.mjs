@@ -87,7 +87,7 @@ export function heatmapFigure(canvas, values, rows, cols, o = {}) {
     l: (o.yLabel ? 18 : 2) + (yt.length ? yTickW + 8 : 0), r: bar ? 14 + 14 + tickW + (o.legend ? 20 : 4) : 2,
     t: o.title ? 20 : 6, b: (xt.length ? 18 : 2) + (o.xLabel ? 16 : 0),
   };
-  const pw = Math.max(20, w - pad.l - pad.r), ph = Math.round(pw * (o.plotAspect ?? rows / cols));
+  const pw = Math.max(20, w - pad.l - pad.r), ph = Math.max(Math.round(pw * (o.plotAspect ?? rows / cols)), o.minPlotHeight ?? 0);
   // x tick labels wider than their spacing alternate between two lines
   const xSpacing = xt.length > 1 ? ((xt[1].i - xt[0].i) * pw) / cols : pw;
   const stagger = xt.some((t) => ctx0.measureText(t.text).width > xSpacing - 4);
@@ -167,10 +167,10 @@ export function colorBar(canvas, o) {
   ctx.textAlign = 'left'; ctx.fillStyle = '#7b8496'; ctx.fillText(o.legend ?? '', x0, 32);
 }
 
-function fitCanvas(canvas, aspect) {
+function fitCanvas(canvas, aspect, minH = 0, extraH = 0) {
   const dpr = window.devicePixelRatio || 1;
   const w = Math.max(280, canvas.clientWidth || canvas.width);
-  const h = Math.round(w * aspect);
+  const h = Math.max(Math.round(w * aspect), minH) + extraH;
   canvas.width = Math.round(w * dpr);
   canvas.height = Math.round(h * dpr);
   const ctx = canvas.getContext('2d');
@@ -191,8 +191,24 @@ const fmt = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.to
 
 // series: [{name, color, ys, xs?, dash?, width?}]; options: {yLog, yMin, yMax, xLabel, yLabel, hlines, aspect}
 export function lineChart(canvas, series, o = {}) {
-  const { ctx, w, h } = fitCanvas(canvas, o.aspect ?? canvas.height / canvas.width);
-  const pad = { l: 56, r: 14, t: 14 + (series.length > 1 ? 22 : 0), b: 36 };
+  // the legend wraps onto as many lines as the width needs; the chart keeps at least 220 px (phones)
+  const mctx = canvas.getContext('2d');
+  mctx.font = '11px system-ui, sans-serif';
+  const cw = Math.max(280, canvas.clientWidth || canvas.width), legend = [];
+  if (series.length > 1) {
+    const x0 = cw < 520 ? 8 : 56;
+    let lx = x0, line = 0;
+    for (const s of series) {
+      const sw = mctx.measureText(s.name).width + 34;
+      if (lx > x0 && lx + sw - 16 > cw - 8) { lx = x0; line++; }
+      legend.push({ s, x: lx, y: 11 + 16 * line });
+      lx += sw;
+    }
+  }
+  const lines = legend.length ? legend[legend.length - 1].y / 16 + 0.3 : 0;
+  canvas.dataset.aspect ??= String(canvas.height / canvas.width);
+  const { ctx, w, h } = fitCanvas(canvas, o.aspect ?? Number(canvas.dataset.aspect), o.minHeight ?? 220, Math.max(0, Math.ceil(lines) - 1) * 16);
+  const pad = { l: 56, r: 14, t: 14 + (legend.length ? 6 + 16 * Math.ceil(lines) : 0), b: 36 };
   const xs = (s) => s.xs ?? s.ys.map((_, i) => i);
   const allX = series.flatMap(xs), allY = series.flatMap((s) => Array.from(s.ys)).filter(Number.isFinite);
   const tf = o.yLog ? Math.log10 : (v) => v;
@@ -228,12 +244,10 @@ export function lineChart(canvas, series, o = {}) {
     s.ys.forEach((v, i) => { const px = X(sx[i]), py = Y(v); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
     ctx.stroke(); ctx.restore();
   }
-  if (series.length > 1) {  // legend along the top
-    let lx = pad.l; ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
-    for (const s of series) {
-      ctx.fillStyle = s.color; ctx.fillRect(lx, 9, 14, 3); ctx.fillStyle = '#4a5368';
-      ctx.fillText(s.name, lx + 18, 11); lx += ctx.measureText(s.name).width + 34;
-    }
+  ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+  for (const { s, x, y } of legend) {  // legend along the top
+    ctx.fillStyle = s.color; ctx.fillRect(x, y - 2, 14, 3); ctx.fillStyle = '#4a5368';
+    ctx.fillText(s.name, x + 18, y);
   }
   return { X, Y };
 }
