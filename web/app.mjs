@@ -13,6 +13,7 @@ import { termsSection } from './sections/terms.mjs';
 import { rotationSection } from './sections/rotation.mjs';
 import { relativeSection } from './sections/relative.mjs';
 import { contextSection } from './sections/context.mjs';
+import { cacheSimSection } from './sections/cache-sim.mjs';
 
 async function main() {
   const status = $('status');
@@ -22,7 +23,7 @@ async function main() {
     demo.source = 'wasm';
     demo.api = pe;
     const sections = { order: orderSection, sinusoidal: sinusoidalSection, terms: termsSection, codes: codesSection, rotation: rotationSection,
-      rope: ropeSection, context: contextSection, scores: scoresSection, relative: relativeSection, cache: cacheSection, compare: compareSection, speed: speedSection };
+      rope: ropeSection, context: contextSection, scores: scoresSection, relative: relativeSection, cache: cacheSection, 'cache-sim': cacheSimSection, compare: compareSection, speed: speedSection };
     const draws = Object.entries(sections).map(([id, s]) => timed(id, s(pe)));
     for (const d of draws) d();
     let resizeTimer;
