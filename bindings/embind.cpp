@@ -391,6 +391,8 @@ posenc::Encoding toEncoding(const val& specs) {
 struct AttentionSpec {
     int heads, kvHeads, headDim, qLen, kLen;
     double q, k, v, qPositions, kPositions, keyMask;  // positions / keyMask: 0 = default
+    int qPositionsLength, kPositionsLength;           // [qLen] / [kLen], or [axes, len] with multi-axis RoPE
+    double maskPositions; int maskPositionsLength;    // multi-axis RoPE: the keys' sequence index; 0 = default
     bool causal;
     int window;
     double scale;  // NaN = the encoding's default
@@ -406,8 +408,9 @@ int attention(const AttentionSpec& a, const val& e) {
         r.q = posenc::View<float>(at<const float>(a.q), qn);
         r.k = posenc::View<float>(at<const float>(a.k), kn);
         r.v = posenc::View<float>(at<const float>(a.v), kn);
-        if (a.qPositions) r.qPositions = posenc::View<std::int32_t>(at<const std::int32_t>(a.qPositions), static_cast<std::size_t>(a.qLen));
-        if (a.kPositions) r.kPositions = posenc::View<std::int32_t>(at<const std::int32_t>(a.kPositions), static_cast<std::size_t>(a.kLen));
+        if (a.qPositions) r.qPositions = view<std::int32_t>(a.qPositions, a.qPositionsLength);
+        if (a.kPositions) r.kPositions = view<std::int32_t>(a.kPositions, a.kPositionsLength);
+        if (a.maskPositions) r.maskPositions = view<std::int32_t>(a.maskPositions, a.maskPositionsLength);
         if (a.keyMask) r.keyMask = posenc::View<std::uint8_t>(at<const std::uint8_t>(a.keyMask), static_cast<std::size_t>(a.kLen));
         r.causal = a.causal;
         r.window = a.window;
@@ -471,22 +474,23 @@ public:
             cache_ = std::make_unique<posenc::KVCache>(c);
         });
     }
-    int append(double k, double v, int T, double positions, double mask) {
+    int append(double k, double v, int T, double positions, int positionsLength, double mask, double maskPositions) {
         return guarded([&] {
             const auto& c = live().config();
             const std::size_t n = static_cast<std::size_t>(c.batch) * c.kvHeads * T * c.headDim, bt = static_cast<std::size_t>(c.batch) * T;
-            live().append(view<float>(k, static_cast<int>(n)), view<float>(v, static_cast<int>(n)), T,
-                          positions ? posenc::View<std::int32_t>(at<const std::int32_t>(positions), bt) : posenc::View<std::int32_t>(),
-                          mask ? posenc::View<std::uint8_t>(at<const std::uint8_t>(mask), bt) : posenc::View<std::uint8_t>());
+            live().append(view<float>(k, static_cast<int>(n)), view<float>(v, static_cast<int>(n)), T, view<std::int32_t>(positions, positionsLength),
+                          mask ? posenc::View<std::uint8_t>(at<const std::uint8_t>(mask), bt) : posenc::View<std::uint8_t>(),
+                          maskPositions ? posenc::View<std::int32_t>(at<const std::int32_t>(maskPositions), bt) : posenc::View<std::int32_t>());
         });
     }
-    int attend(double q, int heads, int qLen, const val& e, double qPositions, bool causal, double scale, double out) {
+    int attend(double q, int heads, int qLen, const val& e, double qPositions, int qPositionsLength, bool causal, double scale, double out,
+               double maskPositions) {
         return guarded([&] {
             const auto& c = live().config();
             const std::size_t n = static_cast<std::size_t>(c.batch) * heads * qLen * c.headDim, bq = static_cast<std::size_t>(c.batch) * qLen;
-            live().attend(posenc::View<float>(at<const float>(q), n), heads, qLen, toEncoding(e),
-                          qPositions ? posenc::View<std::int32_t>(at<const std::int32_t>(qPositions), bq) : posenc::View<std::int32_t>(), causal,
-                          at<float>(out), scale);
+            live().attend(posenc::View<float>(at<const float>(q), n), heads, qLen, toEncoding(e), view<std::int32_t>(qPositions, qPositionsLength),
+                          causal, at<float>(out), scale,
+                          maskPositions ? posenc::View<std::int32_t>(at<const std::int32_t>(maskPositions), bq) : posenc::View<std::int32_t>());
         });
     }
     int shift(double delta) { return guarded([&] { live().shift(static_cast<std::int64_t>(delta)); }); }
@@ -643,6 +647,10 @@ EMSCRIPTEN_BINDINGS(posenc) {
         .field("v", &AttentionSpec::v)
         .field("qPositions", &AttentionSpec::qPositions)
         .field("kPositions", &AttentionSpec::kPositions)
+        .field("qPositionsLength", &AttentionSpec::qPositionsLength)
+        .field("kPositionsLength", &AttentionSpec::kPositionsLength)
+        .field("maskPositions", &AttentionSpec::maskPositions)
+        .field("maskPositionsLength", &AttentionSpec::maskPositionsLength)
         .field("keyMask", &AttentionSpec::keyMask)
         .field("causal", &AttentionSpec::causal)
         .field("window", &AttentionSpec::window)

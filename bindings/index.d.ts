@@ -1742,6 +1742,13 @@ export interface AttentionArgs {
   qPositions?: IntInput;
   /** Logical position of each key [kLen], integers in [0, 2^31). @defaultValue `0 … kLen − 1` */
   kPositions?: IntInput;
+  /**
+   * Multi-axis RoPE only (`multiAxis` 'mrope' or 'axial2d'): the sequence index of each key [kLen], which
+   * the causal / window masks and score terms use (as Hugging Face masks by cache position), while
+   * `qPositions` / `kPositions` are the rotation's [axes, len] rows. Queries take the last qLen entries.
+   * @defaultValue `0 … kLen − 1`
+   */
+  maskPositions?: IntInput;
   /** Mask keys after the query: admit a key when kPos ≤ qPos. @defaultValue `false` */
   causal?: boolean;
   /** Sliding window, in positions: admit a key when 0 ≤ qPos − kPos < window. A positive integer. @defaultValue none */
@@ -1811,6 +1818,12 @@ export interface AppendOptions {
   positions?: IntInput;
   /** [batch·T] 0/1, 1 = real token; padding (0) gets neither a slot nor a position. @defaultValue all real */
   mask?: MaskInput;
+  /**
+   * Multi-axis rope only: the sequence index [batch·T] each slot keeps (masks, score terms, `shift`,
+   * `renumber`), while `positions` are then the rotation's [batch, axes, T].
+   * @defaultValue each row's next positions
+   */
+  maskPositions?: IntInput;
 }
 
 /** Options of {@link KVCache.attend}. */
@@ -1828,6 +1841,11 @@ export interface AttendOptions {
    * @defaultValue each row's last `qLen` positions: `next − qLen … next − 1`
    */
   qPositions?: IntInput;
+  /**
+   * Multi-axis rope only: each query's sequence index [batch·qLen] for the masks, while `qPositions`
+   * are then the rotation's [batch, axes, qLen]. @defaultValue each row's last `qLen` positions
+   */
+  maskPositions?: IntInput;
   /** Mask cached keys after the query. @defaultValue `true` */
   causal?: boolean;
   /** Multiplies the content terms, as {@link AttentionArgs.scale}. A finite number. @defaultValue per encoding (see {@link AttentionArgs.scale}) */

@@ -16,7 +16,7 @@ function tokensOf(x, field, perToken, shape) {
 
 export function makeKVCacheClass(m, run, check) {
   return class KVCache {
-    #handle; #batch; #kvHeads; #headDim; #capacity;
+    #handle; #batch; #kvHeads; #headDim; #capacity; #multiAxis;
 
     constructor(options) {
       const o = checkOptions(options, 'KVCache', { elsewhere: belongsIn('rope', 'KVCache.rope') });
@@ -30,6 +30,7 @@ export function makeKVCacheClass(m, run, check) {
       const rope = checkOptions(o.rope, 'KVCache.rope', { field: 'rope', prefix: 'rope.', elsewhere: belongsIn('rope.scaling', 'scaling') });
       const spec = ropeSpec(rope, { prefix: 'rope.', where: 'rope', headDim: this.#headDim, headDimOf: "the cache's headDim" });
       const ropeLayout = v.oneOf(rope.layout, 'rope.layout', ROPE_LAYOUTS, 'half');
+      this.#multiAxis = hasRope && spec.multiAxis !== 0;
       const slots = this.#batch * this.#capacity * this.#kvHeads * this.#headDim;
       if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
       const handle = new m.KVCacheHandle();
@@ -56,14 +57,16 @@ export function makeKVCacheClass(m, run, check) {
       const o = checkOptions(options, 'KVCache.append', { where: 'append options' });
       const [len, T] = tokensOf(k, 'k', this.#batch * this.#kvHeads * this.#headDim, '[batch, kvHeads, T, headDim]');
       const positions = o.positions === undefined ? null : v.positions(o.positions, 'positions');
-      if (positions) v.requireLength(positions.length, this.#batch * T, 'positions', 'batch*T');
+      if (positions && !this.#multiAxis) v.requireLength(positions.length, this.#batch * T, 'positions', 'batch*T');
+      const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');
       const mask = o.mask === undefined ? null : v.mask(o.mask, 'mask');
       if (mask) v.requireLength(mask.length, this.#batch * T, 'mask', 'batch*T');
       run((s) => {
         const kp = s.f32(k, 'k', len), vp = s.f32(vals, 'v', len);
         let mp = 0;
         if (mask) { mp = s.alloc(mask.length, 'mask'); m.HEAPU8.set(mask, mp); }
-        check(m, h.append(kp, vp, T, positions ? s.i32(positions, 'positions') : 0, mp));
+        check(m, h.append(kp, vp, T, positions ? s.i32(positions, 'positions') : 0, positions ? positions.length : 0, mp,
+          maskPositions ? s.i32(maskPositions, 'maskPositions') : 0));
       });
       return this;
     }
@@ -77,12 +80,15 @@ export function makeKVCacheClass(m, run, check) {
       const scale = o.scale === undefined ? NaN : v.number(o.scale, 'scale');
       const [len, qLen] = tokensOf(q, 'q', this.#batch * heads * this.#headDim, '[batch, heads, qLen, headDim]');
       const qPositions = o.qPositions === undefined ? null : v.positions(o.qPositions, 'qPositions');
-      if (qPositions) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
+      if (qPositions && !this.#multiAxis) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
+      const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');
+      if (maskPositions) v.requireLength(maskPositions.length, this.#batch * qLen, 'maskPositions', 'batch*qLen');
       return run((s) => {
         const spec = encodingSpecs(s, o.encoding ?? NO_ENCODING, { headDim: this.#headDim, heads });
         const qp = s.f32(q, 'q', len);
         const out = s.out(len);
-        check(m, h.attend(qp, heads, qLen, spec, qPositions ? s.i32(qPositions, 'qPositions') : 0, causal, scale, out));
+        check(m, h.attend(qp, heads, qLen, spec, qPositions ? s.i32(qPositions, 'qPositions') : 0, qPositions ? qPositions.length : 0, causal, scale, out,
+          maskPositions ? s.i32(maskPositions, 'maskPositions') : 0));
         return { out: s.result(out, len, o.out) };
       });
     }

@@ -12,6 +12,12 @@ import { parameterCount } from './parameters.mjs';
 
 const SINUSOID_LAYOUTS = ['interleaved', 'concat', 'tensor2tensor'];
 
+// Whether an encoding (or a part of an array) is a rope with several position axes.
+export function multiAxisRope(encoding) {
+  const parts = Array.isArray(encoding) ? encoding : [encoding];
+  return parts.some((e) => e && e.kind === 'rope' && e.multiAxis !== undefined && e.multiAxis !== 'none');
+}
+
 // Turns a binding status into the matching JS error.
 function check(m, status) {
   if (status === 0) return;
@@ -118,8 +124,12 @@ function makeApi(m) {
     const returnScores = v.boolean(a.returnScores, 'returnScores', false);
     const qPositions = a.qPositions === undefined ? null : v.positions(a.qPositions, 'qPositions');
     const kPositions = a.kPositions === undefined ? null : v.positions(a.kPositions, 'kPositions');
-    if (qPositions) v.requireLength(qPositions.length, qLen, 'qPositions', 'qLen');
-    if (kPositions) v.requireLength(kPositions.length, kLen, 'kPositions', 'kLen');
+    const maskPositions = a.maskPositions === undefined ? null : v.positions(a.maskPositions, 'maskPositions');
+    // with multi-axis RoPE positions are [axes, len] (the core checks them against the rope's axes)
+    if (!multiAxisRope(a.encoding)) {
+      if (qPositions) v.requireLength(qPositions.length, qLen, 'qPositions', 'qLen');
+      if (kPositions) v.requireLength(kPositions.length, kLen, 'kPositions', 'kLen');
+    }
     const keyMask = a.keyMask === undefined ? null : v.mask(a.keyMask, 'keyMask');
     if (keyMask) v.requireLength(keyMask.length, kLen, 'keyMask', 'kLen');
     if (heads % kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of kvHeads (${kvHeads})`);
@@ -135,6 +145,8 @@ function makeApi(m) {
       check(m, m.attention({
         heads, kvHeads, headDim, qLen, kLen, q, k, v: vv,
         qPositions: qPositions ? s.i32(qPositions, 'qPositions') : 0, kPositions: kPositions ? s.i32(kPositions, 'kPositions') : 0,
+        qPositionsLength: qPositions ? qPositions.length : 0, kPositionsLength: kPositions ? kPositions.length : 0,
+        maskPositions: maskPositions ? s.i32(maskPositions, 'maskPositions') : 0, maskPositionsLength: maskPositions ? maskPositions.length : 0,
         keyMask: mask, causal, window, scale, out, weights, scores,
       }, spec));
       const result = { out: s.result(out, qn, a.out) };

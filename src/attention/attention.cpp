@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "common/errors.hpp"
 #include "kernels/dot.hpp"
@@ -217,14 +218,51 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     if (!std::isnan(r.scale)) requireFinite(r.scale, "scale");
     if (!out) fail("out", "is required");
 
-    std::vector<std::int32_t> qPos = r.qPositions.empty() ? detail::defaultQueryPositions(d.qLen, d.kLen)
-                                                          : std::vector<std::int32_t>(r.qPositions.data, r.qPositions.data + r.qPositions.size);
-    std::vector<std::int32_t> kPos = r.kPositions.empty() ? detail::defaultKeyPositions(d.kLen)
-                                                          : std::vector<std::int32_t>(r.kPositions.data, r.kPositions.data + r.kPositions.size);
-    if (qPos.size() != static_cast<std::size_t>(d.qLen)) fail("qPositions", "must have qLen = " + std::to_string(d.qLen) + " entries (got " + std::to_string(qPos.size()) + ")");
-    if (kPos.size() != static_cast<std::size_t>(d.kLen)) fail("kPositions", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(kPos.size()) + ")");
-    requirePositions(qPos.data(), qPos.size(), "qPositions");
-    requirePositions(kPos.data(), kPos.size(), "kPositions");
+    // Multi-axis RoPE rotates by one position per axis; masks and score terms then use maskPositions.
+    const RopeEncoding* rope = ropePart(r.encoding);
+    std::optional<RopeFrequencies> freqs;
+    if (rope) {
+        RopeConfig c = rope->config;
+        c.headDim = d.headDim;
+        freqs = ropeFrequencies(c);
+    }
+    const std::size_t axes = freqs ? static_cast<std::size_t>(freqs->axes) : 1;
+    auto positionsOf = [&](const View<std::int32_t>& given, std::vector<std::int32_t> dflt, int len, const char* field, const char* lenName) {
+        std::vector<std::int32_t> p;
+        if (given.empty()) {
+            for (std::size_t a = 0; a < axes; ++a) p.insert(p.end(), dflt.begin(), dflt.end());  // every axis at the sequence index (text tokens)
+        } else {
+            p.assign(given.data, given.data + given.size);
+        }
+        const std::size_t want = axes * static_cast<std::size_t>(len);
+        if (p.size() != want)
+            fail(field, axes == 1 ? "must have " + std::string(lenName) + " = " + std::to_string(len) + " entries (got " + std::to_string(p.size()) + ")"
+                                  : "must be [axes, " + std::string(lenName) + "] = " + std::to_string(axes) + " x " + std::to_string(len) +
+                                        " entries for multi-axis RoPE (got " + std::to_string(p.size()) + ")");
+        requirePositions(p.data(), p.size(), field);
+        return p;
+    };
+    std::vector<std::int32_t> qRopePos = positionsOf(r.qPositions, detail::defaultQueryPositions(d.qLen, d.kLen), d.qLen, "qPositions", "qLen");
+    std::vector<std::int32_t> kRopePos = positionsOf(r.kPositions, detail::defaultKeyPositions(d.kLen), d.kLen, "kPositions", "kLen");
+    std::vector<std::int32_t> qPos, kPos;
+    if (axes == 1) {
+        if (!r.maskPositions.empty()) fail("maskPositions", "apply only to multi-axis RoPE (otherwise qPositions / kPositions are the mask positions)");
+        qPos = qRopePos;
+        kPos = kRopePos;
+    } else {
+        if (r.maskPositions.empty()) {
+            kPos = detail::defaultKeyPositions(d.kLen);
+        } else {
+            if (r.maskPositions.size != static_cast<std::size_t>(d.kLen))
+                fail("maskPositions", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.maskPositions.size) + ")");
+            kPos.assign(r.maskPositions.data, r.maskPositions.data + r.maskPositions.size);
+            requirePositions(kPos.data(), kPos.size(), "maskPositions");
+        }
+        if (d.qLen > d.kLen && !r.maskPositions.empty())
+            fail("maskPositions", "give the queries theirs as the last qLen keys' (qLen " + std::to_string(d.qLen) + " > kLen " + std::to_string(d.kLen) + ")");
+        qPos = r.maskPositions.empty() ? detail::defaultQueryPositions(d.qLen, d.kLen)
+                                       : std::vector<std::int32_t>(kPos.end() - d.qLen, kPos.end());
+    }
 
     AttentionInputs in;
     in.dims = d;
@@ -237,18 +275,15 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
 
     std::vector<float> qRot, kRot;
-    if (const auto* rope = ropePart(r.encoding)) {
-        // RoPE: rotate copies of q and k at their logical positions, then plain dot products.
-        RopeConfig c = rope->config;
-        c.headDim = d.headDim;
-        const RopeFrequencies f = ropeFrequencies(c);
-        if (f.axes != 1) fail("encoding.multiAxis", "needs positions per axis: rotate with applyRope, then attend with kind 'none'");
-        requireXposRange(f, qPos.data(), qPos.size(), "qPositions");
-        requireXposRange(f, kPos.data(), kPos.size(), "kPositions");
+    if (rope) {
+        // RoPE: rotate copies of q and k at their logical positions (per axis), then plain dot products.
+        const RopeFrequencies& f = *freqs;
+        requireXposRange(f, qRopePos.data(), qRopePos.size(), "qPositions");
+        requireXposRange(f, kRopePos.data(), kRopePos.size(), "kPositions");
         qRot.assign(r.q.data, r.q.data + qn);
         kRot.assign(r.k.data, r.k.data + kn);
-        applyRope(qRot.data(), d.heads, d.qLen, d.headDim, qPos.data(), f, rope->layout);
-        applyRope(kRot.data(), d.kvHeads, d.kLen, d.headDim, kPos.data(), f, rope->layout, RopeRole::key);
+        applyRope(qRot.data(), d.heads, d.qLen, d.headDim, qRopePos.data(), f, rope->layout);
+        applyRope(kRot.data(), d.kvHeads, d.kLen, d.headDim, kRopePos.data(), f, rope->layout, RopeRole::key);
         in.q = qRot.data();
         in.k = kRot.data();
     }

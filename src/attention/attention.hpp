@@ -45,8 +45,12 @@ struct AttentionRequest {
     AttentionDims dims;
     View<float> q;                 // [heads, qLen, headDim]
     View<float> k, v;              // [kvHeads, kLen, headDim]
-    View<std::int32_t> qPositions; // [qLen]; empty = the last qLen key positions
-    View<std::int32_t> kPositions; // [kLen]; empty = 0..kLen-1
+    View<std::int32_t> qPositions; // [qLen]; empty = the last qLen key positions ([axes, qLen] with multi-axis RoPE)
+    View<std::int32_t> kPositions; // [kLen]; empty = 0..kLen-1 ([axes, kLen] with multi-axis RoPE)
+    // Multi-axis RoPE only (M-RoPE, 2-D axial): the sequence index of each key [kLen], which the causal /
+    // window masks and score terms use, as Hugging Face masks by cache position; queries take the last
+    // qLen. Empty = 0..kLen-1. Rotation uses q/kPositions' axis rows.
+    View<std::int32_t> maskPositions;
     bool causal = false;
     int window = 0;                // 0 = none
     View<std::uint8_t> keyMask;    // [kLen], 1 = attend; empty = all

@@ -27,7 +27,6 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         rc.headDim = c.headDim;
         freqs_ = ropeFrequencies(rc);
         if (freqs_->rotaryDim > c.headDim) fail("rope", "rotary dim exceeds headDim");
-        if (freqs_->axes != 1) fail("rope.multiAxis", "is not supported by the cache (one logical position per slot)");
         config_.rope->config = rc;
         tables_.emplace(*freqs_, c.rope->layout);
     }
@@ -42,6 +41,15 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     keyNormMax_.assign(static_cast<std::size_t>(c.batch), 0.0);
 }
 
+template <class AngleOf>
+void KVCache::buildTables(std::size_t count, double scale, RopeRole role, AngleOf angleOf) {
+    const std::size_t A = static_cast<std::size_t>(axes());
+    scratchAxisAngles_.resize(A * count);
+    for (std::size_t a = 0; a < A; ++a)
+        for (std::size_t t = 0; t < count; ++t) scratchAxisAngles_[a * count + t] = angleOf(a, t);
+    tables_->build(scratchAxisAngles_.data(), count, scale, role, count);
+}
+
 int KVCache::slotFor(Row& r) const {
     const KVCacheConfig& c = config_;
     if (r.sinksFilled < c.sinks) return r.sinksFilled++;
@@ -52,16 +60,26 @@ int KVCache::slotFor(Row& r) const {
     return slot;
 }
 
-void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> positions, View<std::uint8_t> mask) {
+void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> positions, View<std::uint8_t> mask,
+                     View<std::int32_t> maskPositions) {
     const KVCacheConfig& c = config_;
     requirePositive(T, "T");
+    const std::size_t A = static_cast<std::size_t>(axes());
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
     const std::size_t n = elementCount({c.batch, c.kvHeads, T, c.headDim}, "k");
     if (k.size != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(k.size) + ")");
     if (v.size != n) fail("v", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(v.size) + ")");
     const std::size_t bt = static_cast<std::size_t>(c.batch) * T;
-    if (!positions.empty() && positions.size != bt)
-        fail("positions", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(positions.size) + ")");
+    if (A == 1 && !maskPositions.empty()) fail("maskPositions", "apply only to multi-axis RoPE (otherwise positions are the mask positions)");
+    if (!positions.empty() && positions.size != bt * A)
+        fail("positions", A == 1 ? "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(positions.size) + ")"
+                                 : "must be [batch, axes, T] = " + std::to_string(bt * A) + " entries for multi-axis RoPE (got " +
+                                       std::to_string(positions.size) + ")");
+    if (!maskPositions.empty() && maskPositions.size != bt)
+        fail("maskPositions", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(maskPositions.size) + ")");
+    // the sequence index of token `at` as given (multi-axis: maskPositions; else positions), or -1 = the row's next
+    View<std::int32_t> seq = A == 1 ? positions : maskPositions;
+    const char* seqField = A == 1 ? "positions" : "maskPositions";
     if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
     requireFiniteValues(k.data, n, "k");
     requireFiniteValues(v.data, n, "v");
@@ -77,9 +95,9 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             const std::size_t at = static_cast<std::size_t>(b) * T + t;
             if (!mask.empty() && mask[at] > 1) fail("mask[" + std::to_string(at) + "]", "must be 0 or 1 (got " + std::to_string(mask[at]) + ")");
             if (!mask.empty() && mask[at] == 0) continue;  // padding: no position, no slot
-            std::int64_t p = positions.empty() ? r.next : positions[at];
+            std::int64_t p = seq.empty() ? r.next : seq[at];
             if (p < 0 || p > kMaxPosition)
-                fail(positions.empty() ? "positions" : "positions[" + std::to_string(at) + "]",
+                fail(seq.empty() ? seqField : std::string(seqField) + "[" + std::to_string(at) + "]",
                      "must be a position in [0, 2^31) (got " + std::to_string(p) + ")");
             if (c.window == 0 && r.sinksFilled >= c.sinks && c.sinks + r.filled >= c.capacity)
                 fail("capacity", "exceeded: row " + std::to_string(b) + " already holds " + std::to_string(c.capacity) +
@@ -92,12 +110,30 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             r.next = p + 1;
         }
     }
+    // multi-axis: each real token's rotation position per axis (given, or its sequence index on every axis)
+    if (A > 1) {
+        scratchAxisPos_.assign(bt * A, 0);
+        for (int b = 0; b < c.batch; ++b)
+            for (std::size_t a = 0; a < A; ++a)
+                for (int t = 0; t < T; ++t) {
+                    const std::size_t at = static_cast<std::size_t>(b) * T + t;
+                    if (scratchSlots_[at] < 0) continue;
+                    const std::size_t src = (static_cast<std::size_t>(b) * A + a) * T + t;
+                    const std::int32_t p = positions.empty() ? scratchPos_[at] : positions[src];
+                    if (p < 0) fail("positions[" + std::to_string(src) + "]", "must be a position >= 0 (got " + std::to_string(p) + ")");
+                    scratchAxisPos_[a * bt + at] = p;
+                }
+    }
 
     // Commit: copy (and rotate) every real token into its slot; one rotation table for all of them.
-    scratchAngles_.clear();
+    scratchCommitted_.clear();  // the real tokens, in order (indices into the call's tokens)
     for (std::size_t at = 0; at < bt; ++at)
-        if (scratchSlots_[at] >= 0) scratchAngles_.push_back(scratchPos_[at]);
-    if (tables_) tables_->build(scratchAngles_.data(), scratchAngles_.size(), freqs_->attentionScale, RopeRole::key);
+        if (scratchSlots_[at] >= 0) scratchCommitted_.push_back(static_cast<int>(at));
+    if (tables_)
+        buildTables(scratchCommitted_.size(), freqs_->attentionScale, RopeRole::key, [&](std::size_t a, std::size_t t) {
+            const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]);
+            return static_cast<double>(A == 1 ? scratchPos_[at] : scratchAxisPos_[a * bt + at]);
+        });
     std::size_t token = 0;
     for (int b = 0; b < c.batch; ++b) {
         for (int t = 0; t < T; ++t) {
@@ -123,8 +159,9 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
 }
 
 void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
-                     float* out, double scale) {
+                     float* out, double scale, View<std::int32_t> maskPositions) {
     const KVCacheConfig& c = config_;
+    const std::size_t A = static_cast<std::size_t>(axes());
     requirePositive(heads, "heads");
     requirePositive(qLen, "qLen");
     if (heads % c.kvHeads != 0)
@@ -136,10 +173,17 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (q.size != perRow * c.batch)
         fail("q", "must be [batch, heads, qLen, headDim] = " + std::to_string(perRow * c.batch) + " elements (got " + std::to_string(q.size) + ")");
     const std::size_t bq = static_cast<std::size_t>(c.batch) * qLen;
-    if (!qPositions.empty() && qPositions.size != bq)
-        fail("qPositions", "must have batch*qLen = " + std::to_string(bq) + " entries (got " + std::to_string(qPositions.size) + ")");
+    if (A == 1 && !maskPositions.empty()) fail("maskPositions", "apply only to multi-axis RoPE (otherwise qPositions are the mask positions)");
+    if (!qPositions.empty() && qPositions.size != bq * A)
+        fail("qPositions", A == 1 ? "must have batch*qLen = " + std::to_string(bq) + " entries (got " + std::to_string(qPositions.size) + ")"
+                                  : "must be [batch, axes, qLen] = " + std::to_string(bq * A) + " entries for multi-axis RoPE (got " +
+                                        std::to_string(qPositions.size) + ")");
+    if (!maskPositions.empty() && maskPositions.size != bq)
+        fail("maskPositions", "must have batch*qLen = " + std::to_string(bq) + " entries (got " + std::to_string(maskPositions.size) + ")");
     if (!qPositions.empty()) requirePositions(qPositions.data, qPositions.size, "qPositions");
+    if (!maskPositions.empty()) requirePositions(maskPositions.data, maskPositions.size, "maskPositions");
     if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
+    View<std::int32_t> seq = A == 1 ? qPositions : maskPositions;
     if (!std::isnan(scale)) requireFinite(scale, "scale");
     requireFiniteValues(q.data, q.size, "q");
 
@@ -147,9 +191,9 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     qp.resize(bq);
     for (int b = 0; b < c.batch; ++b)
         for (int i = 0; i < qLen; ++i)
-            qp[static_cast<std::size_t>(b) * qLen + i] = qPositions.empty()
+            qp[static_cast<std::size_t>(b) * qLen + i] = seq.empty()
                 ? static_cast<std::int32_t>(std::max<std::int64_t>(rows_[b].next - qLen + i, 0))
-                : qPositions[static_cast<std::size_t>(b) * qLen + i];
+                : seq[static_cast<std::size_t>(b) * qLen + i];
 
     std::vector<float>& qRot = scratchQ_;
     qRot.assign(q.data, q.data + q.size);
@@ -157,8 +201,10 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         float* qb = qRot.data() + perRow * b;
         const std::int32_t* pb = qp.data() + static_cast<std::size_t>(b) * qLen;
         if (tables_) {  // rotate the queries with the cache's own tables (no per-step allocation once warm)
-            scratchAngles_.assign(pb, pb + qLen);
-            tables_->build(scratchAngles_.data(), scratchAngles_.size(), freqs_->attentionScale, RopeRole::query);
+            const std::int32_t* axisPos = A > 1 && !qPositions.empty() ? qPositions.data + static_cast<std::size_t>(b) * A * qLen : nullptr;
+            buildTables(static_cast<std::size_t>(qLen), freqs_->attentionScale, RopeRole::query, [&](std::size_t a, std::size_t t) {
+                return static_cast<double>(axisPos ? axisPos[a * qLen + t] : pb[t]);
+            });
             for (int h = 0; h < heads; ++h)
                 for (int t = 0; t < qLen; ++t) tables_->rotate(qb + (static_cast<std::size_t>(h) * qLen + t) * hd, static_cast<std::size_t>(t));
         }
@@ -182,7 +228,8 @@ void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vecto
     if (!tables_ || slots.empty()) return;
     const KVCacheConfig& c = config_;
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    tables_->build(angles.data(), angles.size(), 1.0, RopeRole::key);  // keys already carry the attention scale
+    // keys already carry the attention scale; a delta moves every axis alike
+    buildTables(angles.size(), 1.0, RopeRole::key, [&](std::size_t, std::size_t t) { return angles[t]; });
     float* key = scratchKey_.data();
     keyNormMax_[b] = 0;  // rotation keeps norms, but xPos rescales: recomputed over what is cached
     for (int h = 0; h < c.kvHeads; ++h)

@@ -31,13 +31,18 @@ public:
 
     // k, v: raw [batch, kvHeads, T, headDim]. positions: [batch * T] (empty = each row continues from
     // its next position); mask: [batch * T], 1 = real token (empty = all real).
-    void append(View<float> k, View<float> v, int T, View<std::int32_t> positions = {}, View<std::uint8_t> mask = {});
+    // With multi-axis RoPE (M-RoPE, 2-D axial) positions are the rotation's [batch, axes, T] and
+    // maskPositions [batch * T] the sequence index each slot keeps (masks, score terms, shift and
+    // renumber); either empty = the row's next positions (on every axis: text tokens).
+    void append(View<float> k, View<float> v, int T, View<std::int32_t> positions = {}, View<std::uint8_t> mask = {},
+                View<std::int32_t> maskPositions = {});
 
     // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, headDim]. qPositions [batch * qLen]
     // (empty = each row's last qLen positions, next - qLen .. next - 1). `encoding` adds score terms
     // (alibi, t5, ...); the cache's own rope rotates q. scale: NaN = the encoding's default.
+    // With multi-axis RoPE, qPositions are [batch, axes, qLen] (rotation) and maskPositions [batch * qLen].
     void attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
-                float* out, double scale = std::numeric_limits<double>::quiet_NaN());
+                float* out, double scale = std::numeric_limits<double>::quiet_NaN(), View<std::int32_t> maskPositions = {});
 
     // Moves every cached position by delta and re-rotates the cached keys.
     void shift(std::int64_t delta);
@@ -78,10 +83,16 @@ private:
     // scratch reused across calls (no allocation per decode step once warm)
     std::vector<std::int32_t> scratchPos_;
     std::vector<int> scratchSlots_;
-    std::vector<double> scratchAngles_;
+    std::vector<int> scratchCommitted_;
     std::vector<float> scratchQ_;
     std::vector<float> scratchKey_;  // one key row being rotated
     std::vector<std::int32_t> scratchQPos_;
+    std::vector<std::int32_t> scratchAxisPos_;  // multi-axis: rotation positions of the call's tokens [batch, axes, T]
+    std::vector<double> scratchAxisAngles_;     // [axes, tokens] for one table build
+    int axes() const { return freqs_ ? freqs_->axes : 1; }
+    // Builds tables_ for `count` tokens whose position on axis a is angleOf(a, t).
+    template <class AngleOf>
+    void buildTables(std::size_t count, double scale, RopeRole role, AngleOf angleOf);
     AttentionWorkspace workspace_;
 };
 

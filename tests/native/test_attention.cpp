@@ -769,3 +769,53 @@ TEST_CASE("combined encodings: RoPE rotates, score terms add (RoPE + ALiBi, T5 +
     CHECK_THROWS_WITH_AS(defaultScale(t5deberta, 16), doctest::Contains("scale is required"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(attentionBias(ca, 4, p.qPos, p.kPos), doctest::Contains("must be a scalar-bias encoding"), std::invalid_argument);
 }
+
+TEST_CASE("multi-axis RoPE in attention: pair k turns by its axis's position; masks and ALiBi use maskPositions") {
+    for (bool interleaved : {false, true}) {
+        Problem p(4, 2, 16, 3, 6, 321);
+        p.causal = true;
+        RopeConfig rc;
+        rc.headDim = 16;
+        rc.base = 100;
+        rc.multiAxis = MultiAxis::mrope;
+        rc.sections = interleaved ? std::vector<int>{3, 3, 2} : std::vector<int>{2, 3, 3};
+        rc.mropeInterleaved = interleaved;
+        const auto f = ropeFrequencies(rc);
+        const std::vector<std::int32_t> kAxis = {10, 11, 11, 11, 11, 13, 10, 11, 11, 12, 12, 13, 10, 11, 12, 11, 12, 13};
+        const std::vector<std::int32_t> qAxis = {11, 11, 13, 11, 12, 13, 12, 12, 13};
+        const std::vector<std::int32_t> mask = {10, 11, 12, 13, 14, 15};
+        p.kPos = mask;
+        p.qPos = {13, 14, 15};
+        // the rotation written from the definition: pair k of a half-layout vector turns by pos[axisOfPair[k]] * w_k
+        auto rotate = [&](const float* x, const std::vector<std::int32_t>& axisPos, int len, int t) {
+            std::vector<ld> y(x, x + 16);
+            for (int k = 0; k < 8; ++k) {
+                int axis = 0;
+                if (!interleaved) axis = k < rc.sections[0] ? 0 : k < rc.sections[0] + rc.sections[1] ? 1 : 2;
+                else axis = (k % 3 == 1 && k < 3 * rc.sections[1]) ? 1 : (k % 3 == 2 && k < 3 * rc.sections[2]) ? 2 : 0;
+                const ld a = ld(axisPos[axis * len + t]) * std::pow(ld(100), -ld(2 * k) / 16);
+                y[k] = x[k] * std::cos(a) - x[k + 8] * std::sin(a);
+                y[k + 8] = x[k + 8] * std::cos(a) + x[k] * std::sin(a);
+            }
+            return y;
+        };
+        const auto slopes = alibiSlopes(4);
+        NaiveTerms t;
+        t.contentDot = [&](int h, int i, int j) {
+            const auto q = rotate(p.qv(h, i), qAxis, 3, i), k = rotate(p.kv(h, j), kAxis, 6, j);
+            ld s = 0;
+            for (int c = 0; c < 16; ++c) s += q[c] * k[c];
+            return s;
+        };
+        t.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * (ld(p.qPos[i]) - p.kPos[j]); };
+        auto req = p.request(CombinedEncoding{{RopeEncoding{rc, RopeLayout::half}, AlibiEncoding{4, {}, false}}});
+        req.qPositions = qAxis;
+        req.kPositions = kAxis;
+        req.maskPositions = mask;
+        const auto got = attention(req, true, false);
+        const auto want = naive(p, t, 1 / std::sqrt(ld(16)));
+        CHECK(maxDiff(got.out, want.out) < 2e-5);
+        CHECK(maxDiff(got.weights, want.weights) < 2e-5);
+        CHECK(f.axes == 3);
+    }
+}

@@ -344,3 +344,47 @@ test('combined encodings: [rope, alibi] rotates and biases; [t5, kerple] biases 
   assert.ok(maxAbsDiff(viaCache, direct) < 1e-5, `cache vs attention ${maxAbsDiff(viaCache, direct)}`);
   assert.ok(maxAbsDiff(viaCache, pe.attention({ ...p, q: qOne, qLen: 1, qPositions: [6], causal: true, encoding: { kind: 'rope', base: 100 } }).out) > 1e-3);
 });
+
+test('multi-axis RoPE in attention and the cache: [axes, len] rotation positions, maskPositions for masks and score terms', () => {
+  const d = 16, heads = 4, kvHeads = 2, qLen = 3, kLen = 6;
+  for (const rope of [
+    { kind: 'rope', base: 100, multiAxis: 'mrope', sections: [2, 3, 3] },
+    { kind: 'rope', base: 100, multiAxis: 'mrope', sections: [3, 3, 2], mropeInterleaved: true },
+    { kind: 'rope', base: 100, multiAxis: 'axial2d' },
+  ]) {
+    const f = pe.ropeFrequencies({ headDim: d, ...rope });
+    const axes = f.axes;
+    const p = problem(heads, kvHeads, d, qLen, kLen, 120 + axes);
+    // an image of 2 x 2 patches between text tokens: (t, h, w) rows per token; sequence index 10..15
+    const kAxis = [[10, 11, 11, 11, 11, 13], [10, 11, 11, 12, 12, 13], [10, 11, 12, 11, 12, 13]].slice(0, axes).flat();
+    const mask = [10, 11, 12, 13, 14, 15];
+    const qAxis = [[11, 11, 13], [11, 12, 13], [12, 12, 13]].slice(0, axes).flat();
+    const qMask = mask.slice(kLen - qLen);
+    // reference: rotate pair k of each vector by its axis position (pe.applyRope is tested against the definition elsewhere)
+    const rot = (x, rows, len, pos) => pe.applyRope(x, { heads: rows, tokens: len, headDim: d }, pos, { headDim: d, ...rope, kind: undefined });
+    const qr = rot(p.q, heads, qLen, qAxis), kr = pe.applyRope(p.k, { heads: kvHeads, tokens: kLen, headDim: d }, kAxis, { ...rope, kind: undefined });
+    const slopes = pe.alibiSlopes(heads);
+    const want = naive({ ...p, q: qr, k: kr, qPositions: qMask, kPositions: mask, causal: true }, { bias: (h, i, j) => -slopes[h] * (i - j) }, 1 / 4);
+    const got = pe.attention({ ...p, qPositions: qAxis, kPositions: kAxis, maskPositions: mask, causal: true, encoding: [rope, { kind: 'alibi' }] });
+    assert.ok(maxAbsDiff(got.out, want.out) < 2e-5, `${rope.multiAxis} ${rope.mropeInterleaved ?? ''}: ${maxAbsDiff(got.out, want.out)}`);
+    // the cache: keys appended with their axis positions and mask positions, queries likewise
+    const cache = new pe.KVCache({ kvHeads, headDim: d, capacity: 8, rope });
+    const kRows = (x, t0, t1) => { const out = []; for (let h = 0; h < kvHeads; h++) out.push(...x.subarray((h * kLen + t0) * d, (h * kLen + t1) * d)); return Float32Array.from(out); };
+    const axisSlice = (pos, len, t0, t1) => Array.from({ length: axes }, (_, a) => pos.slice(a * len + t0, a * len + t1)).flat();
+    cache.append(kRows(p.k, 0, 4), kRows(p.v, 0, 4), { positions: axisSlice(kAxis, kLen, 0, 4), maskPositions: mask.slice(0, 4) });
+    cache.append(kRows(p.k, 4, 6), kRows(p.v, 4, 6), { positions: axisSlice(kAxis, kLen, 4, 6), maskPositions: mask.slice(4, 6) });
+    assert.deepEqual(Array.from(cache.positions()).slice(0, 6), mask);
+    const viaCache = cache.attend(p.q, { heads, qPositions: qAxis, maskPositions: qMask, encoding: { kind: 'alibi' } }).out;
+    assert.ok(maxAbsDiff(viaCache, got.out) < 2e-5, `cache ${rope.multiAxis}: ${maxAbsDiff(viaCache, got.out)}`);
+    // renumbering moves every axis by the slot's delta: the same as attention at the moved positions
+    cache.shift(-10);
+    const moved = cache.attend(p.q, { heads, qPositions: qAxis.map((x) => x - 10), maskPositions: qMask.map((x) => x - 10), encoding: { kind: 'alibi' } }).out;
+    assert.ok(maxAbsDiff(moved, got.out) < 2e-5, `shift ${rope.multiAxis}`);
+    assert.throws(() => cache.append(kRows(p.k, 0, 1), kRows(p.v, 0, 1), { positions: [1] }), (e) => e instanceof RangeError && /\[batch, axes, T\]/.test(e.message));
+    cache.delete();
+    // sizes name the field
+    assert.throws(() => pe.attention({ ...p, qPositions: [1, 2, 3], encoding: rope }), (e) => e instanceof RangeError && /qPositions must be \[axes, qLen\]/.test(e.message));
+  }
+  const p = problem(2, 2, 8, 2, 4, 7);
+  assert.throws(() => pe.attention({ ...p, maskPositions: [0, 1, 2, 3], encoding: { kind: 'rope' } }), (e) => e instanceof RangeError && /maskPositions apply only to multi-axis/.test(e.message));
+});
