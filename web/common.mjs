@@ -8,6 +8,7 @@ export const demo = (window.posencDemo = { source: null });
 // Wires an <input>/<select> to a state key, mirrors its value into #id-out, and redraws.
 export function bindInput(id, state, key, draw, parse = Number) {
   const el = $(id);
+  draw = timedFor(el, draw);
   el.addEventListener('input', () => {
     state[key] = parse(el.value);
     const out = $(`${id}-out`);
@@ -19,6 +20,7 @@ export function bindInput(id, state, key, draw, parse = Number) {
 // A segmented control: buttons with data-value inside #id.
 export function bindSegmented(id, state, key, draw) {
   const buttons = document.querySelectorAll(`#${id} [data-value]`);
+  draw = timedFor($(id), draw);
   for (const b of buttons) {
     b.addEventListener('click', () => {
       state[key] = b.dataset.value;
@@ -49,15 +51,20 @@ for (const type of ['input', 'change', 'click']) {
     setTimeout(() => { if (pendingInput === e) pendingInput = null; }, 0);
   }, true);
 }
+// The panel a control belongs to: the nearest [data-panel], else its section.
+export const panelOf = (el) => el.closest('[data-panel]')?.dataset.panel ?? el.closest('section')?.id ?? 'page';
+function timedFor(el, draw) { return draw.timedPanel ? draw : timed(panelOf(el), draw); }
 export function timed(panel, draw) {
-  return (...args) => {
+  const f = (...args) => {
     const t0 = performance.now(), cause = pendingInput;
     const result = draw(...args);
     const t1 = performance.now();
     demo.redraws.push({ panel, ms: t1 - t0, sinceInput: cause ? t1 - cause.timeStamp : null, control: cause?.target?.id || cause?.target?.closest?.('[id]')?.id || null });
     if (demo.redraws.length > 500) demo.redraws.splice(0, 250);
-    const section = document.getElementById(panel)?.closest('section') ?? document.getElementById(panel);
+    const section = document.getElementById(panel);
     if (section) section.dataset.redrawMs = (t1 - t0).toFixed(2);
     return result;
   };
+  f.timedPanel = panel;
+  return f;
 }

@@ -219,11 +219,244 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   assert.deepEqual(consoleErrors, []);
 });
 
+// Float64 references the new panels are held to, written from the definitions (not from the page).
+const softmax = (s) => { const m = Math.max(...s.filter(Number.isFinite)), e = s.map((v) => (Number.isFinite(v) ? Math.exp(v - m) : 0)), l = e.reduce((a, b) => a + b, 0); return e.map((v) => v / l); };
+function t5BucketRef(rel, bidirectional, numBuckets = 32, maxDistance = 128) {  // HF T5Attention._relative_position_bucket
+  let n = numBuckets, ret = 0;
+  if (bidirectional) { n /= 2; if (rel > 0) ret += n; rel = Math.abs(rel); } else rel = -Math.min(rel, 0);
+  const exact = n / 2;
+  if (rel < exact) return ret + rel;
+  const large = exact + Math.trunc(Math.fround(Math.log(rel / exact) / Math.log(maxDistance / exact)) * (n - exact));
+  return ret + Math.min(large, n - 1);
+}
+function ropeRef(x, pos, D, base = 10000) {  // 'half' layout, float64
+  const h = D / 2, y = x.slice();
+  for (let i = 0; i < h; i++) {
+    const a = pos * base ** (-2 * i / D), c = Math.cos(a), s = Math.sin(a);
+    y[i] = x[i] * c - x[i + h] * s; y[i + h] = x[i + h] * c + x[i] * s;
+  }
+  return y;
+}
+// one query over keys at positions, RoPE then softmax(q·k/√D) v; heads share kv head 0
+function ropeAttentionRef(q, keys, values, kPos, qPos, heads, D) {
+  const out = [];
+  const kr = keys.map((k, j) => ropeRef(k, kPos[j], D));
+  for (let h = 0; h < heads; h++) {
+    const qr = ropeRef(q.slice(h * D, (h + 1) * D), qPos, D);
+    const w = softmax(kr.map((k, j) => (kPos[j] <= qPos ? k.reduce((a, x, c) => a + x * qr[c], 0) / Math.sqrt(D) : -Infinity)));
+    for (let c = 0; c < D; c++) out.push(values.reduce((a, v, j) => a + w[j] * v[c], 0));
+  }
+  return out;
+}
+
+test('encoding explorer: every additive method, its table and its parameter count', async () => {
+  await page.$eval('#sin-dim', (el) => { el.value = '64'; el.dispatchEvent(new Event('input')); });
+  await page.click('[data-layout="concat"]');
+  let s = await page.evaluate(() => window.posencDemo.sinusoidal);
+  assert.equal(s.params, 0);
+  for (let k = 0; k < 32; k++) {  // concat: sines then cosines, paper frequencies
+    const w = 10000 ** (-2 * k / 64);
+    assert.ok(Math.abs(s.table[7 * 64 + k] - Math.sin(7 * w)) < 1e-6 && Math.abs(s.table[7 * 64 + 32 + k] - Math.cos(7 * w)) < 1e-6, `concat column ${k}`);
+  }
+  await page.click('[data-layout="interleaved"]');
+  const read = () => page.evaluate(() => { const d = window.posencDemo.sinusoidal; return { ...d, table: Array.from(d.table) }; });
+  await page.click('#sin-method [data-value="learned"]');
+  s = await read();
+  assert.equal(s.params, 64 * 64);
+  assert.equal(await page.textContent('#sin-params'), (64 * 64).toLocaleString('en-US'));
+  for (const code of ['binary', 'gray']) {
+    await page.click(`#sin-method [data-value="${code}"]`);
+    s = await read();
+    assert.equal(s.width, 6);
+    assert.equal(s.params, 0);
+    for (let p = 0; p < 64; p++) {
+      const g = code === 'gray' ? p ^ (p >> 1) : p;
+      for (let k = 0; k < 6; k++) assert.equal(s.table[p * 6 + k], (g >> k) & 1 ? 1 : -1, `${code} ${p} bit ${k}`);
+    }
+  }
+  await page.click('#sin-method [data-value="axial"]');
+  s = await read();
+  assert.deepEqual(s.shape, [8, 8]);
+  assert.equal(s.params, 8 * 32 + 8 * 32);  // Σ shape[a]·dims[a]
+  for (let p = 8; p < 16; p++) for (let c = 0; c < 32; c++) assert.equal(s.table[p * 64 + c], s.table[8 * 64 + c]);  // first half: row p ÷ 8
+  await page.click('#sin-method [data-value="random"]');
+  s = await read();
+  assert.equal(s.params, 0);
+  assert.ok(Math.max(...s.table.map(Math.abs)) <= Math.sqrt(2 / 64) + 1e-6);
+  await page.locator('#sinusoidal').screenshot({ path: join(shots, 'section-sinusoidal-random.png') });
+  await page.click('#sin-method [data-value="sinusoidal"]');
+});
+
+test('relative gallery: ALiBi slopes, the worked example, T5, Shaw, Swin, Transformer-XL, DeBERTa against their definitions', async () => {
+  let r = await page.evaluate(() => window.posencDemo.relative);
+  const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
+  r.alibi.slopes.forEach((m, h) => close(m, 2 ** (-8 * (h + 1) / 8), 1e-7, `8-head slope ${h}`));
+  // 12 heads: the 8 slopes of 8 heads, then the even-indexed slopes of 16 heads
+  const twelve = [...Array.from({ length: 8 }, (_, h) => 2 ** (-(h + 1))), ...Array.from({ length: 4 }, (_, k) => 2 ** (-8 * (2 * k + 1) / 16))];
+  r.alibi.other.forEach((m, h) => close(m, twelve[h], 1e-7, `12-head slope ${h}`));
+  await page.click('#rel-heads [data-value="12"]');
+  r = await page.evaluate(() => window.posencDemo.relative);
+  r.alibi.slopes.forEach((m, h) => close(m, twelve[h], 1e-7, `12-head slope ${h} drawn`));
+  assert.equal(await page.locator('#rel-alibi canvas').count(), 12);
+  assert.match(await page.textContent('#rel-alibi-slopes'), /h11/);
+  // worked example: slope 1/4, four back = e^-1; the weights are softmax(−m·distance) (q = 0)
+  close(r.worked.ratio, Math.exp(-1), 1e-5, 'worked ratio');
+  const ref = softmax(r.worked.weights.map((_, j) => -0.25 * (r.worked.weights.length - 1 - j)));
+  r.worked.weights.forEach((w, j) => close(w, ref[j], 1e-6, `worked weight ${j}`));
+  assert.match(await page.textContent('#rel-worked-out'), /0\.36787/);
+  await page.$eval('#rel-back', (el) => { el.value = '8'; el.dispatchEvent(new Event('input')); });
+  close((await page.evaluate(() => window.posencDemo.relative.worked.ratio)), Math.exp(-2), 1e-5, 'eight back');
+  // the (i, j) maps
+  const g = r.gallery, T = g.T;
+  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) {
+    const n = i * T + j;
+    assert.equal(g.t5Bi[n], t5BucketRef(j - i, true), `T5 bidirectional ${i},${j}`);
+    assert.equal(g.t5Causal[n], t5BucketRef(j - i, false), `T5 causal ${i},${j}`);
+    assert.equal(g.shaw[n], Math.max(-g.K, Math.min(g.K, j - i)) + g.K, `Shaw ${i},${j}`);
+    if (Math.abs(i - j) < g.deb / 2) assert.equal(g.deberta[n], i - j, `DeBERTa exact ${i},${j}`);
+    assert.equal(g.deberta[n] + g.deberta[j * T + i], 0, `DeBERTa antisymmetric ${i},${j}`);
+    if (j > i) assert.equal(g.xl[n], null, 'XL masks future keys');
+    else if (i > 0 && j > 0) close(g.xl[n], g.xl[(i - 1) * T + j - 1], 1e-5, `XL depends on i − j only (${i},${j})`);
+  }
+  const w = g.swin, N = w * w;
+  for (let a = 0; a < N; a++) for (let b = 0; b < N; b++) {
+    const dh = Math.floor(a / w) - Math.floor(b / w), dw = (a % w) - (b % w);
+    assert.equal(g.swinIdx[a * N + b], (dh + w - 1) * (2 * w - 1) + (dw + w - 1), `Swin ${a},${b}`);
+  }
+  await page.$eval('#rel-K', (el) => { el.value = '2'; el.dispatchEvent(new Event('input')); });
+  assert.equal(Math.max(...(await page.evaluate(() => window.posencDemo.relative.gallery.shaw))), 4);
+  await page.locator('#relative').screenshot({ path: join(shots, 'section-relative.png') });
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('context-extension lab: frequencies, attention scales and unseen angles from their formulas', async () => {
+  let c = await page.evaluate(() => window.posencDemo.context);
+  assert.equal(c.L0, 4096); assert.equal(c.L, 32768); assert.equal(c.factor, 8);
+  const R = 128, base = 10000, f = 8, w = Array.from({ length: R / 2 }, (_, i) => base ** (-2 * i / R));
+  const row = (id) => c.rows.find((x) => x.id === id);
+  const rel = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol * Math.abs(b), `${what}: ${a} vs ${b}`);
+  row('default').invFreq.forEach((x, i) => rel(x, w[i], 1e-6, `default ω${i}`));
+  row('linear').invFreq.forEach((x, i) => rel(x, w[i] / f, 1e-6, `PI ω${i}`));
+  // YaRN (HF): correction range from beta_fast 32 / beta_slow 1, floor/ceil, linear ramp, blend
+  const corr = (rot) => (R * Math.log(4096 / (rot * 2 * Math.PI))) / (2 * Math.log(base));
+  let lo = Math.max(Math.floor(corr(32)), 0), hi = Math.min(Math.ceil(corr(1)), R - 1);
+  if (lo === hi) hi += 0.001;
+  row('yarn-hf').invFreq.forEach((x, i) => {
+    const e = 1 - Math.min(1, Math.max(0, (i - lo) / (hi - lo)));
+    rel(x, (w[i] / f) * (1 - e) + w[i] * e, 1e-6, `YaRN ω${i}`);
+  });
+  rel(row('yarn-hf').attentionScale, 0.1 * Math.log(f) + 1, 1e-9, 'YaRN hf scale');
+  rel(row('yarn-ggml').attentionScale, 1 + 0.1 * Math.log(f), 1e-9, 'YaRN ggml scale');
+  rel(row('longrope').attentionScale, Math.sqrt(1 + Math.log(f) / Math.log(4096)), 1e-9, 'LongRoPE scale');
+  assert.equal(row('linear').attentionScale, 1);
+  // unseen angles, counted here position by position: angle p·ω' (mod 2π) beyond the trained arc (L0 − 1)·ω,
+  // ω the core's default frequencies (checked against the formula above; the same float32 values the page uses)
+  for (const id of ['default', 'linear', 'ntk']) {
+    let unseen = 0;
+    row(id).invFreq.forEach((x, i) => {
+      const arc = 4095 * c.trained[i];
+      if (arc >= 2 * Math.PI) return;
+      for (let p = 0; p < 32768; p++) if ((p * x) % (2 * Math.PI) > arc) unseen++;
+    });
+    assert.ok(Math.abs(unseen - row(id).unseen) <= 2, `${id}: ${row(id).unseen} unseen, recounted ${unseen}`);
+  }
+  assert.ok(row('default').share > 0.1 && row('linear').share < 1e-3, 'the default schedule leaves slow pairs unseen, PI does not');
+  await page.click('#ctx-schedule [data-value="ntk"]');
+  assert.match(await page.textContent('#ctx-share'), new RegExp(`${(row('ntk').share * 100).toFixed(1)}%`));
+  await page.locator('#context').screenshot({ path: join(shots, 'section-context.png') });
+  // a real config: DeepSeek-V3 YaRN ×40 with mscale = mscale_all_dim = 1 — HF's ratio is 1, ggml's 1 + 0.1·ln 40
+  await page.selectOption('#ctx-preset', 'DeepSeek-V3 (YaRN x40, mscale)');
+  c = await page.evaluate(() => window.posencDemo.context);
+  assert.equal(c.headDim, 64); assert.equal(c.L0, 4096); assert.equal(c.factor, 40); assert.equal(c.schedule, 'yarn-hf');
+  rel(row('yarn-hf').attentionScale, 1, 1e-9, 'DeepSeek hf scale');
+  rel(row('yarn-ggml').attentionScale, 1 + 0.1 * Math.log(40), 1e-9, 'DeepSeek ggml scale');
+  await page.selectOption('#ctx-preset', '');
+});
+
+test('KV-cache simulator: each mistake moves the output (0 when off), the cache itself is right', async () => {
+  let s = await page.evaluate(() => window.posencDemo.cacheSim);
+  assert.deepEqual(s.diffs, { slots: 0, rerotate: 0, padding: 0 });
+  assert.ok(s.agree < 1e-5, `KVCache vs pe.attention: ${s.agree}`);
+  assert.deepEqual(s.next, [5, 8]);
+  assert.deepEqual(s.ids, [1, 1, 1, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 5, 6, 7]);  // HF: cumsum − 1, pads 1
+  assert.deepEqual(s.slotPositions.slice().sort((a, b) => a - b), [0, 1, 16, 17, 18, 19, 20, 21, 22, 23]);  // sinks + the last 8 of 24
+  for (const [id, key] of [['sim-slots', 'slots'], ['sim-rerotate', 'rerotate'], ['sim-padding', 'padding']]) {
+    await page.check(`#${id}`);
+    s = await page.evaluate(() => window.posencDemo.cacheSim);
+    assert.ok(s.diffs[key] > 1e-3, `${key} on: ${s.diffs[key]}`);
+    await page.uncheck(`#${id}`);
+    assert.equal((await page.evaluate(() => window.posencDemo.cacheSim)).diffs[key], 0, `${key} off`);
+  }
+  // padding mistake recomputed here in float64: row 0's new token at 8 (padded length) instead of 5
+  await page.check('#sim-padding');
+  s = await page.evaluate(() => window.posencDemo.cacheSim);
+  const r0 = s.padRows[0], prefix = Array.from({ length: r0.own }, (_, i) => i);
+  const right = ropeAttentionRef(r0.q, r0.keys, r0.values, [...prefix, r0.own], r0.own, 2, 16);
+  const wrong = ropeAttentionRef(r0.q, r0.keys, r0.values, [...prefix, 8], 8, 2, 16);
+  right.forEach((x, i) => assert.ok(Math.abs(x - r0.right[i]) < 1e-5, `row 0 output ${i}`));
+  const delta = right.reduce((m, x, i) => Math.max(m, Math.abs(x - wrong[i])), 0);
+  assert.ok(Math.abs(delta - s.rowDiffs[0]) < 1e-5, `padding Δ ${s.rowDiffs[0]} vs ${delta}`);
+  assert.equal(s.rowDiffs[1], 0, 'row 1 has no padding: nothing moves');
+  await page.check('#sim-slots'); await page.check('#sim-rerotate');
+  await page.locator('#cache-sim').screenshot({ path: join(shots, 'section-cache-sim.png') });
+  // before the window slides, the slot count is the position: the first mistake costs nothing
+  await page.$eval('#sim-N', (el) => { el.value = '9'; el.dispatchEvent(new Event('input')); });
+  assert.equal((await page.evaluate(() => window.posencDemo.cacheSim)).diffs.slots, 0);
+  for (const id of ['sim-slots', 'sim-rerotate', 'sim-padding']) await page.uncheck(`#${id}`);
+  await page.$eval('#sim-N', (el) => { el.value = '24'; el.dispatchEvent(new Event('input')); });
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('every redraw after an input takes under 50 ms (one control per panel, three times each)', async (t) => {
+  const input = (id, value) => async () => page.$eval(`#${id}`, (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
+  const click = (sel) => async () => page.click(sel);
+  const select = (id, value) => async () => page.selectOption(`#${id}`, value);
+  const drives = {
+    order: [click('#order-enc [data-value="rope"]'), click('#order-enc [data-value="alibi"]'), click('#order-enc [data-value="none"]')],
+    sinusoidal: [input('sin-dim', '96'), input('sin-dim', '32'), input('sin-dim', '64')],
+    terms: [input('terms-T', '40'), input('terms-T', '24'), input('terms-T', '32')],
+    codes: [click('#codes-kind [data-value="gray"]'), click('#codes-kind [data-value="binary"]'), click('#codes-kind [data-value="gray"]')],
+    rotation: [input('rotation-m', '50'), input('rotation-m', '120'), input('rotation-m', '12')],
+    rope: [input('rope-factor', '4'), input('rope-factor', '16'), select('rope-preset', 'Mistral 7B v0.2')],
+    context: [click('#ctx-schedule [data-value="yarn-hf"]'), select('ctx-L', '131072'), select('ctx-preset', 'Llama 3.1 8B (llama3)')],
+    scores: [click('#scores-kind [data-value="t5-causal"]'), input('scores-heads', '12'), click('#scores-kind [data-value="alibi"]')],
+    relative: [click('#rel-heads [data-value="8"]'), input('rel-T', '48'), input('rel-T', '32')],
+    cache: [click('#cache-append1'), click('#cache-append10'), click('#cache-reset')],
+    'cache-sim': [click('#sim-slots'), input('sim-N', '40'), click('#sim-slots')],
+    speed: [click('#speed-op [data-value="attention"]'), click('#speed-op [data-value="rope"]'), click('#speed-op [data-value="attention"]')],
+  };
+  const report = [];
+  for (const [panel, actions] of Object.entries(drives)) {
+    const times = [];
+    for (const act of actions) {
+      const before = await page.evaluate(() => window.posencDemo.redraws.length);
+      await act();
+      const logged = await page.evaluate((n) => window.posencDemo.redraws.slice(n), before);
+      const mine = logged.filter((r) => r.panel === panel && r.sinceInput !== null);
+      assert.ok(mine.length >= 1, `${panel}: no timed redraw after the input (${JSON.stringify(logged)})`);
+      times.push(...mine.map((r) => r.sinceInput));
+    }
+    const worst = Math.max(...times);
+    report.push(`${panel} ${times.map((x) => x.toFixed(1)).join(' / ')} ms`);
+    assert.ok(worst < 50, `${panel}: a redraw took ${worst.toFixed(1)} ms from input to done`);
+  }
+  t.diagnostic(`input → redraw done: ${report.join('; ')}`);
+  assert.deepEqual(consoleErrors, []);
+});
+
 test('narrow screens get a one-column layout', async () => {
-  await page.setViewportSize({ width: 420, height: 900 });
-  await page.waitForTimeout(300);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(400);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `page overflows horizontally by ${overflow}px`);
+  // nothing inside a panel is wider than the panel (tables may scroll inside their own wrapper)
+  const wide = await page.evaluate(() => [...document.querySelectorAll('section.panel canvas, section.panel .controls, section.panel .slots, section.panel .mistake')]
+    .filter((el) => el.getBoundingClientRect().right > el.closest('section').getBoundingClientRect().right + 1).map((el) => el.id || el.className));
+  assert.deepEqual(wide, []);
   await page.screenshot({ path: join(shots, 'demo-mobile.png'), fullPage: true });
+  for (const id of ['order', 'sinusoidal', 'relative', 'context', 'cache-sim']) {
+    await page.locator(`#${id}`).screenshot({ path: join(shots, `section-${id}-390.png`) });
+  }
+  assert.deepEqual(consoleErrors, []);
   await page.setViewportSize({ width: 1280, height: 900 });
 });

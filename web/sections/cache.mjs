@@ -1,5 +1,5 @@
 // KV cache: a slot is not a position. Slots, their logical positions, and what a mistake costs.
-import { $, demo, demoFloats } from '../common.mjs';
+import { $, demo, demoFloats, timed } from '../common.mjs';
 
 export function cacheSection(pe) {
   const kvHeads = 1, heads = 2, headDim = 16, capacity = 20;
@@ -51,11 +51,12 @@ export function cacheSection(pe) {
       message(window ? `Sliding window of ${capacity - 2} slots after 2 sink slots: old tokens leave, kept tokens keep their positions.` : `No window: ${capacity} slots, then appending is an error.`);
   }
 
-  $('cache-append1').addEventListener('click', () => { message(''); append(1); });
-  $('cache-append10').addEventListener('click', () => { message(''); append(10); });
+  const t = (fn) => timed('cache', fn);
+  $('cache-append1').addEventListener('click', t(() => { message(''); append(1); }));
+  $('cache-append10').addEventListener('click', t(() => { message(''); append(10); }));
   // StreamingLLM-style renumbering: sinks keep their positions, the kept window is renumbered to follow
   // them contiguously (oldest first), and every moved key is re-rotated by its delta.
-  $('cache-shift').addEventListener('click', () => {
+  $('cache-shift').addEventListener('click', t(() => {
     const p = cache.positions();
     const kept = Array.from(p, (pos, slot) => ({ pos, slot })).filter((x) => x.pos >= 0).sort((a, b) => a.pos - b.pos);
     const np = Int32Array.from(p);
@@ -63,9 +64,9 @@ export function cacheSection(pe) {
     cache.renumber(np);
     message(`Renumbered the ${kept.length} cached tokens to positions 0–${kept.length - 1} and re-rotated their keys: generation continues at ${kept.length}.`);
     draw();
-  });
-  $('cache-window').addEventListener('change', (e) => { window = e.target.checked; message(''); reset(); draw(); });
-  $('cache-reset').addEventListener('click', () => { message(''); reset(); draw(); });
+  }));
+  $('cache-window').addEventListener('change', t((e) => { window = e.target.checked; message(''); reset(); draw(); }));
+  $('cache-reset').addEventListener('click', t(() => { message(''); reset(); draw(); }));
   reset();
   append(10);
   append(10);

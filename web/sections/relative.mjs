@@ -117,22 +117,21 @@ export function relativeSection(pe) {
     return { T, K, swin, deb, t5Bi: Array.from(bi), t5Causal: Array.from(causal), shaw: Array.from(shaw), swinIdx: Array.from(swinIdx), xl: Array.from(xl, (s) => (Number.isFinite(s) ? s : null)), deberta: Array.from(debB) };
   }
 
-  function draw() {
-    demo.relative = { alibi: drawAlibi(), worked: drawWorked(), gallery: drawGallery() };
-  }
+  demo.relative = {};
+  const part = (name, f) => () => { demo.relative[name] = f(); };
+  const alibi = part('alibi', drawAlibi), worked = part('worked', drawWorked), gallery = part('gallery', drawGallery);
+  function draw() { alibi(); worked(); gallery(); }
 
   $('relative').addEventListener('mousemove', (e) => {
     const read = readers.get(e.target);
     const c = read && cellAt(e.target, e);
     if (c) $('rel-readout').textContent = read(c.row, c.col);
   });
-  const redraw = timed('relative', draw);
-  bindSegmented('rel-heads', state, 'heads', redraw);
-  bindInput('rel-T', state, 'T', redraw);
-  bindInput('rel-K', state, 'K', redraw);
-  bindInput('rel-swin', state, 'swin', redraw);
-  bindInput('rel-deb', state, 'deb', redraw);
-  bindInput('rel-slope', state, 'slope', redraw);
-  bindInput('rel-back', state, 'back', redraw);
+  // each control redraws only the figures it changes
+  const t = (f) => timed('relative', f);
+  bindSegmented('rel-heads', state, 'heads', t(alibi));
+  for (const [id, key] of [['rel-T', 'T'], ['rel-K', 'K'], ['rel-swin', 'swin'], ['rel-deb', 'deb']]) bindInput(id, state, key, t(gallery));
+  bindInput('rel-slope', state, 'slope', t(worked));
+  bindInput('rel-back', state, 'back', t(worked));
   return draw;
 }

@@ -1,6 +1,6 @@
 // RoPE: frequency schedules side by side, a model's config.json read live, and the long-range decay.
 import { lineChart } from '../plot.mjs';
-import { $, SCHEDULE_COLORS, COLORS, bindInput, demo } from '../common.mjs';
+import { $, SCHEDULE_COLORS, COLORS, bindInput, demo, timed } from '../common.mjs';
 import { PRESETS } from '../presets.mjs';
 
 export function ropeSection(pe) {
@@ -95,9 +95,10 @@ export function ropeSection(pe) {
 
   const select = $('rope-preset');
   for (const name of Object.keys(PRESETS)) select.append(new Option(name, name));
-  select.addEventListener('change', () => { $('rope-config').value = JSON.stringify(PRESETS[select.value], null, 2); drawConfig(); });
+  const redrawConfig = timed('rope', drawConfig);
+  select.addEventListener('change', () => { $('rope-config').value = JSON.stringify(PRESETS[select.value], null, 2); redrawConfig(); });
   $('rope-config').value = JSON.stringify(PRESETS[select.value], null, 2);
-  $('rope-config').addEventListener('input', () => drawConfig());
+  $('rope-config').addEventListener('input', () => redrawConfig());
   bindInput('rope-dim', state, 'headDim', drawSchedules);
   bindInput('rope-base', state, 'base', drawSchedules);
   bindInput('rope-factor', state, 'factor', drawSchedules);
