@@ -461,7 +461,7 @@ int swinRelativeIndex(int windowH, int windowW, double out) {
 class KVCacheHandle {
 public:
     int create(int batch, int kvHeads, int headDim, int capacity, int window, int sinks, bool hasRope, const RopeSpec& rope,
-               int ropeLayout) {
+               int ropeLayout, int dynamic) {
         return guarded([&] {
             posenc::KVCacheConfig c;
             c.batch = batch;
@@ -471,6 +471,7 @@ public:
             c.window = window;
             c.sinks = sinks;
             if (hasRope) c.rope = posenc::RopeEncoding{toConfig(rope), static_cast<posenc::RopeLayout>(ropeLayout)};
+            c.dynamic = static_cast<posenc::KVCacheConfig::DynamicNtk>(dynamic);
             cache_ = std::make_unique<posenc::KVCache>(c);
         });
     }

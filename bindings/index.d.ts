@@ -1801,6 +1801,14 @@ export interface KVCacheOptions {
    * when attending. @defaultValue none: keys stored as given
    */
   rope?: KVCacheRope;
+  /**
+   * Dynamic NTK scaling in a cache. `'fixed'` keeps the configured schedule (`rope.seqLen`) for every
+   * token, so cached keys and new queries agree. `'hf'` re-derives the base from each call's largest
+   * position + 1 once it passes `originalMaxPositionEmbeddings` (and resets below it), as Hugging Face's
+   * `dynamic_rope_update` does — knowingly inconsistent: keys cached earlier keep the older base.
+   * Only with `rope.scaling.type` `'dynamic'`. @defaultValue `'fixed'`
+   */
+  dynamic?: 'fixed' | 'hf';
 }
 
 /**

@@ -294,6 +294,7 @@ const TABLES = {
     window: opt('integer', 'keep only the last window tokens (ring buffer) after the sinks'),
     sinks: opt('integer', 'first tokens that are always kept', 0),
     rope: opt('KVCacheRope', 'rotates keys at their logical positions'),
+    dynamic: opt(['fixed', 'hf'], "dynamic NTK: 'fixed' keeps the configured schedule; 'hf' re-derives it as the cache grows (as Hugging Face)", 'fixed'),
   } },
   'KVCache.rope': { interface: 'KVCacheRope', keys: ROPE_ANYWHERE },
   'KVCache.append': { interface: 'AppendOptions', keys: {

@@ -30,6 +30,8 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         config_.rope->config = rc;
         tables_.emplace(*freqs_, c.rope->layout);
     }
+    if (c.dynamic == KVCacheConfig::DynamicNtk::hf && !(c.rope && c.rope->config.scaling.type == RopeScalingType::dynamic))
+        fail("dynamic", "'hf' applies only to a rope with dynamic NTK scaling");
     const std::size_t slots = elementCount({c.batch, c.capacity}, "capacity");
     elementCount({c.batch, c.kvHeads, c.capacity, c.headDim}, "capacity");  // the key and value stores
     keys_.assign(static_cast<std::size_t>(c.batch) * c.kvHeads * packedSize(), 0.0f);
@@ -48,6 +50,23 @@ void KVCache::buildTables(std::size_t count, double scale, RopeRole role, AngleO
     for (std::size_t a = 0; a < A; ++a)
         for (std::size_t t = 0; t < count; ++t) scratchAxisAngles_[a * count + t] = angleOf(a, t);
     tables_->build(scratchAxisAngles_.data(), count, scale, role, count);
+}
+
+void KVCache::updateDynamic(std::int64_t maxPosition) {
+    if (config_.dynamic != KVCacheConfig::DynamicNtk::hf || maxPosition < 0) return;
+    const std::int64_t L0 = config_.rope->config.scaling.originalMaxPositionEmbeddings;
+    const std::int64_t seqLen = maxPosition + 1;
+    // HF: grow when the call's length passes what the schedule was made for; back to the original
+    // schedule when a call is shorter than the original length again.
+    std::int64_t want = dynamicLength_;
+    if (seqLen > std::max(dynamicLength_, L0)) want = seqLen;
+    else if (seqLen < L0 && dynamicLength_ > L0) want = 0;
+    if (want == dynamicLength_) return;
+    RopeConfig rc = config_.rope->config;
+    rc.seqLen = want;
+    freqs_ = ropeFrequencies(rc);
+    tables_.emplace(*freqs_, config_.rope->layout);
+    dynamicLength_ = want;
 }
 
 int KVCache::slotFor(Row& r) const {
@@ -129,6 +148,12 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     scratchCommitted_.clear();  // the real tokens, in order (indices into the call's tokens)
     for (std::size_t at = 0; at < bt; ++at)
         if (scratchSlots_[at] >= 0) scratchCommitted_.push_back(static_cast<int>(at));
+    if (config_.dynamic == KVCacheConfig::DynamicNtk::hf) {
+        std::int64_t maxPos = -1;
+        for (std::size_t at = 0; at < bt; ++at)
+            if (scratchSlots_[at] >= 0) maxPos = std::max<std::int64_t>(maxPos, scratchPos_[at]);
+        updateDynamic(maxPos);
+    }
     if (tables_)
         buildTables(scratchCommitted_.size(), freqs_->attentionScale, RopeRole::key, [&](std::size_t a, std::size_t t) {
             const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]);
@@ -195,6 +220,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
                 ? static_cast<std::int32_t>(std::max<std::int64_t>(rows_[b].next - qLen + i, 0))
                 : seq[static_cast<std::size_t>(b) * qLen + i];
 
+    if (c.dynamic == KVCacheConfig::DynamicNtk::hf) updateDynamic(*std::max_element(qp.begin(), qp.end()));
     std::vector<float>& qRot = scratchQ_;
     qRot.assign(q.data, q.data + q.size);
     for (int b = 0; b < c.batch; ++b) {

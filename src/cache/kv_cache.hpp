@@ -23,6 +23,11 @@ struct KVCacheConfig {
     int window = 0;  // 0 = no sliding window
     int sinks = 0;
     std::optional<RopeEncoding> rope;  // keys are rotated with it on append
+    // Dynamic NTK in a cache. fixed: the configured schedule (rope.config.seqLen) for every token, so
+    // cached keys and new queries always agree. hf: as Hugging Face's dynamic_rope_update, the base is
+    // re-derived from the largest position + 1 of each call once it passes the original length (and
+    // reset below it) — new tokens then rotate with a base the cached keys were not rotated with.
+    enum class DynamicNtk { fixed, hf } dynamic = DynamicNtk::fixed;
 };
 
 class KVCache {
@@ -90,6 +95,9 @@ private:
     std::vector<std::int32_t> scratchAxisPos_;  // multi-axis: rotation positions of the call's tokens [batch, axes, T]
     std::vector<double> scratchAxisAngles_;     // [axes, tokens] for one table build
     int axes() const { return freqs_ ? freqs_->axes : 1; }
+    // dynamic 'hf': re-derives the schedule for a call whose largest position is maxPosition.
+    void updateDynamic(std::int64_t maxPosition);
+    std::int64_t dynamicLength_ = 0;  // the sequence length the current schedule was derived for (0 = configured)
     // Builds tables_ for `count` tokens whose position on axis a is angleOf(a, t).
     template <class AngleOf>
     void buildTables(std::size_t count, double scale, RopeRole role, AngleOf angleOf);

@@ -105,3 +105,42 @@ test('failed calls throw clear errors and leave the cache unchanged', () => {
   assert.deepEqual(Array.from(cache.nextPositions()), [4]);
   cache.delete();
 });
+
+test("dynamic NTK in the cache: 'fixed' keeps the configured base; 'hf' re-derives it per call as Hugging Face does", async () => {
+  const pe = await load();
+  const d = 8, L0 = 4, factor = 2;
+  const rope = { base: 100, scaling: { type: 'dynamic', factor, originalMaxPositionEmbeddings: L0 } };
+  const k = Float32Array.from({ length: 7 * d }, (_, n) => 3 * Math.sin(0.7 * n + 0.3)), v = Float32Array.from({ length: 7 * d }, (_, n) => Math.cos(0.4 * n));
+  const q = Float32Array.from({ length: d }, (_, n) => 3 * Math.cos(1.3 * n + 0.2));
+  const outs = {};
+  // HF's dynamic NTK base at sequence length L (> L0): base * (factor L / L0 - (factor - 1))^(R / (R - 2))
+  const baseAt = (L) => (L > L0 ? 100 * (factor * L / L0 - (factor - 1)) ** (d / (d - 2)) : 100);
+  const rotated = (x, p, base) => {
+    const y = Float32Array.from(x);
+    for (let i = 0; i < d / 2; i++) {
+      const a = p * base ** (-2 * i / d), c = Math.cos(a), s = Math.sin(a);
+      y[i] = x[i] * c - x[i + d / 2] * s;
+      y[i + d / 2] = x[i + d / 2] * c + x[i] * s;
+    }
+    return y;
+  };
+  for (const dynamic of ['fixed', 'hf']) {
+    const cache = new pe.KVCache({ kvHeads: 1, headDim: d, capacity: 8, rope, dynamic });
+    for (let t = 0; t < 7; t++) cache.append(k.subarray(t * d, (t + 1) * d), v.subarray(t * d, (t + 1) * d));  // one decode step each
+    // the query at position 6: HF rotates it with the base of that step (length 7); keys keep the base of their own step
+    const out = cache.attend(q, { heads: 1 }).out;
+    const qr = rotated(q, 6, dynamic === 'hf' ? baseAt(7) : 100);
+    const scores = Array.from({ length: 7 }, (_, t) => {
+      const kr = rotated(k.subarray(t * d, (t + 1) * d), t, dynamic === 'hf' ? baseAt(t + 1) : 100);
+      return kr.reduce((acc, x, c) => acc + x * qr[c], 0) / Math.sqrt(d);
+    });
+    const m = Math.max(...scores), w = scores.map((x) => Math.exp(x - m)), l = w.reduce((a, b) => a + b);
+    const want = Array.from({ length: d }, (_, c) => w.reduce((acc, wt, t) => acc + (wt / l) * v[t * d + c], 0));
+    assert.ok(maxAbsDiff(out, want) < 2e-5, `${dynamic}: ${maxAbsDiff(out, want)}`);
+    outs[dynamic] = out;
+    cache.delete();
+  }
+  assert.ok(maxAbsDiff(outs.fixed, outs.hf) > 1e-3, 'the two conventions differ past the original length');
+  assert.throws(() => new pe.KVCache({ kvHeads: 1, headDim: d, capacity: 8, rope: { base: 100 }, dynamic: 'hf' }), (e) => e instanceof RangeError && /dynamic NTK/.test(e.message));
+  assert.throws(() => new pe.KVCache({ kvHeads: 1, headDim: d, capacity: 8, rope, dynamic: 'HF' }), (e) => e instanceof RangeError && /dynamic must be one of 'fixed', 'hf'/.test(e.message));
+});
