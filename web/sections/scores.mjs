@@ -1,5 +1,5 @@
 // Score terms: the bias a relative encoding adds to each (query, key) score, and the attention it yields.
-import { heatmap, lineChart } from '../plot.mjs';
+import { heatmapFigure, lineChart } from '../plot.mjs';
 import { $, bindInput, bindSegmented, demo, demoFloats } from '../common.mjs';
 
 const ENCODINGS = {
@@ -28,12 +28,13 @@ export function scoresSection(pe) {
     const bias = pe.attentionBias(encoding, positions, positions);
     const h = state.head;
     const causal = state.kind === 'alibi' || state.kind === 't5-causal';
-    // causal kinds never see j > i: show those cells blank rather than as a bias
+    // causal kinds never see j > i: those cells are drawn as masked rather than as a bias
     const slice = bias.slice(h * T * T, (h + 1) * T * T);
-    if (causal) for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) slice[i * T + j] = 0;
+    if (causal) for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) slice[i * T + j] = NaN;
     let maxAbs = 1e-9;
-    for (const x of slice) maxAbs = Math.max(maxAbs, Math.abs(x));
-    heatmap($('scores-bias'), slice, T, T, maxAbs);
+    for (const x of slice) if (!Number.isNaN(x)) maxAbs = Math.max(maxAbs, Math.abs(x));
+    const axes = { xLabel: 'key j →', yLabel: '← query i' };
+    heatmapFigure($('scores-bias'), slice, T, T, { ...axes, max: maxAbs, legend: `bias, head ${h}` });
 
     // small random q, k (content scores of order 1) so the position term's effect is visible
     const q = demoFloats(heads * T * headDim, 7).map((x) => 0.35 * x), k = demoFloats(heads * T * headDim, 8).map((x) => 0.35 * x);
@@ -42,7 +43,8 @@ export function scoresSection(pe) {
     const w = weights.subarray(h * T * T, (h + 1) * T * T);
     let maxW = 1e-9;
     for (const x of w) maxW = Math.max(maxW, x);
-    heatmap($('scores-weights'), w.map((x) => x / maxW), T, T);
+    heatmapFigure($('scores-weights'), w.map((x, n) => (causal && n % T > Math.floor(n / T) ? NaN : x / maxW)), T, T,
+      { ...axes, color: 'sequential', min: 0, max: 1, legend: 'weight ÷ largest weight' });
     demo.scores = { kind: state.kind, heads, head: h, bias: Array.from(slice.subarray(0, T)), weightsRowSum: w.subarray((T - 1) * T, T * T).reduce((a, b) => a + b, 0) };
 
     if (state.kind.startsWith('alibi')) {
