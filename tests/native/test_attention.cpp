@@ -571,7 +571,8 @@ std::vector<float> positiveVector(std::size_t n, unsigned seed, float lo, float 
 }  // namespace
 
 TEST_CASE("KERPLE log and power (Chi et al. 2022): -r1 log(1 + r2 |i-j|), -r1 |i-j|^r2, per head") {
-    for (auto [heads, kvHeads] : {std::pair{4, 2}, std::pair{12, 4}, std::pair{3, 3}}) {
+    for (auto shape : {std::pair{4, 2}, std::pair{12, 4}, std::pair{3, 3}}) {
+        const int heads = shape.first, kvHeads = shape.second;  // (clang 14 lambdas cannot capture structured bindings)
         for (bool causal : {false, true}) {
             Problem p(heads, kvHeads, 16, 5, 11, 40 + heads);
             p.causal = causal;
@@ -648,7 +649,8 @@ TEST_CASE("KERPLE / FIRE: bad parameters are errors naming the field") {
 }
 
 TEST_CASE("FIRE (Li et al. 2024): MLP of log(c|i-j| + 1) / (log(c max(L, i) + 1) + eps), per head") {
-    for (auto [heads, kvHeads, hidden] : {std::tuple{4, 2, 8}, std::tuple{6, 6, 5}}) {
+    for (auto shape : {std::tuple{4, 2, 8}, std::tuple{6, 6, 5}}) {
+        const int heads = std::get<0>(shape), kvHeads = std::get<1>(shape), hidden = std::get<2>(shape);
         for (bool causal : {true, false}) {
             Problem p(heads, kvHeads, 8, 4, 9, 70 + heads);
             p.causal = causal;
@@ -675,7 +677,8 @@ TEST_CASE("FIRE (Li et al. 2024): MLP of log(c|i-j| + 1) / (log(c max(L, i) + 1)
 }
 
 TEST_CASE("CoPE (Golovneva et al. 2024): gates sigmoid(s q.k), positions = reverse cumulative sums, interpolated e(p)") {
-    for (auto [heads, kvHeads, npos] : {std::tuple{4, 2, 6}, std::tuple{3, 3, 40}, std::tuple{2, 1, 3}}) {
+    for (auto shape : {std::tuple{4, 2, 6}, std::tuple{3, 3, 40}, std::tuple{2, 1, 3}}) {
+        const int heads = std::get<0>(shape), kvHeads = std::get<1>(shape), npos = std::get<2>(shape);
         for (int mode = 0; mode < 3; ++mode) {  // causal; window 4; a key mask
             Problem p(heads, kvHeads, 8, 6, 10, 90 + heads);
             p.qPos = {4, 5, 6, 7, 8, 9};
