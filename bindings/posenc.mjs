@@ -4,19 +4,13 @@ import createPosencModule from '../dist/posenc_wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, ropeSpecOnHeap, makeRopeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
-import { encodingSpecs, encodingKinds, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
+import { encodingSpecs, encodingKinds, multiAxisRope, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
 import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
 import { parameterCount } from './parameters.mjs';
 
 const SINUSOID_LAYOUTS = ['interleaved', 'concat', 'tensor2tensor'];
-
-// Whether an encoding (or a part of an array) is a rope with several position axes.
-export function multiAxisRope(encoding) {
-  const parts = Array.isArray(encoding) ? encoding : [encoding];
-  return parts.some((e) => e && e.kind === 'rope' && e.multiAxis !== undefined && e.multiAxis !== 'none');
-}
 
 // Turns a binding status into the matching JS error.
 function check(m, status) {

@@ -227,10 +227,12 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         freqs = ropeFrequencies(c);
     }
     const std::size_t axes = freqs ? static_cast<std::size_t>(freqs->axes) : 1;
-    auto positionsOf = [&](const View<std::int32_t>& given, std::vector<std::int32_t> dflt, int len, const char* field, const char* lenName) {
+    // Rotation positions ([axes, len]); given empty, every axis at the default sequence index (text tokens).
+    auto rotationPositions = [&](const View<std::int32_t>& given, int len, bool query, const char* field, const char* lenName) {
         std::vector<std::int32_t> p;
         if (given.empty()) {
-            for (std::size_t a = 0; a < axes; ++a) p.insert(p.end(), dflt.begin(), dflt.end());  // every axis at the sequence index (text tokens)
+            const auto dflt = query ? detail::defaultQueryPositions(d.qLen, d.kLen) : detail::defaultKeyPositions(d.kLen);
+            for (std::size_t a = 0; a < axes; ++a) p.insert(p.end(), dflt.begin(), dflt.end());
         } else {
             p.assign(given.data, given.data + given.size);
         }
@@ -242,27 +244,28 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         requirePositions(p.data(), p.size(), field);
         return p;
     };
-    std::vector<std::int32_t> qRopePos = positionsOf(r.qPositions, detail::defaultQueryPositions(d.qLen, d.kLen), d.qLen, "qPositions", "qLen");
-    std::vector<std::int32_t> kRopePos = positionsOf(r.kPositions, detail::defaultKeyPositions(d.kLen), d.kLen, "kPositions", "kLen");
-    std::vector<std::int32_t> qPos, kPos;
-    if (axes == 1) {
-        if (!r.maskPositions.empty()) fail("maskPositions", "apply only to multi-axis RoPE (otherwise qPositions / kPositions are the mask positions)");
-        qPos = qRopePos;
-        kPos = kRopePos;
-    } else {
+    const std::vector<std::int32_t> qRopePos = rotationPositions(r.qPositions, d.qLen, true, "qPositions", "qLen");
+    const std::vector<std::int32_t> kRopePos = rotationPositions(r.kPositions, d.kLen, false, "kPositions", "kLen");
+    // Masks and score terms: the positions themselves with one axis; with several, the sequence index.
+    std::vector<std::int32_t> qMask, kMask;
+    if (axes == 1 && !r.maskPositions.empty())
+        fail("maskPositions", "apply only to multi-axis RoPE (otherwise qPositions / kPositions are the mask positions)");
+    if (axes > 1) {
         if (r.maskPositions.empty()) {
-            kPos = detail::defaultKeyPositions(d.kLen);
+            kMask = detail::defaultKeyPositions(d.kLen);
+            qMask = detail::defaultQueryPositions(d.qLen, d.kLen);
         } else {
             if (r.maskPositions.size != static_cast<std::size_t>(d.kLen))
                 fail("maskPositions", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.maskPositions.size) + ")");
-            kPos.assign(r.maskPositions.data, r.maskPositions.data + r.maskPositions.size);
-            requirePositions(kPos.data(), kPos.size(), "maskPositions");
+            if (d.qLen > d.kLen)
+                fail("maskPositions", "give the queries theirs as the last qLen keys' (qLen " + std::to_string(d.qLen) + " > kLen " + std::to_string(d.kLen) + ")");
+            kMask.assign(r.maskPositions.data, r.maskPositions.data + r.maskPositions.size);
+            requirePositions(kMask.data(), kMask.size(), "maskPositions");
+            qMask.assign(kMask.end() - d.qLen, kMask.end());
         }
-        if (d.qLen > d.kLen && !r.maskPositions.empty())
-            fail("maskPositions", "give the queries theirs as the last qLen keys' (qLen " + std::to_string(d.qLen) + " > kLen " + std::to_string(d.kLen) + ")");
-        qPos = r.maskPositions.empty() ? detail::defaultQueryPositions(d.qLen, d.kLen)
-                                       : std::vector<std::int32_t>(kPos.end() - d.qLen, kPos.end());
     }
+    const std::vector<std::int32_t>& qPos = axes == 1 ? qRopePos : qMask;
+    const std::vector<std::int32_t>& kPos = axes == 1 ? kRopePos : kMask;
 
     AttentionInputs in;
     in.dims = d;

@@ -150,8 +150,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
         if (scratchSlots_[at] >= 0) scratchCommitted_.push_back(static_cast<int>(at));
     if (config_.dynamic == KVCacheConfig::DynamicNtk::hf) {
         std::int64_t maxPos = -1;
-        for (std::size_t at = 0; at < bt; ++at)
-            if (scratchSlots_[at] >= 0) maxPos = std::max<std::int64_t>(maxPos, scratchPos_[at]);
+        for (int at : scratchCommitted_) maxPos = std::max<std::int64_t>(maxPos, scratchPos_[at]);
         updateDynamic(maxPos);
     }
     if (tables_)

@@ -140,7 +140,7 @@ const Family& familyOf(const std::string& modelType) {
 }
 
 // --- JSON access that names the key --------------------------------------------------------------
-std::string describe(const json& v) {
+std::string describeJson(const json& v) {
     switch (v.type()) {
         case json::value_t::null: return "null";
         case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
@@ -159,7 +159,7 @@ const json* find(const json& obj, const std::string& key) {
 }
 
 double number(const json& v, const std::string& path) {
-    if (!v.is_number()) failType(path, "must be a number (got " + describe(v) + ")");
+    if (!v.is_number()) failType(path, "must be a number (got " + describeJson(v) + ")");
     return v.get<double>();
 }
 
@@ -170,17 +170,17 @@ std::int64_t positiveInteger(const json& v, const std::string& path) {
 }
 
 std::string string(const json& v, const std::string& path) {
-    if (!v.is_string()) failType(path, "must be a string (got " + describe(v) + ")");
+    if (!v.is_string()) failType(path, "must be a string (got " + describeJson(v) + ")");
     return v.get<std::string>();
 }
 
 bool boolean(const json& v, const std::string& path) {
-    if (!v.is_boolean()) failType(path, "must be true or false (got " + describe(v) + ")");
+    if (!v.is_boolean()) failType(path, "must be true or false (got " + describeJson(v) + ")");
     return v.get<bool>();
 }
 
 std::vector<double> numberList(const json& v, const std::string& path) {
-    if (!v.is_array()) failType(path, "must be an array of numbers (got " + describe(v) + ")");
+    if (!v.is_array()) failType(path, "must be an array of numbers (got " + describeJson(v) + ")");
     std::vector<double> out;
     for (std::size_t i = 0; i < v.size(); ++i) out.push_back(number(v[i], path + "[" + std::to_string(i) + "]"));
     return out;
@@ -194,25 +194,31 @@ enum TypeBit : unsigned {
 };
 unsigned bit(RopeScalingType t) { return 1u << static_cast<unsigned>(t); }
 
+// The member it fills is one of three kinds; factor and original_max_position_embeddings (none of
+// them) are read with their fallbacks by the reader itself.
 struct ScalingField {
     const char* key;
     const char* name;
     unsigned usedBy;
     unsigned requiredBy;
+    double RopeScaling::*number = nullptr;
+    bool RopeScaling::*flag = nullptr;
+    std::vector<double> RopeScaling::*list = nullptr;
 };
+constexpr unsigned kAllScaled = kLinear | kNtk | kDynamic | kYarn | kLlama3 | kLongrope;
 const ScalingField kScalingFields[] = {
-    {"factor", "factor", kLinear | kNtk | kDynamic | kYarn | kLlama3 | kLongrope, kLinear | kNtk | kDynamic | kYarn | kLlama3},
+    {"factor", "factor", kAllScaled, kAllScaled & ~kLongrope},
     {"original_max_position_embeddings", "originalMaxPositionEmbeddings", kDynamic | kYarn | kLlama3 | kLongrope, kDynamic | kYarn | kLlama3 | kLongrope},
-    {"beta_fast", "betaFast", kYarn, 0},
-    {"beta_slow", "betaSlow", kYarn, 0},
-    {"mscale", "mscale", kYarn, 0},
-    {"mscale_all_dim", "mscaleAllDim", kYarn, 0},
-    {"attention_factor", "attentionFactor", kYarn | kLongrope, 0},
-    {"truncate", "truncate", kYarn, 0},
-    {"low_freq_factor", "lowFreqFactor", kLlama3, kLlama3},
-    {"high_freq_factor", "highFreqFactor", kLlama3, kLlama3},
-    {"short_factor", "shortFactor", kLongrope, kLongrope},
-    {"long_factor", "longFactor", kLongrope, kLongrope},
+    {"beta_fast", "betaFast", kYarn, 0, &RopeScaling::betaFast},
+    {"beta_slow", "betaSlow", kYarn, 0, &RopeScaling::betaSlow},
+    {"mscale", "mscale", kYarn, 0, &RopeScaling::mscale},
+    {"mscale_all_dim", "mscaleAllDim", kYarn, 0, &RopeScaling::mscaleAllDim},
+    {"attention_factor", "attentionFactor", kYarn | kLongrope, 0, &RopeScaling::attentionFactor},
+    {"truncate", "truncate", kYarn, 0, nullptr, &RopeScaling::truncate},
+    {"low_freq_factor", "lowFreqFactor", kLlama3, kLlama3, &RopeScaling::lowFreqFactor},
+    {"high_freq_factor", "highFreqFactor", kLlama3, kLlama3, &RopeScaling::highFreqFactor},
+    {"short_factor", "shortFactor", kLongrope, kLongrope, nullptr, nullptr, &RopeScaling::shortFactor},
+    {"long_factor", "longFactor", kLongrope, kLongrope, nullptr, nullptr, &RopeScaling::longFactor},
 };
 
 // Keys Hugging Face knows inside rope_scaling / rope_parameters besides the fields above. Anything
@@ -234,12 +240,12 @@ const NamedType kScalingNames[] = {
 class Reader {
 public:
     Reader(const json& root, const HfConfigOptions& options) : options_(options) {
-        if (!root.is_object()) failType("config", "must be a JSON object (got " + describe(root) + ")");
+        if (!root.is_object()) failType("config", "must be a JSON object (got " + describeJson(root) + ")");
         // Multimodal configs (Qwen2.5-VL, Gemma 3, Llama 4, Mistral 3) keep the language model's
         // fields in text_config.
         const json* text = find(root, "text_config");
         if (text && !find(root, "hidden_size") && !find(root, "n_embd") && !find(root, "head_dim")) {
-            if (!text->is_object()) failType("config.text_config", "must be an object (got " + describe(*text) + ")");
+            if (!text->is_object()) failType("config.text_config", "must be an object (got " + describeJson(*text) + ")");
             c_ = text;
             where_ = "config.text_config";
         } else {
@@ -336,7 +342,7 @@ private:
         const char* name = field("rope_parameters") ? "rope_parameters" : "rope_scaling";
         params_ = field(name);
         source_ = key(name);
-        if (params_ && !params_->is_object()) failType(source_, "must be an object (got " + describe(*params_) + ")");
+        if (params_ && !params_->is_object()) failType(source_, "must be an object (got " + describeJson(*params_) + ")");
 
         std::vector<std::string> layerTypes;
         if (params_ && isKeyedByLayerType(*params_)) {
@@ -437,7 +443,7 @@ private:
             return;
         }
         const json* nested = family_->nestedBase.empty() ? nullptr : field(family_->nestedBase);
-        if (nested && !nested->is_object()) failType(key(family_->nestedBase), "must be an object (got " + describe(*nested) + ")");
+        if (nested && !nested->is_object()) failType(key(family_->nestedBase), "must be an object (got " + describeJson(*nested) + ")");
         if (family_->tables == LayerTables::modernbert) {
             // ModernBERT: global layers global_rope_theta (160000), local layers local_rope_theta (10000),
             // or the global base when local_rope_theta is null.
@@ -573,27 +579,17 @@ private:
             const json* v = param(f.key);
             const std::string path = source_ + "." + f.key;
             if (!(f.usedBy & tb)) continue;  // HF warns about fields a type does not use, and ignores them
-            const std::string name = f.name;
-            if (name == "factor" || name == "originalMaxPositionEmbeddings") {
-                if (!std::count(out_.given.begin(), out_.given.end(), "scaling." + name) && (f.requiredBy & tb))
-                    fail(path, "is required by '" + type + "' scaling");
-                continue;
-            }
-            if (!v) {
+            const std::string name = std::string("scaling.") + f.name;
+            const bool readAbove = !f.number && !f.flag && !f.list;  // factor, original length: read with their fallbacks
+            if (readAbove ? !out_.isGiven(name) : !v) {
                 if (f.requiredBy & tb) fail(path, "is required by '" + type + "' scaling");
                 continue;
             }
-            if (name == "betaFast") s.betaFast = number(*v, path);
-            else if (name == "betaSlow") s.betaSlow = number(*v, path);
-            else if (name == "mscale") s.mscale = number(*v, path);
-            else if (name == "mscaleAllDim") s.mscaleAllDim = number(*v, path);
-            else if (name == "attentionFactor") s.attentionFactor = number(*v, path);
-            else if (name == "truncate") s.truncate = boolean(*v, path);
-            else if (name == "lowFreqFactor") s.lowFreqFactor = number(*v, path);
-            else if (name == "highFreqFactor") s.highFreqFactor = number(*v, path);
-            else if (name == "shortFactor") s.shortFactor = numberList(*v, path);
-            else if (name == "longFactor") s.longFactor = numberList(*v, path);
-            given("scaling." + name, path);
+            if (readAbove) continue;
+            if (f.number) s.*f.number = number(*v, path);
+            else if (f.flag) s.*f.flag = boolean(*v, path);
+            else s.*f.list = numberList(*v, path);
+            given(name, path);
         }
         phimoeMscale(type);
     }
@@ -653,7 +649,7 @@ private:
     }
 
     void readSections(const json& sections, const std::string& path) {
-        if (!sections.is_array() || sections.empty()) failType(path, "must be an array of positive integers (got " + describe(sections) + ")");
+        if (!sections.is_array() || sections.empty()) failType(path, "must be an array of positive integers (got " + describeJson(sections) + ")");
         for (std::size_t i = 0; i < sections.size(); ++i)
             out_.rope.sections.push_back(static_cast<int>(positiveInteger(sections[i], path + "[" + std::to_string(i) + "]")));
     }
