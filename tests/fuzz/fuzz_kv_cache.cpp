@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "common.hpp"
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 
 using namespace posenc;
 
