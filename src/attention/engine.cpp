@@ -1,4 +1,4 @@
-#include "attention/engine.hpp"
+#include "posenc/attention/engine.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +9,8 @@
 #include "kernels/dot.hpp"
 
 namespace posenc {
+
+static_assert(kernels::kTileRows <= kQueryTile, "score terms keep kQueryTile per-row slots");
 
 namespace {
 constexpr int kBlock = static_cast<int>(kernels::kKeyBlock);

@@ -1,9 +1,9 @@
-#include "cache/kv_cache.hpp"
+#include "posenc/cache/kv_cache.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 #include "kernels/attention_tile.hpp"
 
 namespace posenc {

@@ -1,6 +1,6 @@
 // The config.json reader. Every rule below is what a transformers modeling_*.py (or, for remote-code
 // models, the model's own code) does with the field; docs/hf-families.md is the table, per model_type.
-#include "rotary/hf_config.hpp"
+#include "posenc/rotary/hf_config.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +9,7 @@
 #include <limits>
 #include <optional>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "common.hpp"
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 
 using namespace posenc;
 

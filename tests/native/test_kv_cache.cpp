@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 
 // Counts heap allocations while `gCountAllocations` is set (global operator new for this test binary).
 static std::atomic<long> gAllocations{0};

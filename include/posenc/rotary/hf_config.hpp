@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "rotary/apply.hpp"
-#include "rotary/frequencies.hpp"
+#include "posenc/rotary/apply.hpp"
+#include "posenc/rotary/frequencies.hpp"
 
 namespace posenc {
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "scores/score_term.hpp"
+#include "posenc/scores/score_term.hpp"
 
 namespace posenc {
 

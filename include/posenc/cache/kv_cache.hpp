@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "attention/attention.hpp"
+#include "posenc/attention/attention.hpp"
 
 namespace posenc {
 
