@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "posenc/common/errors.hpp"
-#include "kernels/dot.hpp"
+#include "kernels/kernel_set.hpp"
 #include "posenc/scores/combined.hpp"
 
 namespace posenc {
@@ -160,7 +160,7 @@ std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen) {
 double maxRowNorm(const float* x, std::size_t rows, std::size_t hd) {
     double m = 0;
     for (std::size_t r = 0; r < rows; ++r) {
-        double s = kernels::dotSimd(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
+        double s = kernels::active().dot(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
         if (!std::isfinite(s)) {
             s = 0;
             for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
