@@ -308,6 +308,44 @@ export interface RopeOptions {
   kind?: 'rope';
 }
 
+/** A config.json key the model type's Hugging Face code never reads: posenc ignores it too, and lists it. */
+export interface HfIgnoredKey {
+  /** The config's own path, e.g. `'config.use_mrope'` or `'config.text_config.rope_parameters.foo'`. */
+  readonly key: string;
+  /** Its value as the config gives it. */
+  readonly value: unknown;
+  /** Why it has no effect (e.g. "Hugging Face's qwen2 code does not read it"). */
+  readonly reason: string;
+}
+
+/** One decoder layer's attention, as the model type's code builds it ({@link HfAttentionShape.layers}). */
+export interface HfLayer {
+  /** `'full_attention'`, `'sliding_attention'`, `'chunked_attention'` (Llama 4), or what `layer_types` says. */
+  readonly type: string;
+  /** `false` for a NoPE layer (Llama 4 / SmolLM3 `no_rope_layers[i] = 0`, Cohere2 and hybrid EXAONE 4 global layers). */
+  readonly rope: boolean;
+  /** Sliding window in tokens (attention's `window`), 0 = none. */
+  readonly window: number;
+  /** Chunked attention (Llama 4 RoPE layers): queries see only keys of their own chunk of this many tokens; 0 = none. */
+  readonly chunk: number;
+  /** Whether the result's `temperature` scales this layer's queries. */
+  readonly temperature: boolean;
+}
+
+/** The attention shape of a config ({@link Posenc.ropeConfigFromHF}'s `attention`). */
+export interface HfAttentionShape {
+  /** `num_attention_heads` (or `n_head`, `num_heads`, `n_heads`); 0 when the config has none. */
+  readonly heads: number;
+  /** `num_key_value_heads` (`num_kv_heads`, Falcon `multi_query` = 1, DBRX `attn_config.kv_n_heads`); default `heads`. */
+  readonly kvHeads: number;
+  /** q·k channels per head: `head_dim`, else hidden / heads (DeepSeek MLA: `qk_nope_head_dim + qk_rope_head_dim`). */
+  readonly headDim: number;
+  /** The sliding window some layer uses (0 = none). */
+  readonly slidingWindow: number;
+  /** One per `num_hidden_layers` (empty when the config does not give the count): `layer_types`, else the family's pattern. */
+  readonly layers: readonly HfLayer[];
+}
+
 /** Options of {@link Posenc.ropeConfigFromHF}: how to read a config.json. */
 export interface HfConfigOptions {
   /**
@@ -326,6 +364,12 @@ export interface HfConfigOptions {
    * @defaultValue `'explicit'`
    */
   yarnFactor?: 'explicit' | 'legacy';
+  /**
+   * Refuse keys the model type's Hugging Face code ignores (Qwen2.5's `use_mrope`, SmolLM2's
+   * `rope_interleaved`, ...) instead of ignoring them and listing them in the result's `ignored`.
+   * @defaultValue `false`
+   */
+  strict?: boolean;
 }
 
 /** What {@link Posenc.ropeFrequencies} returns: the angle each rotary pair turns by per position, and the scale. */
@@ -733,6 +777,8 @@ export interface ParameterShapes {
   sinusoidal: NoParameters;
   /** Fixed function: 0 parameters. */
   rope: NoParameters;
+  /** Query temperature: a fixed function of position. */
+  temperature: NoParameters;
   /** Fixed slopes: 0 parameters. */
   alibi: NoParameters;
   /** Fixed function: 0 parameters. */
@@ -954,10 +1000,13 @@ export interface Posenc {
    *   longrope) factor = max_position_embeddings / original_max_position_embeddings;
    * - M-RoPE: `mrope_section` (Qwen2-VL, contiguous sections) and Qwen3-VL's interleaved sections.
    *
-   * Nothing is silently dropped: a rotary key the family's code does not read, an unknown key inside the
-   * rope parameters, or a model type without rotary embeddings (BERT, GPT-2, T5, Bloom, ...) is an error
-   * naming it. Configs with one rotary table per layer type (Gemma 3, ModernBERT) need
-   * {@link HfConfigOptions.layerType}. The schedule is range-checked as ropeFrequencies would. Add
+   * Read as Hugging Face reads it: a key the model type's code never reads (Qwen2.5's `use_mrope`, SmolLM2's
+   * `rope_interleaved`, StableLM-epoch's `rotary_scaling_factor`, `rope_local_base_freq` outside Gemma 3,
+   * `rope_theta` in GPT-J, an unrecognised key inside the rope parameters) is ignored and listed in `ignored`;
+   * `{ strict: true }` refuses it instead. A key the code reads and posenc does not implement, an unknown
+   * rotary key of a model type posenc does not know, or a model type without rotary embeddings (BERT,
+   * GPT-2, T5, Bloom, ...) is an error naming it. Configs with one rotary table per layer type (Gemma 3,
+   * ModernBERT) need {@link HfConfigOptions.layerType}. The schedule is range-checked as ropeFrequencies would. Add
    * `seqLen` yourself for dynamic NTK and longrope.
    *
    * @param config - The parsed config.json object (JSON values only: NaN, ±∞, functions or cycles are named errors).
@@ -981,7 +1030,22 @@ export interface Posenc {
    */
   ropeConfigFromHF(config: object, options?: HfConfigOptions): RopeOptions & {
     /** Which channels pair up, from the model type (always present). */
-    layout: RopeLayout
+    layout: RopeLayout;
+    /**
+     * Keys the model type's Hugging Face code does not read, so posenc ignored them (empty with
+     * `strict`, which refuses them). Not enumerable, like `temperature` and `attention`: spreading the
+     * result (`{ ...rope, kind: 'rope' }`) copies only the rotary options.
+     */
+    readonly ignored: readonly HfIgnoredKey[];
+    /**
+     * The query temperature of the layers whose `attention.layers[i].temperature` is set, or `null`:
+     * Ministral 3 `{ beta: llama_4_scaling_beta, length: rope original_max_position_embeddings, offset: 0 }`
+     * on every layer; Llama 4 `{ beta: attn_scale, length: floor_scale, offset: 1 }` on its NoPE layers
+     * when `attn_temperature_tuning` is on (its default).
+     */
+    readonly temperature: Readonly<TemperatureEncoding> | null;
+    /** Heads, kv heads, head dim, sliding window and per-layer types ({@link HfAttentionShape}). */
+    readonly attention: HfAttentionShape;
   };
   /**
    * Applies RoPE to head vectors: the first rotaryDim channels of each vector turn by position·invFreq
@@ -1453,10 +1517,11 @@ export interface Posenc {
  * | `'xl'` | content × position | Transformer-XL `RelPartialLearnableMultiHeadAttn` |
  * | `'deberta'` | content × position | HF `DisentangledSelfAttention`, microsoft/DeBERTa |
  * | `'relativeKey'` | content × position | HF BERT `relative_key(_query)` |
+ * | `'temperature'` | query scaled by its position | HF `modeling_ministral3`, `modeling_llama4` (Scalable-Softmax) |
  */
 export type Encoding =
   | NoneEncoding | RopeEncoding | AlibiEncoding | T5Encoding | SwinEncoding | ShawEncoding | XLEncoding | DebertaEncoding | RelativeKeyEncoding
-  | KerpleEncoding | FireEncoding | CopeEncoding;
+  | KerpleEncoding | FireEncoding | CopeEncoding | TemperatureEncoding;
 /** One method posenc implements, as {@link Posenc.describe} lists it. */
 export interface MethodDescription {
   /** The option name: an encoding kind (`'rope'`, `'alibi'`, …) or an additive function (`'sinusoidal'`, …). */
@@ -1550,6 +1615,30 @@ export interface CopeEncoding {
   npos: number;
   /** [npos, headDim], row p = e[p], shared by every head. Required. */
   embeddings: FloatInput;
+}
+
+/**
+ * Query temperature (Nakanishi 2025, Scalable-Softmax, in the form of Llama 4 and Ministral 3): every
+ * query at logical position p is multiplied by s(p) = 1 + beta·ln(1 + ⌊(p + offset) / length⌋), after
+ * any rotation and before q·k, so its scores sharpen at long positions (score terms are not scaled).
+ * Alone (NoPE layers, Llama 4) or in an array with a rope (Ministral 3) or score terms; in
+ * {@link KVCache.attend} at each query's logical position, so generation past a sliding window is right.
+ * With multi-axis RoPE p is the sequence index (`maskPositions`). The floor is exact (integers) at every
+ * position; Hugging Face divides in float32, which differs only where p + offset > 2^24 lies within
+ * float rounding of a multiple of length. {@link Posenc.ropeConfigFromHF} returns it for a config
+ * (`temperature`). Learns no parameters.
+ * @see Hugging Face `modeling_ministral3` `_get_llama_4_attn_scale` (offset 0), `modeling_llama4`
+ * `attn_temperature_tuning` (offset 1); Nakanishi, "Scalable-Softmax Is Superior for Attention", arXiv 2501.19399.
+ */
+export interface TemperatureEncoding {
+  /** `'temperature'`. */
+  kind: 'temperature';
+  /** β: a finite number (Ministral 3 `llama_4_scaling_beta`, Llama 4 `attn_scale`). Required. */
+  beta: number;
+  /** Positions per step of the floor: a positive integer (Ministral 3 original_max_position_embeddings, Llama 4 `floor_scale`). Required. */
+  length: number;
+  /** Added to the position before the floor: an integer ≥ 0 (Llama 4: 1). @defaultValue `0` */
+  offset?: number;
 }
 
 /** No positional term: plain scaled dot-product attention (scale 1/√headDim). */

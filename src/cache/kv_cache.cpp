@@ -249,6 +249,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         fail("heads", "(" + std::to_string(heads) + ") must be a multiple of the cache's kvHeads (" + std::to_string(c.kvHeads) + ")");
     if (ropePart(encoding))
         fail("encoding.kind", "'rope' is the cache's own: configure `rope` on the cache and attend with 'none' (or a score-term encoding)");
+    const TemperatureEncoding* temperature = temperaturePart(encoding);  // validated before anything changes
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
     const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd;
     if (q.size != perRow * c.batch)
@@ -292,6 +293,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
             for (int h = 0; h < heads; ++h)
                 for (int t = 0; t < qLen; ++t) tables_->rotate(qb + (static_cast<std::size_t>(h) * qLen + t) * hd, static_cast<std::size_t>(t));
         }
+        if (temperature) applyQueryTemperature(*temperature, qb, heads, qLen, c.headDim, pb);  // at the logical positions
         AttentionInputs in;
         in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, kLen};
         in.kvStride = static_cast<std::size_t>(slots_);
