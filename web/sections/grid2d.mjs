@@ -10,7 +10,7 @@ const SRC = 7, GRID_DIM = 8;       // the "learned" ViT grid: 7 × 7 patches, 8 
 const L = 64, DIM = 64, BASIS = 64;  // factored tables: positions × width, basis rows
 
 export function grid2dSection(pe) {
-  const state = { size: '16x24', pair: 2, normalize: true, pad: false, to: 12, mode: 'bicubic', mapping: 'size', channel: 0, factor: 'lowRank', rank: 4 };
+  const state = { size: '16x24', pair: 0, normalize: true, pad: false, to: 12, mode: 'bicubic', mapping: 'size', channel: 0, factor: 'lowRank', rank: 4 };
   const out = (demo.grid2d = {});
 
   // --- DETR 2-D sine: the channel pair 2m, 2m + 1 of the y half and of the x half, over the image

@@ -30,7 +30,7 @@ function arrow(ctx, cx, cy, r, angle, color, label, lift) {
 // pairs: [{title, note, qAngle, kAngle}]: side by side when wide, stacked on a phone; labels above each circle
 function drawPairs(canvas, pairs) {
   const dpr = window.devicePixelRatio || 1, w = Math.max(280, cssWidth(canvas) || canvas.width), stacked = w < 560;
-  const cellH = stacked ? Math.round(w * 0.8) : Math.round(w * 0.42), h = stacked ? 2 * cellH : cellH;
+  const cellH = stacked ? Math.round(w * 0.9) : Math.round(w * 0.42), h = stacked ? 2 * cellH : cellH;
   resize(canvas, Math.round(w * dpr), Math.round(h * dpr));
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -38,11 +38,13 @@ function drawPairs(canvas, pairs) {
   canvas.layout = { stacked, labels: [] };
   pairs.forEach((p, k) => {
     const cw = stacked ? w : w / 2, ox = stacked ? 0 : k * cw, oy = stacked ? k * cellH : 0;
-    const top = 44, r = Math.min(cw * 0.3, (cellH - top - 36) / 2), cx = ox + cw / 2, cy = oy + top + 18 + r;
+    // title and note (44 px), the circle with its arrow labels (18 px around it), the angle line (16 + 14 px)
+    const top = 44, r = Math.min(cw * 0.3, (cellH - top - 36 - 30 - 8) / 2), cx = ox + cw / 2, cy = oy + top + 18 + r;
     ctx.fillStyle = '#1c2330'; ctx.textAlign = 'center'; ctx.textBaseline = 'top';
     ctx.font = '600 13px system-ui, sans-serif'; ctx.fillText(p.title, cx, oy + 6);
     ctx.font = '12px system-ui, sans-serif'; ctx.fillStyle = '#4a5368'; ctx.fillText(p.note, cx, oy + 24);
-    canvas.layout.labels.push({ x: cx, y: oy + 6, w: Math.max(ctx.measureText(p.note).width, 0), h: 34 });
+    // the pair's text, top line to the angle line, for the browser test's overlap check
+    canvas.layout.labels.push({ x: cx, y: oy + 6, w: Math.max(ctx.measureText(p.note).width, 0), h: cy + r + 16 + 14 - (oy + 6) });
     ctx.strokeStyle = '#ece9e2'; ctx.lineWidth = 1;
     ctx.beginPath(); ctx.arc(cx, cy, r, 0, TAU); ctx.stroke();
     ctx.beginPath(); ctx.moveTo(cx - r, cy); ctx.lineTo(cx + r, cy); ctx.moveTo(cx, cy - r); ctx.lineTo(cx, cy + r); ctx.stroke();
@@ -55,7 +57,7 @@ function drawPairs(canvas, pairs) {
     arrow(ctx, cx, cy, r, p.qAngle, Q_COLOR, 'q', false);
     arrow(ctx, cx, cy, r, p.kAngle, K_COLOR, 'k', near);
     ctx.font = '12px system-ui, sans-serif'; ctx.fillStyle = '#1c2330'; ctx.textAlign = 'center'; ctx.textBaseline = 'top';
-    ctx.fillText(`angle k − q = ${d.toFixed(3)} rad`, cx, cy + r + 24);
+    ctx.fillText(`angle k − q = ${d.toFixed(3)} rad`, cx, cy + r + 16);
   });
 }
 

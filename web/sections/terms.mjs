@@ -56,7 +56,7 @@ export function termsSection(pe) {
     };
     for (const [id, t] of Object.entries(terms)) show(id, t);
     show('sum', sum);
-    colorBar($('terms-bar'), { max: scale, legend: 'score (x + p) W_q · (x + p) W_k / √d and each of its terms: one scale for all five', legendFormat: fmt });
+    colorBar($('terms-bar'), { max: scale, ticks: [0], legend: 'score (x + p) W_q · (x + p) W_k / √d and each of its terms: one scale for all five', legendFormat: fmt });
     demo.terms = { T, layout: state.layout, diff, x: Array.from(x), p: Array.from(p), Wq: Array.from(Wq), Wk: Array.from(Wk), pp: Array.from(terms.pp) };
     $('terms-caption').textContent = `Sum of the four maps against pe.attention's scores for h = x + p: largest difference ${diff.toExponential(1)} `
       + `(float32 rounding). Unprojected, p_i·p_j of sinusoids depends on i − j alone; W_q and W_k mix their sine and cosine channels, `
