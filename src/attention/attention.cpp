@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "posenc/common/errors.hpp"
+#include "attention/internal.hpp"
 #include "kernels/dot.hpp"
 #include "posenc/scores/combined.hpp"
 
