@@ -6,6 +6,7 @@
 
 #include "posenc/common/errors.hpp"
 #include "kernels/kernel_set.hpp"
+#include "attention/internal.hpp"
 #include "posenc/scores/combined.hpp"
 
 namespace posenc {

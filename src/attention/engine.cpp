@@ -10,56 +10,12 @@
 
 namespace posenc {
 
+
 namespace {
 constexpr int kBlock = static_cast<int>(kernels::kKeyBlock);
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 using BlockRange = AttentionWorkspace::BlockRange;
-
-// Per key block: the position range of its unmasked keys, so whole blocks can be skipped. Sink keys
-// (j < mask.sinks, exempt from the window) are ranged apart from the others.
-void blockRanges(const AttentionInputs& in, std::vector<BlockRange>& r) {
-    const int kLen = in.dims.kLen;
-    constexpr std::int32_t kMax = std::numeric_limits<std::int32_t>::max(), kMin = std::numeric_limits<std::int32_t>::min();
-    r.resize(static_cast<std::size_t>((kLen + kBlock - 1) / kBlock));
-    for (std::size_t b = 0; b < r.size(); ++b) {
-        BlockRange br{kMax, kMin, false, true, kMax, kMin, false};
-        for (int j = static_cast<int>(b) * kBlock; j < std::min(kLen, static_cast<int>(b + 1) * kBlock); ++j) {
-            if (in.mask.keyMask && !in.mask.keyMask[j]) {
-                br.all = false;
-                continue;
-            }
-            if (j < in.mask.sinks) {
-                br.sinkAny = true;
-                br.sinkMin = std::min(br.sinkMin, in.kPos[j]);
-                br.sinkMax = std::max(br.sinkMax, in.kPos[j]);
-                continue;
-            }
-            br.any = true;
-            br.minPos = std::min(br.minPos, in.kPos[j]);
-            br.maxPos = std::max(br.maxPos, in.kPos[j]);
-        }
-        r[b] = br;
-    }
-}
-
-bool blockSkipped(const BlockRange& b, const AttentionMask& m, std::int32_t qPos) {
-    if (b.sinkAny && !(m.causal && b.sinkMin > qPos)) return false;  // a sink key may be visible
-    if (!b.any) return true;
-    if ((m.causal || m.window > 0) && b.minPos > qPos) return true;
-    if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.maxPos >= m.window) return true;
-    return false;
-}
-
-// No key of the block is masked for this query (its per-key checks can be skipped).
-bool blockFullyAllowed(const BlockRange& b, const AttentionMask& m, std::int32_t qPos) {
-    if (!b.all) return false;
-    if (b.sinkAny && m.causal && b.sinkMax > qPos) return false;
-    if (!b.any) return true;
-    if ((m.causal || m.window > 0) && b.maxPos > qPos) return false;
-    if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.minPos >= m.window) return false;
-    return true;
-}
 
 // Reads one float per 64-byte line of key block b (packed) and its value rows (see `streaming`).
 float touchBlock(const float* Kp, const float* V, std::size_t b, int kLen, std::size_t hd) {
@@ -72,8 +28,6 @@ float touchBlock(const float* Kp, const float* V, std::size_t b, int kLen, std::
     return s;
 }
 
-}  // namespace
-
 // Online-softmax state of one query row of the tile.
 struct RowState {
     int h = 0, i = 0;  // query head and index
@@ -84,6 +38,181 @@ struct RowState {
     float* row = nullptr;   // [ld] stored scores (materialize mode)
 };
 
+// What one call shares between the steps below: inputs, score term, outputs, scratch, and shapes.
+struct Run {
+    const AttentionInputs& in;
+    ScoreTerm& term;
+    const AttentionOutputs& out;
+    AttentionWorkspace& ws;
+    std::size_t hd, ld;  // head dim; stored row length (kLen rounded up to whole blocks)
+    bool materialize;    // weights or scores requested: rows are stored, softmax at the end
+    std::size_t valueRows;
+    const float* valueTable;
+    bool streaming;      // keys and values larger than a cache level: touch the next block ahead
+    const kernels::KernelSet& K;  // the instruction set's kernels, chosen at run time
+};
+
+// One tile: up to K.tileRows (<= kQueryTile) query rows of one kv head, and the kernels for its row count.
+struct Tile {
+    int nr = 0;
+    RowState st[kQueryTile];
+    kernels::ScoreTileFn scoreTile;
+    kernels::ValueTileFn valueTile;
+    kernels::SoftmaxTileFn softmaxTile;
+};
+
+// Sets up the tile's rows: score-term state, the queries transposed into ws.qTile with the softmax
+// scale folded in once, empty accumulators.
+void beginTile(const Run& run, Tile& t, int kvh, int group, int row0, bool mixHeads, const float* keyRows, int& begunHead) {
+    const AttentionInputs& in = run.in;
+    const AttentionDims& d = in.dims;
+    const std::size_t hd = run.hd;
+    float* const qTile = run.ws.qTile.data();
+    t.scoreTile = run.K.scoreTile[t.nr - 1];
+    t.valueTile = run.K.valueTile[t.nr - 1];
+    t.softmaxTile = run.K.softmaxTile[t.nr - 1];
+    for (int r = 0; r < t.nr; ++r) {
+        RowState& s = t.st[r];
+        s.h = kvh * group + (row0 + r) / d.qLen;
+        s.i = (row0 + r) % d.qLen;
+        if (mixHeads ? begunHead < 0 : s.h != begunHead) {
+            run.term.beginHead(s.h, keyRows, in.kPos);
+            begunHead = s.h;
+        }
+        s.qPos = in.qPos[s.i];
+        const float* qc = run.term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
+        for (std::size_t c = 0; c < hd; ++c) qTile[c * t.nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
+        s.m = kNegInf;
+        s.l = 0;
+        s.acc = run.ws.acc.data() + r * hd;
+        s.wsum = run.ws.wsum.data() + r * run.valueRows;
+        s.row = run.materialize ? run.ws.rows.data() + r * run.ld : nullptr;
+        std::fill(s.acc, s.acc + hd, 0.0f);
+        std::fill(s.wsum, s.wsum + run.valueRows, 0.0f);
+    }
+}
+
+// The score block: the tile's scores against key block b into ws.scores — q.k, content terms, biases,
+// then masks (per key only where the block straddles a boundary). live[r] says whether row r sees the
+// block at all. Returns how many of the block's keys were scored (keys past the last one any row may
+// see are not), or -1 when no row sees the block. Stored rows (materialize) get the scores, -inf past them.
+int scoreBlock(const Run& run, Tile& t, const float* Kp, const float* V, std::size_t b, bool live[]) {
+    const AttentionInputs& in = run.in;
+    const AttentionDims& d = in.dims;
+    const std::vector<KeyBlockRange>& blocks = run.ws.blocks;
+    constexpr std::size_t B = kernels::kKeyBlock;
+    constexpr std::size_t kAhead = 1;
+    float* const S = run.ws.scores.data();
+    const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
+    bool skip[kQueryTile], any = false;
+    for (int r = 0; r < t.nr; ++r) any |= !(skip[r] = blockSkipped(blocks[b], in.mask, t.st[r].qPos));
+    if (!any) {
+        if (run.materialize)
+            for (int r = 0; r < t.nr; ++r) std::fill(t.st[r].row + j0, t.st[r].row + j1, kNegInf);
+        return -1;
+    }
+    if (run.streaming && b + kAhead < blocks.size()) run.ws.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.hd);
+    // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
+    // average half a block per tile).
+    int used = n;
+    if (in.mask.causal || in.mask.window > 0) {
+        bool whole = true;
+        for (int r = 0; r < t.nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, t.st[r].qPos);
+        if (!whole) {
+            used = 0;
+            for (int j = j1 - 1; j >= j0 && used == 0; --j)
+                for (int r = 0; r < t.nr; ++r)
+                    if (!skip[r] && keyAllowed(in.mask, t.st[r].qPos, in.kPos[j], j)) {
+                        used = j - j0 + 1;
+                        break;
+                    }
+        }
+    }
+    t.scoreTile(run.ws.qTile.data(), Kp + b * run.hd * B, run.hd, S, static_cast<std::size_t>(used));
+    for (int r = 0; r < t.nr; ++r) {
+        RowState& s = t.st[r];
+        float* sb = S + r * B;
+        live[r] = !skip[r];
+        if (skip[r]) {
+            if (run.materialize) std::fill(s.row + j0, s.row + j1, kNegInf);
+            continue;
+        }
+        if (run.term.hasContent()) {  // content x position terms, scaled like q.k
+            float* cb = run.ws.content.data();
+            std::fill(cb, cb + used, 0.0f);
+            run.term.addContent(r, s.qPos, j0, j0 + used, in.kPos, cb);
+            run.K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
+        }
+        if (run.term.hasBias()) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
+        if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
+            for (int j = j0; j < j0 + used; ++j)
+                if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
+        if (run.materialize) {
+            std::copy(sb, sb + used, s.row + j0);
+            std::fill(s.row + j0 + used, s.row + j1, kNegInf);
+        }
+    }
+    return used;
+}
+
+// The online-softmax block: running max and sum per row, the rescale of what was accumulated, the
+// weights of this block's `used` keys, and P.V (plus value-table weights) added into the tile's outputs.
+void softmaxBlock(const Run& run, Tile& t, const float* V, int j0, int used, const bool live[]) {
+    constexpr std::size_t B = kernels::kKeyBlock;
+    float* const S = run.ws.scores.data();
+    float m[kQueryTile], l[kQueryTile], corr[kQueryTile];
+    for (int r = 0; r < t.nr; ++r) m[r] = t.st[r].m, l[r] = t.st[r].l;
+    const bool contributes = t.softmaxTile(S, static_cast<std::size_t>(used), live, m, l, corr);
+    for (int r = 0; r < t.nr; ++r) {
+        RowState& s = t.st[r];
+        s.m = m[r];
+        s.l = l[r];
+        if (run.valueRows && live[r]) {
+            for (std::size_t v = 0; v < run.valueRows; ++v) s.wsum[v] *= corr[r];
+            for (int j = j0; j < j0 + used; ++j) s.wsum[run.term.valueIndex(s.qPos, run.in.kPos[j])] += S[r * B + (j - j0)];
+        }
+    }
+    if (contributes)
+        t.valueTile(S, static_cast<std::size_t>(used), V + static_cast<std::size_t>(j0) * run.hd, run.hd, run.ws.acc.data(), corr);
+}
+
+// The materialised path's end of a row: scores out, softmax over the stored row, out = sum_j w_j (v_j
+// + value table row), weights out. Leaves s.l and s.acc for finishRow.
+void finishStoredRow(const Run& run, RowState& s, const float* V) {
+    const AttentionDims& d = run.in.dims;
+    const std::size_t rowOffset = (static_cast<std::size_t>(s.h) * d.qLen + s.i) * d.kLen;
+    const std::size_t kLen = static_cast<std::size_t>(d.kLen);
+    const float one = 1.0f;
+    if (run.out.scores) std::copy(s.row, s.row + kLen, run.out.scores + rowOffset);
+    s.m = run.K.rowMax(s.row, kLen);
+    if (s.m != kNegInf) s.l = run.K.expShift(s.row, kLen, s.m);
+    else std::fill(s.row, s.row + kLen, 0.0f);
+    run.K.valueTile[0](s.row, kLen, V, run.hd, s.acc, &one);
+    if (run.valueRows)
+        for (int j = 0; j < d.kLen; ++j) s.wsum[run.term.valueIndex(s.qPos, run.in.kPos[j])] += s.row[j];
+    if (run.out.weights) {
+        const float inv = s.l > 0 ? 1.0f / s.l : 0.0f;
+        for (std::size_t j = 0; j < kLen; ++j) run.out.weights[rowOffset + j] = s.row[j] * inv;
+    }
+}
+
+// Row finishing: out = acc / l, plus the value-table rows by their weights; zeros for a row that saw
+// no key (never NaN).
+void finishRow(const Run& run, const RowState& s) {
+    const std::size_t hd = run.hd;
+    float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * hd;
+    if (s.l == 0) {
+        std::fill(o, o + hd, 0.0f);
+        return;
+    }
+    const float inv = 1.0f / s.l;
+    for (std::size_t t = 0; t < hd; ++t) o[t] = s.acc[t] * inv;
+    for (std::size_t v = 0; v < run.valueRows; ++v)
+        if (s.wsum[v] != 0.0f) run.K.axpy(s.wsum[v] * inv, run.valueTable + v * hd, o, hd);
+}
+
+}  // namespace
+
 void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     AttentionWorkspace local;
     AttentionWorkspace& ws = workspace ? *workspace : local;
@@ -93,11 +222,9 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const std::size_t stride = in.kvStride ? in.kvStride : static_cast<std::size_t>(d.kLen);  // keys per kv head in storage
     const std::size_t packedSize = kernels::packedKeysSize(stride, hd);
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
-    blockRanges(in, ws.blocks);
-    const auto& blocks = ws.blocks;
+    keyBlockRanges(in.mask, in.kPos, d.kLen, kBlock, ws.blocks);
     const bool materialize = out.weights != nullptr || out.scores != nullptr;
     const std::size_t valueRows = static_cast<std::size_t>(term.valueRows());
-    const float* valueTable = term.valueTable();
     const kernels::KernelSet& K = kernels::active();  // the instruction set's kernels, chosen at run time
     const std::size_t R = K.tileRows;
     constexpr std::size_t B = kernels::kKeyBlock;
@@ -108,20 +235,17 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     ws.acc.resize(R * hd);
     ws.wsum.resize(R * valueRows);
     if (materialize) ws.rows.resize(R * ld);
-    float* const qTile = ws.qTile.data();
-    float* const S = ws.scores.data();
-    RowState st[kQueryTile];
-    const float one = 1.0f;
-
-    // Rows of one kv head: its query heads' rows, head-major. A tile mixes heads only when the score
-    // term allows it (then beginHead runs once per kv head, with its first query head).
-    const bool mixHeads = !term.headSpecificKeyState();
     // Keys and values larger than a cache level stream from memory; wasm has no prefetch instruction,
     // so before computing on a block the engine reads one float per 64-byte line of the next one: its
     // misses are then in flight during this block's arithmetic (a decode step over 32768 cached
     // tokens: 26 -> 22 ms in wasm). Two or four blocks ahead measured no better.
     const bool streaming = static_cast<std::size_t>(d.kLen) * hd * 2 * sizeof(float) > (std::size_t(1) << 21);
-    constexpr std::size_t kAhead = 1;
+    const Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K};
+    Tile tile;
+
+    // Rows of one kv head: its query heads' rows, head-major. A tile mixes heads only when the score
+    // term allows it (then beginHead runs once per kv head, with its first query head).
+    const bool mixHeads = !term.headSpecificKeyState();
     const int rowsPerKv = group * d.qLen;
 
     for (int kvh = 0; kvh < d.kvHeads; ++kvh) {
@@ -146,129 +270,20 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         const float* V = in.v + kvh * stride * hd;
         int begunHead = -1;
 
-        for (int row0 = 0; row0 < rowsPerKv;) {
-            int nr = std::min(static_cast<int>(R), rowsPerKv - row0);
-            if (!mixHeads) nr = std::min(nr, (row0 / d.qLen + 1) * d.qLen - row0);  // stay within one head
-            const kernels::ScoreTileFn scoreTile = K.scoreTile[nr - 1];
-            const kernels::ValueTileFn valueTile = K.valueTile[nr - 1];
-            const kernels::SoftmaxTileFn softmaxTile = K.softmaxTile[nr - 1];
-            for (int r = 0; r < nr; ++r) {
-                RowState& s = st[r];
-                s.h = kvh * group + (row0 + r) / d.qLen;
-                s.i = (row0 + r) % d.qLen;
-                if (mixHeads ? begunHead < 0 : s.h != begunHead) {
-                    term.beginHead(s.h, keyRows, in.kPos);
-                    begunHead = s.h;
-                }
-                s.qPos = in.qPos[s.i];
-                const float* qc = term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
-                for (std::size_t c = 0; c < hd; ++c) qTile[c * nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
-                s.m = kNegInf;
-                s.l = 0;
-                s.acc = ws.acc.data() + r * hd;
-                s.wsum = ws.wsum.data() + r * valueRows;
-                s.row = materialize ? ws.rows.data() + r * ld : nullptr;
-                std::fill(s.acc, s.acc + hd, 0.0f);
-                std::fill(s.wsum, s.wsum + valueRows, 0.0f);
-            }
-
-            for (std::size_t b = 0; b < blocks.size(); ++b) {
-                const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
-                bool skip[kQueryTile], any = false;
-                for (int r = 0; r < nr; ++r) any |= !(skip[r] = blockSkipped(blocks[b], in.mask, st[r].qPos));
-                if (!any) {
-                    if (materialize)
-                        for (int r = 0; r < nr; ++r) std::fill(st[r].row + j0, st[r].row + j1, kNegInf);
-                    continue;
-                }
-                if (streaming && b + kAhead < blocks.size()) ws.sink += touchBlock(Kp, V, b + kAhead, d.kLen, hd);
-                // Keys past the last one any row of the tile may see are not scored (the causal
-                // diagonal: on average half a block per tile).
-                int used = n;
-                if (in.mask.causal || in.mask.window > 0) {
-                    bool whole = true;
-                    for (int r = 0; r < nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, st[r].qPos);
-                    if (!whole) {
-                        used = 0;
-                        for (int j = j1 - 1; j >= j0 && used == 0; --j)
-                            for (int r = 0; r < nr; ++r)
-                                if (!skip[r] && keyAllowed(in.mask, st[r].qPos, in.kPos[j], j)) {
-                                    used = j - j0 + 1;
-                                    break;
-                                }
-                    }
-                }
-                scoreTile(qTile, Kp + b * hd * B, hd, S, static_cast<std::size_t>(used));
+        for (int row0 = 0; row0 < rowsPerKv; row0 += tile.nr) {
+            tile.nr = std::min(static_cast<int>(R), rowsPerKv - row0);
+            if (!mixHeads) tile.nr = std::min(tile.nr, (row0 / d.qLen + 1) * d.qLen - row0);  // stay within one head
+            beginTile(run, tile, kvh, group, row0, mixHeads, keyRows, begunHead);
+            for (std::size_t b = 0; b < ws.blocks.size(); ++b) {
                 bool live[kQueryTile];
-                for (int r = 0; r < nr; ++r) {
-                    RowState& s = st[r];
-                    float* sb = S + r * B;
-                    live[r] = !skip[r];
-                    if (skip[r]) {
-                        if (materialize) std::fill(s.row + j0, s.row + j1, kNegInf);
-                        continue;
-                    }
-                    if (term.hasContent()) {  // content x position terms, scaled like q.k
-                        float* cb = ws.content.data();
-                        std::fill(cb, cb + used, 0.0f);
-                        term.addContent(r, s.qPos, j0, j0 + used, in.kPos, cb);
-                        K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
-                    }
-                    if (term.hasBias()) term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
-                    if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
-                        for (int j = j0; j < j0 + used; ++j)
-                            if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
-                    if (materialize) {
-                        std::copy(sb, sb + used, s.row + j0);
-                        std::fill(s.row + j0 + used, s.row + j1, kNegInf);
-                    }
-                }
-                if (materialize) continue;
-                // online softmax: running max, rescale factors and weights for the whole tile
-                float m[kQueryTile], l[kQueryTile], corr[kQueryTile];
-                for (int r = 0; r < nr; ++r) m[r] = st[r].m, l[r] = st[r].l;
-                const bool contributes = softmaxTile(S, static_cast<std::size_t>(used), live, m, l, corr);
-                for (int r = 0; r < nr; ++r) {
-                    RowState& s = st[r];
-                    s.m = m[r];
-                    s.l = l[r];
-                    if (valueRows && live[r]) {
-                        for (std::size_t v = 0; v < valueRows; ++v) s.wsum[v] *= corr[r];
-                        for (int j = j0; j < j0 + used; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += S[r * B + (j - j0)];
-                    }
-                }
-                if (contributes)
-                    valueTile(S, static_cast<std::size_t>(used), V + static_cast<std::size_t>(j0) * hd, hd, ws.acc.data(), corr);
+                const int used = scoreBlock(run, tile, Kp, V, b, live);
+                if (used < 0 || materialize) continue;  // materialised: the softmax runs over whole stored rows
+                softmaxBlock(run, tile, V, static_cast<int>(b) * kBlock, used, live);
             }
-
-            for (int r = 0; r < nr; ++r) {
-                RowState& s = st[r];
-                float* o = out.out + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd;
-                const std::size_t rowOffset = (static_cast<std::size_t>(s.h) * d.qLen + s.i) * d.kLen;
-                if (materialize) {  // softmax over the stored row, then out = sum_j w_j (v_j + aV)
-                    const std::size_t kLen = static_cast<std::size_t>(d.kLen);
-                    if (out.scores) std::copy(s.row, s.row + kLen, out.scores + rowOffset);
-                    s.m = K.rowMax(s.row, kLen);
-                    if (s.m != kNegInf) s.l = K.expShift(s.row, kLen, s.m);
-                    else std::fill(s.row, s.row + kLen, 0.0f);
-                    K.valueTile[0](s.row, kLen, V, hd, s.acc, &one);
-                    if (valueRows)
-                        for (int j = 0; j < d.kLen; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += s.row[j];
-                    if (out.weights) {
-                        const float inv = s.l > 0 ? 1.0f / s.l : 0.0f;
-                        for (std::size_t j = 0; j < kLen; ++j) out.weights[rowOffset + j] = s.row[j] * inv;
-                    }
-                }
-                if (s.l == 0) {  // every key masked: zeros, never NaN
-                    std::fill(o, o + hd, 0.0f);
-                    continue;
-                }
-                const float inv = 1.0f / s.l;
-                for (std::size_t t = 0; t < hd; ++t) o[t] = s.acc[t] * inv;
-                for (std::size_t v = 0; v < valueRows; ++v)
-                    if (s.wsum[v] != 0.0f) K.axpy(s.wsum[v] * inv, valueTable + v * hd, o, hd);
+            for (int r = 0; r < tile.nr; ++r) {
+                if (materialize) finishStoredRow(run, tile.st[r], V);
+                finishRow(run, tile.st[r]);
             }
-            row0 += nr;
         }
     }
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "posenc/common/errors.hpp"
+#include "attention/internal.hpp"
 #include "kernels/attention_tile.hpp"
 
 namespace posenc {

@@ -1,4 +1,6 @@
-// The checked entry point: multi-head attention with any one positional encoding, on the engine.
+// The checked entry point: multi-head attention with any positional encoding (or a combination), on the
+// engine (attention/engine.hpp). The rotary part is applied here: copies of q and k are rotated at their
+// positions (per axis for multi-axis RoPE), then the engine adds the score terms.
 #pragma once
 #include <cmath>
 #include <limits>
@@ -82,21 +84,5 @@ AttentionResult attention(const AttentionRequest& r, bool returnWeights = false,
 std::vector<float> attentionBias(const Encoding& e, int heads, const std::vector<std::int32_t>& qPositions,
                                  const std::vector<std::int32_t>& kPositions);
 void attentionBias(const Encoding& e, int heads, View<std::int32_t> qPositions, View<std::int32_t> kPositions, float* out);
-
-namespace detail {
-// Runs validated inputs (positions resolved, q/k already in place) with an encoding that is not rope.
-// Shared by `attention` and the KV cache.
-void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
-// Finite inputs can still overflow: |scale q.k| past float range gives an infinite score, and the
-// softmax then NaN (or, all scores -inf, a row of zeros). Inputs whose norms allow that are refused
-// up front (|q.k| <= |q| |k|); outputs are still checked after the run, for score terms that overflow.
-void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t headDim, double gain);
-void requireFiniteResult(const float* out, std::size_t n, float scale);
-// The largest Euclidean norm among `rows` vectors of headDim floats.
-double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
-// Positions resolved against defaults.
-std::vector<std::int32_t> defaultKeyPositions(int kLen);
-std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen);
-}  // namespace detail
 
 }  // namespace posenc

@@ -1,6 +1,9 @@
-// The one attention engine. Every encoding runs through it:
-//   score(i, j) = scale * (qc_i . k_j + content(i, j)) + bias(i, j), masked (causal, window, keyMask),
-//   softmax over j, out_i = sum_j w_ij (v_j + valueTerm(i, j)).
+// The one attention engine. Every score-term encoding runs inside it:
+//   score(i, j) = scale * (qc_i . k_j + content(i, j)) + bias(i, j), masked (causal, window, sinks,
+//   keyMask: attention/mask.hpp), softmax over j, out_i = sum_j w_ij (v_j + valueTerm(i, j)).
+// RoPE is not applied here: q and k arrive already rotated — `attention` (attention.cpp) rotates
+// copies of them before calling the engine, and the KV cache rotates keys when they are appended and
+// queries when it attends.
 // It streams over key blocks with an online softmax, so nothing T x T exists unless weights or scores
 // are requested; blocks the causal/window mask removes entirely are skipped.
 //
@@ -13,16 +16,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "posenc/attention/mask.hpp"
 #include "posenc/scores/score_term.hpp"
 
 namespace posenc {
-
-struct AttentionMask {
-    bool causal = false;
-    int window = 0;                         // 0 = none; else admits 0 <= qPos - kPos < window
-    const std::uint8_t* keyMask = nullptr;  // [kLen], 1 = attend; null = all
-    int sinks = 0;                          // keys j < sinks are exempt from the window (attention sinks; the KV cache's first slots)
-};
 
 struct AttentionInputs {
     AttentionDims dims;
@@ -48,13 +45,7 @@ struct AttentionOutputs {
 // Scratch memory of the engine. A caller that runs many small attentions (the KV cache, one decode
 // step at a time) keeps one and passes it in, so a step allocates nothing once the buffers are warm.
 struct AttentionWorkspace {
-    struct BlockRange {
-        std::int32_t minPos, maxPos;  // over the keys that pass keyMask and obey the window (j >= sinks)
-        bool any;                     // any such key
-        bool all;                     // every key in the block passes keyMask
-        std::int32_t sinkMin, sinkMax;  // over the sink keys (j < sinks) that pass keyMask
-        bool sinkAny;
-    };
+    using BlockRange = KeyBlockRange;
     std::vector<BlockRange> blocks;
     std::vector<float> qTile, scores, content, acc, wsum, packedKeys, keyRows, rows;
     float sink = 0;
@@ -63,14 +54,5 @@ struct AttentionWorkspace {
 // Shapes and pointers are assumed validated (see attention/attention.hpp for the checked entry).
 // A query whose every key is masked gets out = 0 and weights = 0 (never NaN).
 void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
-
-// Whether key j is visible to a query at qPos under the mask (shared with the KV cache and tests).
-inline bool keyAllowed(const AttentionMask& m, std::int32_t qPos, std::int32_t kPos, int j) {
-    if (m.keyMask && !m.keyMask[j]) return false;
-    const std::int64_t d = static_cast<std::int64_t>(qPos) - kPos;
-    if (m.causal && d < 0) return false;
-    if (m.window > 0 && j >= m.sinks && (d < 0 || d >= m.window)) return false;
-    return true;
-}
 
 }  // namespace posenc

@@ -1,0 +1,27 @@
+// Helpers shared by attention.cpp and the KV cache; not installed (the library's own code only).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "posenc/attention/attention.hpp"
+
+namespace posenc {
+
+namespace detail {
+// Runs validated inputs (positions resolved, q/k already in place) with an encoding that is not rope.
+// Shared by `attention` and the KV cache.
+void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
+// Finite inputs can still overflow: |scale q.k| past float range gives an infinite score, and the
+// softmax then NaN (or, all scores -inf, a row of zeros). Inputs whose norms allow that are refused
+// up front (|q.k| <= |q| |k|); outputs are still checked after the run, for score terms that overflow.
+void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t headDim, double gain);
+void requireFiniteResult(const float* out, std::size_t n, float scale);
+// The largest Euclidean norm among `rows` vectors of headDim floats.
+double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
+// Positions resolved against defaults.
+std::vector<std::int32_t> defaultKeyPositions(int kLen);
+std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen);
+}  // namespace detail
+
+}  // namespace posenc
