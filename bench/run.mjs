@@ -41,8 +41,12 @@ async function interleaved(contenders, rounds) {
   return Object.fromEntries(Object.entries(times).map(([id, t]) => [id, stats(t)]));
 }
 
-function native(args, build = 'native', bin = 'posenc_bench') {
-  const out = execFileSync(here(`../build/${build}/${bin}`), args).toString();
+// build/native is the portable library (kernels chosen at run time; `kernels` forces a set through
+// POSENC_KERNELS); build/native-march the same code compiled with -march=native.
+function native(args, build = 'native', bin = 'posenc_bench', kernels = '') {
+  const env = { ...process.env };
+  if (kernels) env.POSENC_KERNELS = kernels; else delete env.POSENC_KERNELS;
+  const out = execFileSync(here(`../build/${build}/${bin}`), args, { env }).toString();
   return out.trim().split('\n').map((l) => JSON.parse(l));
 }
 function wasmNode(file) {
@@ -55,7 +59,8 @@ const peScalar = existsSync(scalarPkg) ? await (await import(scalarPkg)).load() 
 
 // ---- peak: the multiply-add ceiling natively and in wasm ----------------------------------------
 if (want('peak') || want('attention')) {
-  const nat = native([], 'native', 'posenc_peak')[0];
+  // the ceiling at the machine's widest vectors: peak.cpp measures what it is compiled for
+  const nat = native([], existsSync(here('../build/native-march/posenc_peak')) ? 'native-march' : 'native', 'posenc_peak')[0];
   const wasm = wasmNode('../build/wasm/posenc_peak_wasm.cjs');
   results.ops.peak = { native_gflops: nat.gflops, native_lanes: nat.lanes, native_fma: nat.fma, wasm_gflops: wasm.gflops, wasm_lanes: wasm.lanes };
 }
@@ -63,7 +68,10 @@ if (want('peak') || want('attention')) {
 // The native attention figures are taken before the peers load: for seconds after onnxruntime-web and
 // tfjs-wasm start, this 2-core machine's other core is busy (measured: native B 24 ms instead of 16).
 const natAttention = want('attention') ? native(['attention']) : null;
-const natSseAttention = want('attention') && existsSync(here('../build/native-sse/posenc_bench')) ? native(['attention'], 'native-sse') : [];
+// the same native code at wasm's vector width (4 lanes): the portable library with its SSE4.1 kernels forced
+const natSseAttention = want('attention') ? native(['attention'], 'native', 'posenc_bench', 'sse4.1') : [];
+// the portable library's dispatched kernels against the whole library compiled with -march=native
+const natMarchAttention = want('attention') && existsSync(here('../build/native-march/posenc_bench')) ? native(['attention'], 'native-march') : [];
 
 const maxAbsDiff = (a, b) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
 
@@ -166,6 +174,8 @@ if (want('attention')) {
     const nr = nat.find((x) => x.op === op), ns = natSse.find((x) => x.op === op);
     r.native = { median_ms: nr.median_ms, min_ms: nr.min_ms };
     if (ns) r.native_sse41 = { median_ms: ns.median_ms, min_ms: ns.min_ms };
+    const nm = natMarchAttention.find((x) => x.op === op);
+    if (nm) r.native_march = { median_ms: nm.median_ms, min_ms: nm.min_ms, dispatched_over_march: nr.median_ms / nm.median_ms };
     const w = r.times.posenc_wasm_simd.median_ms;
     const ort = fastestPeer(r.times, 'ort-'), tf = fastestPeer(r.times, 'tfjs-');
     const peersDone = [ort, tf].filter(Boolean);

@@ -1,5 +1,14 @@
 // Hand-written declarations for posenc (Emscripten 3.1.6 cannot emit them).
 
+// `Symbol.dispose` (explicit resource management) is in TypeScript's lib only from esnext.disposable /
+// es2024 on; declared here so these types compile under older `lib` settings without skipLibCheck
+// (the same declaration as TypeScript's, so it merges with it where the lib has it).
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 /**
  * posenc: transformer positional encodings computed exactly as their reference implementations do,
  * by a C++17 core compiled to WebAssembly.

@@ -77,9 +77,14 @@ export function makeKVCacheClass(m, run, check) {
       const h = this.#live();
       const o = checkOptions(options, 'KVCache.attend', { where: 'attend options', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
       const heads = v.positive(o.heads, 'heads');
+      if (heads % this.#kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of the cache's kvHeads (${this.#kvHeads})`);
       const causal = v.boolean(o.causal, 'causal', true);
       const scale = o.scale === undefined ? NaN : v.number(o.scale, 'scale');
-      const [len, qLen] = tokensOf(q, 'q', this.#batch * heads * this.#headDim, '[batch, heads, qLen, headDim]');
+      // q's size fixes heads * qLen only: when it does not fit, say which heads was assumed
+      const rows = this.#batch * this.#headDim, qn = ArrayBuffer.isView(q) || q instanceof HeapBuffer || Array.isArray(q) ? q.length : NaN;
+      if (Number.isInteger(qn) && qn > 0 && qn % rows === 0 && (qn / rows) % heads !== 0)
+        throw new RangeError(`heads (${heads}) does not fit q: q holds ${qn / rows} head vectors per batch row ([batch = ${this.#batch}, heads, qLen, headDim = ${this.#headDim}]), not a multiple of heads`);
+      const [len, qLen] = tokensOf(q, 'q', this.#batch * heads * this.#headDim, `[batch, heads, qLen, headDim] with heads = ${heads}`);
       const qPositions = o.qPositions === undefined ? null : v.positions(o.qPositions, 'qPositions');
       if (qPositions && !this.#multiAxis) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
       const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');

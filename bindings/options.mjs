@@ -384,6 +384,14 @@ export function nearestKey(key, known) {
   return bestDistance === 0 || (bestDistance <= limit && bestDistance < Math.min(k.length, norm(best).length)) ? best : undefined;
 }
 
+// config.json keys passed as options: where their value goes instead (only keys this table has).
+const CONFIG_KEYS = { rope_theta: 'base' };  // (head_dim and the like already find their camelCase key)
+function configKeyHint(key, keys) {
+  const to = CONFIG_KEYS[key];
+  if (!to || !Object.hasOwn(keys, to)) return undefined;
+  return `'${key}' is a config.json key: pass its value as '${to}', or the whole config to pe.ropeConfigFromHF(config)`;
+}
+
 // Checks an options object against its table and returns it ({} when omitted). `field` names the
 // object itself in messages, `where` says where an unknown key was found ('sinusoidal options'),
 // `prefix` is put before its keys ('encoding.'), and `elsewhere(key)` may say where a misplaced key
@@ -394,7 +402,7 @@ export function checkOptions(value, name, { field = 'options', where = field ===
   for (const key of Object.keys(o)) {
     if (!Object.hasOwn(keys, key)) {
       const near = nearestKey(key, Object.keys(keys));
-      const hint = elsewhere?.(key) ?? (near && `did you mean '${near}'?`);
+      const hint = elsewhere?.(key) ?? configKeyHint(key, keys) ?? (near && `did you mean '${near}'?`);
       throw new TypeError(`unknown option '${key}' in ${where}${hint ? ` (${hint})` : ''}`);
     }
     // null is not undefined: leaving an option out is how the API says "use the default"

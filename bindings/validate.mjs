@@ -89,9 +89,16 @@ export function int32Array(v, field, { min = -(2 ** 31), max = 2 ** 31 - 1 } = {
 export const positions = (v, field = 'positions') => int32Array(v, field, { min: 0 });
 export const mask = (v, field = 'mask') => int32Array(v, field, { min: 0, max: 1 });
 
-// Float data: Float32Array as is; other numeric arrays are converted (numbers only).
+// Float data: Float32Array as is; Float64Array (and Float16Array where it exists) and arrays of numbers
+// are converted. Integer typed arrays are refused: fp16 tensors usually arrive as Uint16Array bit
+// patterns, and converting those as integers would be silently wrong.
+const INTEGER_TYPED = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array];
 export function float32Array(v, field) {
   if (v instanceof Float32Array) return v;
+  if (INTEGER_TYPED.some((T) => v instanceof T)) {
+    throw new TypeError(`${field} must be a Float32Array, not an integer array (got ${v.constructor.name}): fp16 data in a ` +
+      `${v.constructor.name} holds bit patterns, not values — decode it first (a Float16Array, or a float16 decoder into a Float32Array)`);
+  }
   if (v instanceof Float64Array || (ArrayBuffer.isView(v) && !(v instanceof DataView) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array))) return Float32Array.from(v);
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {

@@ -62,6 +62,7 @@ void binaryEncoding(const std::int32_t* positions, std::size_t count, const Bina
     } else if (o.table.size != bits * o.code.radix * d) {
         fail("table", "must be [bits, radix, dim] = " + std::to_string(bits * o.code.radix * d) + " elements (got " + std::to_string(o.table.size) + ")");
     }
+    requireFiniteValues(o.table.data, o.table.size, "table");
     std::vector<int> digits(bits);
     for (std::size_t t = 0; t < count; ++t) {
         codeDigits(positions[t], o.code, digits.data());

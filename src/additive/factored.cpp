@@ -11,6 +11,7 @@ namespace {
 std::int64_t rowsOf(View<float> t, int width, const char* field, const char* shape) {
     if (t.empty() || t.size % static_cast<std::size_t>(width) != 0)
         fail(field, std::string("must be ") + shape + ": a positive multiple of " + std::to_string(width) + " elements (got " + std::to_string(t.size) + ")");
+    requireFiniteValues(t.data, t.size, field);
     return static_cast<std::int64_t>(t.size / width);
 }
 void requireRow(std::int64_t p, std::int64_t rows, std::size_t t, const char* what) {
@@ -46,6 +47,7 @@ void sparse(const std::int32_t* positions, std::size_t count, View<std::int32_t>
     if (indices.empty() || indices.size % static_cast<std::size_t>(k) != 0)
         fail("indices", "must be [rows, k]: a positive multiple of k = " + std::to_string(k) + " entries (got " + std::to_string(indices.size) + ")");
     if (values.size != indices.size) fail("values", "must be [rows, k] like indices (" + std::to_string(indices.size) + " entries, got " + std::to_string(values.size) + ")");
+    requireFiniteValues(values.data, values.size, "values");
     const std::int64_t rows = static_cast<std::int64_t>(indices.size / k);
     const std::int64_t B = rowsOf(basis, dim, "basis", "[B, dim]");
     for (std::size_t i = 0; i < indices.size; ++i)
@@ -75,6 +77,7 @@ int axialWidth(const AxialOptions& o) {
         if (o.tables[a].size != want)
             fail("tables[" + std::to_string(a) + "]", "must be [shape[" + std::to_string(a) + "], dims[" + std::to_string(a) + "]] = " + std::to_string(want) +
                                                           " elements (got " + std::to_string(o.tables[a].size) + ")");
+        requireFiniteValues(o.tables[a].data, o.tables[a].size, ("tables[" + std::to_string(a) + "]").c_str());
         if (o.combine == AxialCombine::sum && o.dims[a] != o.dims[0]) fail("dims", "must all be equal when combine is 'sum'");
         width = o.combine == AxialCombine::sum ? o.dims[0] : width + o.dims[a];
     }

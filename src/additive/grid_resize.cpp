@@ -64,6 +64,7 @@ void resizeGrid(View<float> grid, const ResizeOptions& o, float* out) {
     elementCount({static_cast<std::int64_t>(elementCount({o.toH, o.toW}, "to")) + o.prefixTokens, o.dim}, "to");
     if (grid.size != want)
         fail("grid", "must be [prefixTokens + from[0]*from[1], dim] = " + std::to_string(want) + " elements (got " + std::to_string(grid.size) + ")");
+    requireFiniteValues(grid.data, grid.size, "grid");
     std::memcpy(out, grid.data, prefix * d * sizeof(float));
     const float* src = grid.data + prefix * d;
     float* dst = out + prefix * d;

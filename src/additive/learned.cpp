@@ -13,6 +13,7 @@ void learned(const std::int32_t* positions, std::size_t count, const LearnedOpti
         fail("table", "must be [rows, dim]: a positive multiple of dim = " + std::to_string(o.dim) + " elements (got " + std::to_string(o.table.size) + ")");
     requirePositions(positions, count, "positions");
     requireNonNegative(o.interpolateTo, "interpolateTo");
+    requireFiniteValues(o.table.data, o.table.size, "table");
     const std::int64_t rows = static_cast<std::int64_t>(o.table.size / o.dim);
     std::int64_t maxPos = 0;
     for (std::size_t t = 0; t < count; ++t) maxPos = std::max<std::int64_t>(maxPos, positions[t]);

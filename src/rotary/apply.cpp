@@ -110,6 +110,7 @@ void applyRope(float* x, int heads, int tokens, int headDim, const std::int32_t*
     const std::size_t n = static_cast<std::size_t>(tokens) * f.axes;
     requirePositions(positions, n, "positions");
     requireXposRange(f, positions, n, "positions");
+    requireFiniteValues(x, static_cast<std::size_t>(heads) * tokens * headDim, "x");  // NaN or ±Infinity in, none out
     std::vector<double> p(positions, positions + n);
     rotateAll(x, heads, tokens, headDim, p.data(), f.attentionScale, f, layout, role);
 }
@@ -129,6 +130,7 @@ void rotateByDelta(float* x, int heads, int tokens, int headDim, const std::int6
     checkShape(heads, tokens, headDim, f);
     if (f.axes != 1) fail("rope", "rotation by a delta needs single-axis RoPE");
     requireXposRange(f, deltas, static_cast<std::size_t>(tokens), "deltas");
+    requireFiniteValues(x, static_cast<std::size_t>(heads) * tokens * headDim, "x");
     std::vector<double> d(deltas, deltas + tokens);
     rotateAll(x, heads, tokens, headDim, d.data(), 1.0, f, layout, role);
 }

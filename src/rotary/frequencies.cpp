@@ -74,6 +74,8 @@ void applyYarn(const RopeConfig& c, int R, RopeFrequencies& f) {
 void applyLlama3(const RopeConfig& c, RopeFrequencies& f) {
     const RopeScaling& s = c.scaling;
     requireOriginalLength(s, "llama3");
+    if (std::isnan(s.lowFreqFactor)) fail("scaling.lowFreqFactor", "is required by 'llama3' scaling");
+    if (std::isnan(s.highFreqFactor)) fail("scaling.highFreqFactor", "is required by 'llama3' scaling");
     requirePositiveFinite(s.lowFreqFactor, "scaling.lowFreqFactor");
     requirePositiveFinite(s.highFreqFactor, "scaling.highFreqFactor");
     if (!(s.highFreqFactor > s.lowFreqFactor))

@@ -35,7 +35,7 @@ AlibiTerm::AlibiTerm(const AlibiEncoding& e, int heads) : symmetric_(e.symmetric
         if (e.slopes.size != static_cast<std::size_t>(heads))
             fail("encoding.slopes", "must have one slope per head (" + std::to_string(heads) + "), got " + std::to_string(e.slopes.size));
         for (std::size_t h = 0; h < e.slopes.size; ++h) {
-            requireFinite(e.slopes[h], "encoding.slopes");
+            requireFinite(e.slopes[h], ("encoding.slopes[" + std::to_string(h) + "]").c_str());
             slopes_.push_back(e.slopes[h]);
         }
     }

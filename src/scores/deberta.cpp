@@ -45,6 +45,8 @@ DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int k
         fail("encoding.posKey", "must be [heads, 2*span, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.posKey.size) + ")");
     if (e.p2c && e.posQuery.size != want)
         fail("encoding.posQuery", "must be [heads, 2*span, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.posQuery.size) + ")");
+    if (e.c2p) requireFiniteValues(e.posKey.data, want, "encoding.posKey");
+    if (e.p2c) requireFiniteValues(e.posQuery.data, want, "encoding.posQuery");
     qp_.assign(2 * static_cast<std::size_t>(e.span) * kQueryTile, 0.0f);
     if (e.p2c) kp_.assign(static_cast<std::size_t>(kLen) * 2 * e.span, 0.0f);
     // Bucketing costs a log: look small |delta| up, compute larger ones directly.

@@ -10,6 +10,7 @@ RelativeKeyTerm::RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int 
     const std::size_t want = elementCount({2 * static_cast<std::int64_t>(e.maxPosition) - 1, headDim}, "encoding.maxPosition");
     if (e.table.size != want)
         fail("encoding.table", "must be [2*maxPosition-1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.table.size) + ")");
+    requireFiniteValues(e.table.data, want, "encoding.table");
     qe_.resize(static_cast<std::size_t>(rows()) * kQueryTile);
     if (e.keyQuery) ke_.resize(static_cast<std::size_t>(kLen) * rows());
 }

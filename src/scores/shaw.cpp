@@ -15,6 +15,8 @@ ShawTerm::ShawTerm(const ShawEncoding& e, int headDim) : e_(e), headDim_(headDim
         fail("encoding.keyTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.keyTable.size) + ")");
     if (!e.valueTable.empty() && e.valueTable.size != want)
         fail("encoding.valueTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.valueTable.size) + ")");
+    requireFiniteValues(e.keyTable.data, want, "encoding.keyTable");
+    if (!e.valueTable.empty()) requireFiniteValues(e.valueTable.data, want, "encoding.valueTable");
     qa_.resize(rows * kQueryTile);
 }
 

@@ -28,6 +28,7 @@ SwinTerm::SwinTerm(const SwinEncoding& e, int heads) : e_(e) {
     if (e.table.size != want)
         fail("encoding.table", "must have (2wh-1)(2ww-1)*heads = " + std::to_string(want) + " elements (got " +
                                    std::to_string(e.table.size) + ")");
+    requireFiniteValues(e.table.data, want, "encoding.table");
 }
 
 void SwinTerm::checkPositions(const std::int32_t* p, int n, const char* field) const {

@@ -43,6 +43,7 @@ T5Term::T5Term(const T5Encoding& e, int heads, std::int64_t callDistance) : tabl
     const std::size_t want = elementCount({o_.numBuckets, heads}, "encoding.numBuckets");
     if (e.table.size != want)
         fail("encoding.table", "must have numBuckets*heads = " + std::to_string(want) + " elements (got " + std::to_string(e.table.size) + ")");
+    requireFiniteValues(e.table.data, want, "encoding.table");
     // Tables cover |key - query| up to maxDistance (buckets saturate beyond) or the call's own largest
     // distance, whichever is smaller: their cost follows the call, not the configuration.
     range_ = static_cast<int>(std::min<std::int64_t>(o_.maxDistance, std::max<std::int64_t>(callDistance, 0)));

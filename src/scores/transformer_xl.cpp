@@ -11,10 +11,13 @@ XlTerm::XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDist
     const std::size_t hd = static_cast<std::size_t>(heads) * headDim;
     if (e.u.size != hd) fail("encoding.u", "must be [heads, headDim] = " + std::to_string(hd) + " elements (got " + std::to_string(e.u.size) + ")");
     if (e.v.size != hd) fail("encoding.v", "must be [heads, headDim] = " + std::to_string(hd) + " elements (got " + std::to_string(e.v.size) + ")");
+    requireFiniteValues(e.u.data, hd, "encoding.u");
+    requireFiniteValues(e.v.data, hd, "encoding.v");
     if (!e.r.empty()) {
         if (e.r.size % hd != 0 || e.r.size == 0)
             fail("encoding.r", "must be [heads, distances, headDim]: a multiple of heads*headDim = " + std::to_string(hd) +
                                    " elements (got " + std::to_string(e.r.size) + ")");
+        requireFiniteValues(e.r.data, e.r.size, "encoding.r");
         distances_ = static_cast<int>(e.r.size / hd);
         r_ = e.r.data;
     } else {
@@ -23,6 +26,7 @@ XlTerm::XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDist
         if (e.wR.size != hd * e.dModel)
             fail("encoding.wR", "must be [heads*headDim, dModel] = " + std::to_string(hd * e.dModel) + " elements (got " +
                                     std::to_string(e.wR.size) + ")");
+        requireFiniteValues(e.wR.data, e.wR.size, "encoding.wR");
         if (maxDistance >= (1 << 20)) fail("positions", "span more than 2^20 distances; pass encoding.r for such ranges");
         distances_ = static_cast<int>(std::max<std::int64_t>(maxDistance, 0) + 1);
         // R_d: `concat` sinusoid of d_model at distance d, then r_d = W_R R_d for every head.

@@ -135,6 +135,14 @@ TEST_CASE("llama3: three wavelength bands (Llama 3.1: factor 8, low 1, high 4)")
     CHECK(ropeFrequencies(c).attentionScale == 1.0);
     c.scaling.highFreqFactor = 1;
     CHECK_THROWS_WITH_AS(ropeFrequencies(c), doctest::Contains("highFreqFactor"), std::invalid_argument);
+    // both factors are required, as Hugging Face reads them without a default and the JS API demands them
+    auto missing = base8(RopeScalingType::llama3, 8);
+    missing.scaling.originalMaxPositionEmbeddings = 1024;
+    missing.scaling.highFreqFactor = 4;
+    CHECK_THROWS_WITH_AS(ropeFrequencies(missing), "scaling.lowFreqFactor is required by 'llama3' scaling", std::invalid_argument);
+    missing.scaling.lowFreqFactor = 1;
+    missing.scaling.highFreqFactor = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_WITH_AS(ropeFrequencies(missing), "scaling.highFreqFactor is required by 'llama3' scaling", std::invalid_argument);
 }
 
 TEST_CASE("longrope: short factors at or below L0, long above; attention sqrt(1 + ln f / ln L0)") {

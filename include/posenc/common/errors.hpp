@@ -26,7 +26,8 @@ struct WrongType : std::invalid_argument {
 }
 
 inline std::string show(double v) {
-    if (std::isnan(v)) return "NaN";
+    if (std::isnan(v)) return "NaN";  // JavaScript's spelling, so C++ and JS messages read the same
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
     std::string s = std::to_string(v);
     // trim trailing zeros of std::to_string's fixed format
     if (s.find('.') != std::string::npos) {

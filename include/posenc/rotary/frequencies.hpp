@@ -24,9 +24,9 @@ struct RopeScaling {
     bool truncate = true;
     // YaRN / longrope: an explicit attention factor (NaN = derive it)
     double attentionFactor = std::numeric_limits<double>::quiet_NaN();
-    // llama3
-    double lowFreqFactor = 1.0;
-    double highFreqFactor = 4.0;
+    // llama3: both required (NaN = not given), as in Hugging Face (no default) and posenc's JS API
+    double lowFreqFactor = std::numeric_limits<double>::quiet_NaN();
+    double highFreqFactor = std::numeric_limits<double>::quiet_NaN();
     // longrope: one factor per rotary pair
     std::vector<double> shortFactor;
     std::vector<double> longFactor;
