@@ -8,7 +8,7 @@
 #include <memory>
 #include <new>
 
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 
 using namespace emscripten;
 

@@ -1866,7 +1866,9 @@ export interface AttentionArgs {
 /**
  * Options of `new pe.KVCache(...)` ({@link Posenc.KVCache}). Each batch row has `sinks` slots kept
  * forever, then either plain slots up to `capacity` (no window: appending past capacity is a
- * `RangeError`) or a ring of `window` slots holding the most recent tokens.
+ * `RangeError`) or a ring of `window` slots holding the most recent tokens. With a window, a query at
+ * position p sees the keys at positions p − window < j ≤ p plus the sinks (Hugging Face / vLLM sliding
+ * window, StreamingLLM sinks), however the tokens were appended: see {@link KVCacheOptions.window}.
  */
 export interface KVCacheOptions {
   /** Sequences (batch rows). A positive integer. @defaultValue `1` */
@@ -1878,9 +1880,15 @@ export interface KVCacheOptions {
   /** Slots per batch row, in tokens. A positive integer, at least sinks + window. Required. */
   capacity: number;
   /**
-   * Keep only the last `window` tokens (a ring buffer) after the `sinks` first tokens; evicted tokens
-   * leave, kept ones keep their positions. A positive integer.
-   * @defaultValue none: no eviction
+   * Sliding window, in positions: a query at position p sees the keys at p − window < j ≤ p, plus the
+   * `sinks` (at or before p when `causal`). The ring keeps the last `window` tokens after the `sinks`
+   * first ones; evicted tokens leave, kept ones keep their positions. An append longer than the window
+   * (a one-shot or chunked prefill) still lets each of its own queries see its whole window: keys it
+   * pushes out of the ring that those queries need are held (in memory past `capacity`, not shown by
+   * {@link KVCache.positions}) until the next `append` or `renumber`, so
+   * `cache.append(k100, v100); cache.attend(q100, …)` equals {@link Posenc.attention} with the window
+   * and sinks mask. A positive integer.
+   * @defaultValue none: no eviction, no window
    */
   window?: number;
   /** First tokens of each row that are always kept (attention sinks, StreamingLLM). An integer ≥ 0. @defaultValue `0` */
@@ -1902,7 +1910,8 @@ export interface KVCacheOptions {
 
 /**
  * The cache's own RoPE: {@link RopeOptions}, all optional (headDim, when given, must equal the cache's).
- * Multi-axis RoPE is not supported by the cache (one logical position per slot).
+ * With multi-axis RoPE, {@link AppendOptions.positions} are the rotation's per axis and each slot keeps
+ * a sequence index ({@link AppendOptions.maskPositions}) for the masks.
  */
 export interface KVCacheRope extends Partial<RopeOptions> {}
 
@@ -1943,7 +1952,10 @@ export interface AttendOptions {
    * are then the rotation's [batch, axes, qLen]. @defaultValue each row's last `qLen` positions
    */
   maskPositions?: IntInput;
-  /** Mask cached keys after the query. @defaultValue `true` */
+  /**
+   * Mask cached keys after the query. With a `window`, keys outside a query's window are masked either
+   * way (as `window` in {@link Posenc.attention}); `causal` then decides only for the sinks. @defaultValue `true`
+   */
   causal?: boolean;
   /** Multiplies the content terms, as {@link AttentionArgs.scale}. A finite number. @defaultValue per encoding (see {@link AttentionArgs.scale}) */
   scale?: number;
@@ -1955,7 +1967,8 @@ export interface AttendOptions {
  * A KV cache that keeps the logical position of every slot: a slot is not a position. Keys are stored
  * rotated at their positions (with the cache's `rope`), a sliding window keeps its keys' original
  * positions, left padding gets no position, and {@link KVCache.attend} runs on the same engine as
- * {@link Posenc.attention} (equal to it on the kept keys at their logical positions). Every method
+ * {@link Posenc.attention} (equal to it on the kept keys at their logical positions, with the window
+ * and sinks as a mask by position — whether a prefill came in one append or in chunks). Every method
  * validates fully before changing anything, so a failed call leaves the cache as it was.
  * Create one with `new pe.KVCache(options)` ({@link KVCacheOptions}).
  */
@@ -1984,7 +1997,9 @@ export interface KVCache {
    */
   append(k: FloatInput, v: FloatInput, options?: AppendOptions): this;
   /**
-   * Attends queries to every cached key at their logical positions. Queries are rotated with the cache's
+   * Attends queries to the cached keys at their logical positions: each query sees the keys its
+   * position allows (causal; with a window, p − window < j ≤ p and the sinks), including keys the last
+   * append pushed out of the window that its own tokens still need. Queries are rotated with the cache's
    * own `rope`; `encoding` adds score terms on top. qLen is q.length / (batch·heads·headDim).
    *
    * @param q - Queries [batch, heads, qLen, headDim], unrotated.
@@ -2004,7 +2019,7 @@ export interface KVCache {
   };
   /**
    * Moves every cached position (and each row's next position) by `delta` and re-rotates the cached
-   * keys accordingly (llama.cpp context shift). Every moved position must stay in [0, 2^31).
+   * keys accordingly (llama.cpp context shift), held keys included. Every moved position must stay in [0, 2^31).
    *
    * @param delta - Position change: an integer, may be negative.
    * @returns The cache, for chaining.
@@ -2020,7 +2035,7 @@ export interface KVCache {
   /**
    * Gives the cached tokens new logical positions and re-rotates their keys (StreamingLLM-style
    * renumbering after eviction, moving sinks). Each row's next position becomes its largest new
-   * position + 1.
+   * position + 1. Keys held for the last append's queries (see {@link KVCacheOptions.window}) are let go.
    *
    * @param newPositions - [batch, capacity] in {@link KVCache.positions} order: integers in [0, 2^31) for occupied slots, −1 for empty ones (which must stay −1).
    * @returns The cache, for chaining.

@@ -1,4 +1,4 @@
-#include "describe.hpp"
+#include "posenc/describe.hpp"
 
 namespace posenc {
 

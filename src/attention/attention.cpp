@@ -1,12 +1,12 @@
-#include "attention/attention.hpp"
+#include "posenc/attention/attention.hpp"
 
 #include <algorithm>
 #include <memory>
 #include <optional>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 #include "kernels/dot.hpp"
-#include "scores/combined.hpp"
+#include "posenc/scores/combined.hpp"
 
 namespace posenc {
 

@@ -1,4 +1,4 @@
-#include "attention/engine.hpp"
+#include "posenc/attention/engine.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,21 +10,31 @@
 
 namespace posenc {
 
+static_assert(kernels::kTileRows <= kQueryTile, "score terms keep kQueryTile per-row slots");
+
 namespace {
 constexpr int kBlock = static_cast<int>(kernels::kKeyBlock);
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 using BlockRange = AttentionWorkspace::BlockRange;
 
-// Per key block: the position range of its unmasked keys, so whole blocks can be skipped.
+// Per key block: the position range of its unmasked keys, so whole blocks can be skipped. Sink keys
+// (j < mask.sinks, exempt from the window) are ranged apart from the others.
 void blockRanges(const AttentionInputs& in, std::vector<BlockRange>& r) {
     const int kLen = in.dims.kLen;
+    constexpr std::int32_t kMax = std::numeric_limits<std::int32_t>::max(), kMin = std::numeric_limits<std::int32_t>::min();
     r.resize(static_cast<std::size_t>((kLen + kBlock - 1) / kBlock));
     for (std::size_t b = 0; b < r.size(); ++b) {
-        BlockRange br{std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min(), false, true};
+        BlockRange br{kMax, kMin, false, true, kMax, kMin, false};
         for (int j = static_cast<int>(b) * kBlock; j < std::min(kLen, static_cast<int>(b + 1) * kBlock); ++j) {
             if (in.mask.keyMask && !in.mask.keyMask[j]) {
                 br.all = false;
+                continue;
+            }
+            if (j < in.mask.sinks) {
+                br.sinkAny = true;
+                br.sinkMin = std::min(br.sinkMin, in.kPos[j]);
+                br.sinkMax = std::max(br.sinkMax, in.kPos[j]);
                 continue;
             }
             br.any = true;
@@ -36,6 +46,7 @@ void blockRanges(const AttentionInputs& in, std::vector<BlockRange>& r) {
 }
 
 bool blockSkipped(const BlockRange& b, const AttentionMask& m, std::int32_t qPos) {
+    if (b.sinkAny && !(m.causal && b.sinkMin > qPos)) return false;  // a sink key may be visible
     if (!b.any) return true;
     if ((m.causal || m.window > 0) && b.minPos > qPos) return true;
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.maxPos >= m.window) return true;
@@ -45,6 +56,8 @@ bool blockSkipped(const BlockRange& b, const AttentionMask& m, std::int32_t qPos
 // No key of the block is masked for this query (its per-key checks can be skipped).
 bool blockFullyAllowed(const BlockRange& b, const AttentionMask& m, std::int32_t qPos) {
     if (!b.all) return false;
+    if (b.sinkAny && m.causal && b.sinkMax > qPos) return false;
+    if (!b.any) return true;
     if ((m.causal || m.window > 0) && b.maxPos > qPos) return false;
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.minPos >= m.window) return false;
     return true;
@@ -79,7 +92,8 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const AttentionDims& d = in.dims;
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
     const std::size_t ld = (static_cast<std::size_t>(d.kLen) + kBlock - 1) / kBlock * kBlock;
-    const std::size_t packedSize = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
+    const std::size_t stride = in.kvStride ? in.kvStride : static_cast<std::size_t>(d.kLen);  // keys per kv head in storage
+    const std::size_t packedSize = kernels::packedKeysSize(stride, hd);
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
     blockRanges(in, ws.blocks);
     const auto& blocks = ws.blocks;
@@ -116,21 +130,21 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         if (in.kPacked) {
             Kp = in.kPacked + static_cast<std::size_t>(kvh) * packedSize;
         } else {
-            ws.packedKeys.resize(packedSize);
-            kernels::packKeys(in.k + static_cast<std::size_t>(kvh) * d.kLen * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data());
+            ws.packedKeys.resize(kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd));
+            kernels::packKeys(in.k + kvh * stride * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data());
             Kp = ws.packedKeys.data();
         }
         const float* keyRows = nullptr;
         if (term.readsKeys()) {
             if (in.k) {
-                keyRows = in.k + static_cast<std::size_t>(kvh) * d.kLen * hd;
+                keyRows = in.k + kvh * stride * hd;
             } else {
                 ws.keyRows.resize(static_cast<std::size_t>(d.kLen) * hd);
                 for (int j = 0; j < d.kLen; ++j) kernels::unpackKey(Kp, static_cast<std::size_t>(j), hd, ws.keyRows.data() + j * hd);
                 keyRows = ws.keyRows.data();
             }
         }
-        const float* V = in.v + static_cast<std::size_t>(kvh) * d.kLen * hd;
+        const float* V = in.v + kvh * stride * hd;
         int begunHead = -1;
 
         for (int row0 = 0; row0 < rowsPerKv;) {

@@ -1,11 +1,11 @@
-#include "attention/temperature.hpp"
+#include "posenc/attention/temperature.hpp"
 
-#include "attention/attention.hpp"
+#include "posenc/attention/attention.hpp"
 
 #include <cmath>
 #include <vector>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

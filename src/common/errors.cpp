@@ -1,4 +1,4 @@
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 #include "kernels/dot.hpp"
 

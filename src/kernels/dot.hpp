@@ -10,8 +10,7 @@
 
 namespace posenc::kernels {
 
-// Rows of a query tile; score terms keep one per-query state per row ("slot").
-constexpr std::size_t kQueryTile = kTileRows;
+
 
 inline float dotScalar(const float* a, const float* b, std::size_t n) noexcept {
     float s = 0;

@@ -1,9 +1,9 @@
-#include "rotary/apply.hpp"
+#include "posenc/rotary/apply.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 #include "kernels/rotate.hpp"
 
 namespace posenc {

@@ -1,9 +1,9 @@
-#include "scores/cope.hpp"
+#include "posenc/scores/cope.hpp"
 
 #include <cmath>
 #include <string>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 #include "kernels/dot.hpp"
 
 namespace posenc {

@@ -1,9 +1,9 @@
-#include "scores/deberta.hpp"
+#include "posenc/scores/deberta.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 #include "kernels/dot.hpp"
 
 namespace posenc {

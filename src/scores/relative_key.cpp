@@ -1,6 +1,6 @@
-#include "scores/relative_key.hpp"
+#include "posenc/scores/relative_key.hpp"
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 #include "kernels/dot.hpp"
 
 namespace posenc {

@@ -1,8 +1,8 @@
-#include "scores/shaw.hpp"
+#include "posenc/scores/shaw.hpp"
 
 #include <algorithm>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 #include "kernels/dot.hpp"
 
 namespace posenc {

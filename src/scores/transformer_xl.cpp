@@ -1,7 +1,7 @@
-#include "scores/transformer_xl.hpp"
+#include "posenc/scores/transformer_xl.hpp"
 
-#include "additive/sinusoidal.hpp"
-#include "common/errors.hpp"
+#include "posenc/additive/sinusoidal.hpp"
+#include "posenc/common/errors.hpp"
 #include "kernels/dot.hpp"
 
 namespace posenc {

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "kernels/dot.hpp"
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 #include "reference.hpp"
 
 using namespace posenc;

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 #include "reference.hpp"
 
 using namespace posenc;

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "kernels/rotate.hpp"
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 #include "reference.hpp"
 
 using namespace posenc;

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "attention/engine.hpp"
-#include "common/view.hpp"
-#include "scores/score_term.hpp"
+#include "posenc/attention/engine.hpp"
+#include "posenc/common/view.hpp"
+#include "posenc/scores/score_term.hpp"
 
 namespace posenc {
 

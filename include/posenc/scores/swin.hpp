@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/view.hpp"
-#include "scores/score_term.hpp"
+#include "posenc/common/view.hpp"
+#include "posenc/scores/score_term.hpp"
 
 namespace posenc {
 

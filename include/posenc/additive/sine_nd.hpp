@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "common/view.hpp"
+#include "posenc/common/view.hpp"
 
 namespace posenc {
 

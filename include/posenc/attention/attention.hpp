@@ -5,20 +5,20 @@
 #include <variant>
 #include <vector>
 
-#include "attention/engine.hpp"
-#include "attention/temperature.hpp"
-#include "common/view.hpp"
-#include "rotary/apply.hpp"
-#include "scores/alibi.hpp"
-#include "scores/cope.hpp"
-#include "scores/deberta.hpp"
-#include "scores/fire.hpp"
-#include "scores/kerple.hpp"
-#include "scores/relative_key.hpp"
-#include "scores/shaw.hpp"
-#include "scores/swin.hpp"
-#include "scores/t5.hpp"
-#include "scores/transformer_xl.hpp"
+#include "posenc/attention/engine.hpp"
+#include "posenc/attention/temperature.hpp"
+#include "posenc/common/view.hpp"
+#include "posenc/rotary/apply.hpp"
+#include "posenc/scores/alibi.hpp"
+#include "posenc/scores/cope.hpp"
+#include "posenc/scores/deberta.hpp"
+#include "posenc/scores/fire.hpp"
+#include "posenc/scores/kerple.hpp"
+#include "posenc/scores/relative_key.hpp"
+#include "posenc/scores/shaw.hpp"
+#include "posenc/scores/swin.hpp"
+#include "posenc/scores/t5.hpp"
+#include "posenc/scores/transformer_xl.hpp"
 
 namespace posenc {
 

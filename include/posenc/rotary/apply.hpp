@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "rotary/frequencies.hpp"
+#include "posenc/rotary/frequencies.hpp"
 
 namespace posenc {
 

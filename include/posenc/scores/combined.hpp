@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "scores/score_term.hpp"
+#include "posenc/scores/score_term.hpp"
 
 namespace posenc {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/view.hpp"
+#include "posenc/common/view.hpp"
 
 namespace posenc {
 

@@ -2,8 +2,8 @@
 #pragma once
 #include <vector>
 
-#include "common/view.hpp"
-#include "scores/score_term.hpp"
+#include "posenc/common/view.hpp"
+#include "posenc/scores/score_term.hpp"
 
 namespace posenc {
 

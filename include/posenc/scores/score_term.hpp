@@ -14,9 +14,8 @@
 // query heads that share one kv head (a GQA group, e.g. the heads of one decode step), unless the
 // term's key state depends on the query head (headSpecificKeyState).
 #pragma once
+#include <cstddef>
 #include <cstdint>
-
-#include "kernels/dot.hpp"
 
 namespace posenc {
 
@@ -24,7 +23,9 @@ struct AttentionDims {
     int heads = 0, kvHeads = 0, headDim = 0, qLen = 0, kLen = 0;
 };
 
-using kernels::kQueryTile;
+// Most query rows a tile holds (8 with AVX-512, 4 at 128/256-bit widths; the kernels in use pick one at
+// run time). Per-slot state is sized for this many rows.
+constexpr std::size_t kQueryTile = 8;
 
 class ScoreTerm {
 public:
