@@ -496,7 +496,7 @@ private:
             // sliding only with use_sliding_window, from layer max_window_layers on
             const json* use = field("use_sliding_window");
             const bool on = use && boolean(*use, key("use_sliding_window"));
-            const std::int64_t from = field("max_window_layers") ? static_cast<std::int64_t>(number(*field("max_window_layers"), key("max_window_layers"))) : 0;
+            const std::int64_t from = field("max_window_layers") ? static_cast<std::int64_t>(number(*field("max_window_layers"), key("max_window_layers"))) : 28;  // the classes' default
             for (std::int64_t i = 0; i < layers; ++i)
                 if (on && window && i >= from) types[i] = "sliding_attention";
         } else if (type == "mistral" || type == "mixtral" || type == "ministral3" || type == "phi3" || type == "starcoder2" || type == "ministral") {

@@ -64,7 +64,7 @@ struct HfRopeConfig {
     bool isGiven(std::string_view name) const;
     // Keys the model type's code ignores (empty under HfConfigOptions::strict, which refuses them).
     std::vector<HfIgnoredKey> ignored;
-    // Query temperature (attention/temperature.hpp) of the layers whose HfLayer::temperature is set:
+    // Query temperature (posenc/attention/temperature.hpp) of the layers whose HfLayer::temperature is set:
     // Ministral 3 every layer (llama_4_scaling_beta), Llama 4 its NoPE layers (attn_temperature_tuning).
     std::optional<TemperatureEncoding> temperature;
     HfAttentionShape attention;
