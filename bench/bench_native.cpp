@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/rotate.hpp"
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 #include "timing.hpp"
 
 using namespace posenc;

@@ -14,6 +14,8 @@ import { rotationSection } from './sections/rotation.mjs';
 import { relativeSection } from './sections/relative.mjs';
 import { contextSection } from './sections/context.mjs';
 import { cacheSimSection } from './sections/cache-sim.mjs';
+import { grid2dSection } from './sections/grid2d.mjs';
+import { urlState } from './url-state.mjs';
 
 async function main() {
   const status = $('status');
@@ -22,10 +24,11 @@ async function main() {
     const pe = await load();
     demo.source = 'wasm';
     demo.api = pe;
-    const sections = { order: orderSection, sinusoidal: sinusoidalSection, terms: termsSection, codes: codesSection, rotation: rotationSection,
+    const sections = { order: orderSection, sinusoidal: sinusoidalSection, grid2d: grid2dSection, terms: termsSection, codes: codesSection, rotation: rotationSection,
       rope: ropeSection, context: contextSection, scores: scoresSection, relative: relativeSection, cache: cacheSection, 'cache-sim': cacheSimSection, compare: compareSection, speed: speedSection };
     const draws = Object.entries(sections).map(([id, s]) => timed(id, s(pe)));
     for (const d of draws) d();
+    demo.url = urlState();  // the URL's state (?id=value) applied through the controls, and kept current
     let resizeTimer;
     window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => draws.forEach((d) => d()), 120); });
     status.textContent = `WebAssembly core loaded in ${(performance.now() - t0).toFixed(0)} ms (SIMD128). Every figure below is computed by it.`;

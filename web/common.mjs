@@ -6,13 +6,15 @@ export const SCHEDULE_COLORS = ['#9aa1ae', '#2f5fb3', '#1f8a70', '#e8a33d', '#8e
 export const demo = (window.posencDemo = { source: null });
 
 // Wires an <input>/<select> to a state key, mirrors its value into #id-out, and redraws.
-export function bindInput(id, state, key, draw, parse = Number) {
+// show(value) is what #id-out displays (default: the raw value).
+export function bindInput(id, state, key, draw, parse = Number, show = String) {
   const el = $(id);
   draw = timedFor(el, draw);
+  const out = $(`${id}-out`);
+  if (out) out.textContent = show(el.value);
   el.addEventListener('input', () => {
     state[key] = parse(el.value);
-    const out = $(`${id}-out`);
-    if (out) out.textContent = el.value;
+    if (out) out.textContent = show(el.value);
     draw();
   });
 }
@@ -59,7 +61,10 @@ export function timed(panel, draw) {
     const t0 = performance.now(), cause = pendingInput;
     const result = draw(...args);
     const t1 = performance.now();
-    demo.redraws.push({ panel, ms: t1 - t0, sinceInput: cause ? t1 - cause.timeStamp : null, control: cause?.target?.id || cause?.target?.closest?.('[id]')?.id || null });
+    const entry = { panel, ms: t1 - t0, sinceInput: cause ? t1 - cause.timeStamp : null, toFrame: null, control: cause?.target?.id || cause?.target?.closest?.('[id]')?.id || null };
+    demo.redraws.push(entry);
+    // input to the next frame: the redraw plus the style, layout and paint it causes
+    if (cause) requestAnimationFrame(() => setTimeout(() => { entry.toFrame = performance.now() - cause.timeStamp; }, 0));
     if (demo.redraws.length > 500) demo.redraws.splice(0, 250);
     const section = document.getElementById(panel);
     if (section) section.dataset.redrawMs = (t1 - t0).toFixed(2);

@@ -39,10 +39,11 @@ export function heatmap(canvas, values, rows, cols, scale = 1) {
 
 // A colour bar: vertical at (x, y, 10 × h), ticks at min, middle, max, and its label rotated beside it.
 function drawColorBar(ctx, x, y, h, o) {
-  const seq = o.color === 'sequential', lo = seq ? o.min ?? 0 : -(o.max ?? 1), hi = o.max ?? 1;
+  // diverging: the bar spans [−max, hi] (hi defaults to max; 0 for a bias that is never positive)
+  const seq = o.color === 'sequential', lo = seq ? o.min ?? 0 : -(o.max ?? 1), hi = seq ? o.max ?? 1 : o.hi ?? o.max ?? 1;
   for (let k = 0; k < h; k++) {
     const t = 1 - k / Math.max(h - 1, 1);
-    const [r, g, b] = seq ? sequentialColor(t) : divergingColor(2 * t - 1);
+    const [r, g, b] = seq ? sequentialColor(t) : divergingColor((lo + (hi - lo) * t) / (o.max ?? 1));
     ctx.fillStyle = `rgb(${r},${g},${b})`; ctx.fillRect(x, y + k, 10, 1);
   }
   ctx.strokeStyle = '#d6d2c8'; ctx.strokeRect(x + 0.5, y + 0.5, 9, h - 1);
@@ -75,11 +76,12 @@ export function heatmapFigure(canvas, values, rows, cols, o = {}) {
   const opt = { ...o, min, max };
   const ticks = o.ticks !== false, bar = o.colorbar !== false;
   const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(o.minWidth ?? 120, canvas.clientWidth || canvas.width);
+  const w = Math.max(o.minWidth ?? 120, o.cssWidth ?? (cssWidth(canvas) || canvas.width));
   const ctx0 = canvas.getContext('2d');
   ctx0.font = '11px system-ui, sans-serif';
   const f = o.legendFormat ?? fmt;
-  const tickW = bar ? Math.max(...[max, seq ? min : -max, (seq ? min + max : 0) / 2].map((v) => ctx0.measureText(f(v)).width)) : 0;
+  const top = seq ? max : o.hi ?? max, bottom = seq ? min : -max;
+  const tickW = bar ? Math.max(o.minTickWidth ?? 0, ...[top, bottom, (top + bottom) / 2].map((v) => ctx0.measureText(f(v)).width)) : 0;
   const yt = ticks ? o.yTicks ?? autoTicks(rows, o.yFrom ?? 0) : [];
   const xt = ticks ? o.xTicks ?? autoTicks(cols, o.xFrom ?? 0) : [];
   const yTickW = yt.length ? Math.max(...yt.map((t) => ctx0.measureText(t.text).width)) : 0;
@@ -93,7 +95,7 @@ export function heatmapFigure(canvas, values, rows, cols, o = {}) {
   const stagger = xt.some((t) => ctx0.measureText(t.text).width > xSpacing - 4);
   if (stagger) pad.b += 12;
   const h = ph + pad.t + pad.b;
-  canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+  resize(canvas, Math.round(w * dpr), Math.round(h * dpr));
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, w, h);
@@ -146,8 +148,8 @@ export function cellAt(canvas, e) {
 
 // A stand-alone colour bar (shared legend of several small heatmaps).
 export function colorBar(canvas, o) {
-  const dpr = window.devicePixelRatio || 1, w = Math.max(200, canvas.clientWidth || canvas.width), h = 46;
-  canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+  const dpr = window.devicePixelRatio || 1, w = Math.max(200, cssWidth(canvas) || canvas.width), h = 46;
+  resize(canvas, Math.round(w * dpr), Math.round(h * dpr));
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, w, h);
@@ -164,15 +166,35 @@ export function colorBar(canvas, o) {
   ctx.fillStyle = '#4a5368'; ctx.textBaseline = 'top';
   ctx.textAlign = 'left'; ctx.fillText(f(lo), x0, 18);
   ctx.textAlign = 'right'; ctx.fillText(f(hi), x0 + bw, 18);
+  for (const t of o.ticks ?? []) {  // extra labelled ticks at values inside (lo, hi)
+    const x = x0 + ((t - lo) / (hi - lo)) * bw;
+    ctx.fillStyle = '#4a5368'; ctx.fillRect(Math.round(x), 14, 1, 4);
+    ctx.textAlign = 'center'; ctx.fillText(f(t), x, 18);
+  }
   ctx.textAlign = 'left'; ctx.fillStyle = '#7b8496'; ctx.fillText(o.legend ?? '', x0, 32);
+}
+
+// A canvas's CSS width without forcing a layout: a ResizeObserver keeps it (it reports after each layout),
+// so a redraw that resizes several canvases does not make the browser lay the page out once per canvas.
+export function cssWidth(canvas) {
+  if (!canvas.widthObserver && typeof ResizeObserver !== 'undefined') {
+    canvas.widthObserver = new ResizeObserver(([e]) => { canvas.observedWidth = e.contentRect.width; });
+    canvas.widthObserver.observe(canvas);
+  }
+  return canvas.observedWidth ?? canvas.clientWidth;
+}
+
+// Sets a canvas's backing size only when it changes: reassigning it reallocates the bitmap and relayouts the page.
+export function resize(canvas, width, height) {
+  if (canvas.width !== width) canvas.width = width;
+  if (canvas.height !== height) canvas.height = height;
 }
 
 function fitCanvas(canvas, aspect, minH = 0, extraH = 0) {
   const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(280, canvas.clientWidth || canvas.width);
+  const w = Math.max(280, cssWidth(canvas) || canvas.width);
   const h = Math.max(Math.round(w * aspect), minH) + extraH;
-  canvas.width = Math.round(w * dpr);
-  canvas.height = Math.round(h * dpr);
+  resize(canvas, Math.round(w * dpr), Math.round(h * dpr));
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   return { ctx, w, h };
@@ -194,7 +216,7 @@ export function lineChart(canvas, series, o = {}) {
   // the legend wraps onto as many lines as the width needs; the chart keeps at least 220 px (phones)
   const mctx = canvas.getContext('2d');
   mctx.font = '11px system-ui, sans-serif';
-  const cw = Math.max(280, canvas.clientWidth || canvas.width), legend = [];
+  const cw = Math.max(280, cssWidth(canvas) || canvas.width), legend = [];
   if (series.length > 1) {
     const x0 = cw < 520 ? 8 : 56;
     let lx = x0, line = 0;
@@ -209,7 +231,8 @@ export function lineChart(canvas, series, o = {}) {
   canvas.dataset.aspect ??= String(canvas.height / canvas.width);
   const { ctx, w, h } = fitCanvas(canvas, o.aspect ?? Number(canvas.dataset.aspect), o.minHeight ?? 220, Math.max(0, Math.ceil(lines) - 1) * 16);
   const pad = { l: 56, r: 14, t: 14 + (legend.length ? 6 + 16 * Math.ceil(lines) : 0), b: 36 };
-  const xs = (s) => s.xs ?? s.ys.map((_, i) => i);
+  const xs0 = (s) => s.xs ?? s.ys.map((_, i) => i);
+  const xs = o.xLog ? (s) => xs0(s).map((x) => Math.log10(Math.max(x, 1e-12))) : xs0;
   const allX = series.flatMap(xs), allY = series.flatMap((s) => Array.from(s.ys)).filter(Number.isFinite);
   const tf = o.yLog ? Math.log10 : (v) => v;
   let y0 = o.yMin ?? Math.min(...allY), y1 = o.yMax ?? Math.max(...allY);
@@ -227,7 +250,8 @@ export function lineChart(canvas, series, o = {}) {
   ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
   for (const t of yt) { ctx.beginPath(); ctx.moveTo(pad.l, Y(t)); ctx.lineTo(w - pad.r, Y(t)); ctx.stroke(); ctx.fillText(fmt(t), pad.l - 6, Y(t)); }
   ctx.textAlign = 'center'; ctx.textBaseline = 'top';
-  for (const t of niceTicks(x0, x1, 8)) ctx.fillText(fmt(t), X(t), h - pad.b + 6);
+  const xt = o.xLog ? Array.from({ length: Math.floor(x1) - Math.ceil(x0) + 1 }, (_, i) => Math.ceil(x0) + i) : niceTicks(x0, x1, w < 420 ? 5 : 8);
+  for (const t of xt) ctx.fillText(o.xLog ? fmt(10 ** t) : fmt(t), X(t), h - pad.b + 6);
   if (o.xLabel) ctx.fillText(o.xLabel, (pad.l + w - pad.r) / 2, h - 14);
   if (o.yLabel) { ctx.save(); ctx.translate(12, (pad.t + h - pad.b) / 2); ctx.rotate(-Math.PI / 2); ctx.fillText(o.yLabel, 0, -6); ctx.restore(); }
 
@@ -237,18 +261,39 @@ export function lineChart(canvas, series, o = {}) {
     ctx.fillStyle = l.color ?? '#7b8496'; ctx.textAlign = 'left'; ctx.textBaseline = 'bottom';
     ctx.fillText(l.label, pad.l + 6, Y(l.y) - 2); ctx.restore();
   }
+  for (const l of o.vlines ?? []) {  // vertical markers at x = l.x, optional dot at (l.x, l.y)
+    const px = Math.round(X(o.xLog ? Math.log10(l.x) : l.x)) + 0.5;
+    ctx.save(); ctx.setLineDash([4, 3]); ctx.strokeStyle = l.color ?? '#1c2330';
+    ctx.beginPath(); ctx.moveTo(px, pad.t); ctx.lineTo(px, h - pad.b); ctx.stroke(); ctx.restore();
+    if (l.y !== undefined) { ctx.fillStyle = l.color ?? '#1c2330'; ctx.beginPath(); ctx.arc(px, Y(l.y), 4, 0, 2 * Math.PI); ctx.fill(); }
+    if (l.label) { ctx.fillStyle = l.color ?? '#1c2330'; ctx.textBaseline = 'top'; ctx.textAlign = px > (pad.l + w - pad.r) / 2 ? 'right' : 'left'; ctx.fillText(l.label, px + (ctx.textAlign === 'left' ? 5 : -5), pad.t + 2); }
+  }
   for (const s of series) {
-    ctx.save(); ctx.strokeStyle = s.color; ctx.lineWidth = s.width ?? 2; if (s.dash) ctx.setLineDash(s.dash);
-    ctx.beginPath();
+    ctx.save(); ctx.strokeStyle = s.color; ctx.fillStyle = s.color; ctx.lineWidth = s.width ?? 2; if (s.dash) ctx.setLineDash(s.dash);
     const sx = xs(s);
-    s.ys.forEach((v, i) => { const px = X(sx[i]), py = Y(v); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
-    ctx.stroke(); ctx.restore();
+    if (s.points) {  // discrete values: a dot per point on a thin stem from the x axis, no connecting line
+      const base = Y(Math.max(y0, Math.min(y1, o.yLog ? y0 : 0)));
+      s.ys.forEach((v, i) => {
+        const px = X(sx[i]), py = Y(v);
+        ctx.globalAlpha = 0.35; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(px, base); ctx.lineTo(px, py); ctx.stroke();
+        ctx.globalAlpha = 1; ctx.beginPath(); ctx.arc(px, py, Math.min(3.5, Math.max(2, (w - pad.l - pad.r) / s.ys.length / 3)), 0, 2 * Math.PI); ctx.fill();
+      });
+    } else {
+      ctx.beginPath();
+      s.ys.forEach((v, i) => { const px = X(sx[i]), py = Y(v); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
+      ctx.stroke();
+    }
+    ctx.restore();
   }
   ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
-  for (const { s, x, y } of legend) {  // legend along the top
-    ctx.fillStyle = s.color; ctx.fillRect(x, y - 2, 14, 3); ctx.fillStyle = '#4a5368';
+  for (const { s, x, y } of legend) {  // legend along the top; the swatch is drawn as the series is (dashed, dots)
+    ctx.save(); ctx.strokeStyle = s.color; ctx.fillStyle = s.color;
+    if (s.points) { ctx.beginPath(); ctx.arc(x + 7, y, 3.5, 0, 2 * Math.PI); ctx.fill(); }
+    else { ctx.lineWidth = Math.max(2, s.width ?? 2); if (s.dash) ctx.setLineDash(s.dash.map((d) => Math.max(2, d * 0.6))); ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 14, y); ctx.stroke(); }
+    ctx.restore(); ctx.fillStyle = '#4a5368';
     ctx.fillText(s.name, x + 18, y);
   }
+  canvas.legendSwatches = legend.map(({ s, x, y }) => ({ name: s.name, x, y, dashed: !!s.dash, points: !!s.points }));
   return { X, Y };
 }
 
@@ -256,7 +301,7 @@ export function lineChart(canvas, series, o = {}) {
 // the bar lengths are the times themselves, so a 30x difference looks like one.
 export function barChart(canvas, bars, o = {}) {
   // at least 18 px per bar, so a phone-width chart stays readable
-  const cw = Math.max(280, canvas.clientWidth || canvas.width);
+  const cw = Math.max(280, cssWidth(canvas) || canvas.width);
   canvas.dataset.aspect ??= String(canvas.height / canvas.width);
   const { ctx, w, h } = fitCanvas(canvas, Math.max(o.aspect ?? Number(canvas.dataset.aspect), (bars.length * 18 + 20) / cw));
   ctx.clearRect(0, 0, w, h);

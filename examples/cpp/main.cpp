@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include <posenc.hpp>
+#include <posenc/posenc.hpp>
 
 int main(int argc, char** argv) {
     if (argc != 2) {

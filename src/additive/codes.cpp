@@ -1,8 +1,8 @@
-#include "additive/codes.hpp"
+#include "posenc/additive/codes.hpp"
 
 #include <algorithm>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

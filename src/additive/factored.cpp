@@ -1,9 +1,9 @@
-#include "additive/factored.hpp"
+#include "posenc/additive/factored.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

@@ -1,11 +1,11 @@
-#include "additive/grid_resize.hpp"
+#include "posenc/additive/grid_resize.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

@@ -1,9 +1,9 @@
-#include "additive/learned.hpp"
+#include "posenc/additive/learned.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

@@ -1,8 +1,8 @@
-#include "additive/random_features.hpp"
+#include "posenc/additive/random_features.hpp"
 
 #include <cmath>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

@@ -1,9 +1,9 @@
-#include "additive/sine_nd.hpp"
+#include "posenc/additive/sine_nd.hpp"
 
 #include <cmath>
 #include <vector>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

@@ -1,9 +1,9 @@
-#include "additive/sinusoidal.hpp"
+#include "posenc/additive/sinusoidal.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

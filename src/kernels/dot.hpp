@@ -9,9 +9,9 @@
 #include "kernels/simd.hpp"
 
 namespace posenc::kernels {
+inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compiled (kernels/kernel_set.hpp)
 
-// Rows of a query tile; score terms keep one per-query state per row ("slot").
-constexpr std::size_t kQueryTile = kTileRows;
+
 
 inline float dotScalar(const float* a, const float* b, std::size_t n) noexcept {
     float s = 0;
@@ -67,4 +67,5 @@ inline bool allFiniteSimd(const float* x, std::size_t n) noexcept {
     return s == 0.0f;
 }
 
+}  // namespace POSENC_KERNEL_ISA
 }  // namespace posenc::kernels

@@ -1,9 +1,9 @@
-#include "rotary/frequencies.hpp"
+#include "posenc/rotary/frequencies.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

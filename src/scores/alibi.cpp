@@ -1,9 +1,9 @@
-#include "scores/alibi.hpp"
+#include "posenc/scores/alibi.hpp"
 
 #include <cmath>
 #include <cstdlib>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

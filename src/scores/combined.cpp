@@ -1,6 +1,6 @@
-#include "scores/combined.hpp"
+#include "posenc/scores/combined.hpp"
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

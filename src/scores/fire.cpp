@@ -1,10 +1,10 @@
-#include "scores/fire.hpp"
+#include "posenc/scores/fire.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

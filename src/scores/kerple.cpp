@@ -1,10 +1,10 @@
-#include "scores/kerple.hpp"
+#include "posenc/scores/kerple.hpp"
 
 #include <cmath>
 #include <string>
 #include <tuple>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

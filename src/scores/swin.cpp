@@ -1,6 +1,6 @@
-#include "scores/swin.hpp"
+#include "posenc/scores/swin.hpp"
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

@@ -1,9 +1,9 @@
-#include "scores/t5.hpp"
+#include "posenc/scores/t5.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "common/errors.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 

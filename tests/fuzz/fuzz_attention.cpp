@@ -2,7 +2,7 @@
 // ALiBi, T5, Shaw, BERT relative_key, DeBERTa). Accepted calls give finite outputs and weight rows
 // summing to 1 (or 0 for a fully masked row), and streaming equals the materialized run.
 #include "common.hpp"
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 
 using namespace posenc;
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 
 using namespace posenc;
 

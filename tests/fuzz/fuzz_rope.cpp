@@ -1,7 +1,7 @@
 // libFuzzer target: RoPE configurations and schedules, then applyRope with drawn shapes and positions.
 // Accepted configurations must give finite, positive frequencies and finite rotations.
 #include "common.hpp"
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 
 using namespace posenc;
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 #include "reference.hpp"
 
 using namespace posenc;

@@ -5,8 +5,7 @@
 #include <functional>
 #include <limits>
 
-#include "kernels/dot.hpp"
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 #include "reference.hpp"
 
 using namespace posenc;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "posenc.hpp"
+#include <posenc/posenc.hpp>
 #include "reference.hpp"
 
 using namespace posenc;

@@ -113,7 +113,7 @@ export function cacheSimSection(pe) {
       $(id).classList.toggle('bad', active && d > 0);
     };
     show('sim-d1', d1, mistakes.slots, N <= CAP ? '(the window has not slid yet)' : '');
-    show('sim-d2', d2, mistakes.rerotate, '');
+    show('sim-d2', d2, mistakes.rerotate, kept.every((p, i) => p === i) ? '(nothing evicted yet: renumbering 0…n−1 moves no position)' : '');
     show('sim-d3', d3, mistakes.padding, P === 0 ? '(no padding)' : '');
     $('sim-d3-rows').textContent = mistakes.padding ? `row 0: ${rows[0].d.toFixed(4)}, row 1: ${rows[1].d.toFixed(4)}` : '';
     $('sim-check').textContent = `posenc's KVCache (window, renumber, padded batch) against pe.attention at the right logical positions: largest difference ${agree.toExponential(1)} — `

@@ -3,6 +3,7 @@
 // Learned parameters are computed by pe.parameterCount for a BERT-base-sized model (512 positions,
 // d = 768, 12 heads of 64).
 import { $, demo } from '../common.mjs';
+import { METHOD_LINKS } from '../links.mjs';
 
 const L = 512, d = 768, heads = 12, headDim = 64;
 // The shapes each parameterCount method takes, for that model.
@@ -44,25 +45,52 @@ function noted(head, note, { className, verdict } = {}) {
   return td;
 }
 
+// links [[text, url]] as anchors, or a note when there are none
+function linkList(links, none) {
+  const span = document.createElement('span');
+  span.className = 'links';
+  if (!links?.length) { span.textContent = none; span.classList.add('none'); return span; }
+  links.forEach(([text, url], i) => {
+    if (i) span.append(' · ');
+    const a = document.createElement('a');
+    a.href = url; a.textContent = text; a.target = '_blank'; a.rel = 'noopener';
+    span.append(a);
+  });
+  return span;
+}
+const labelled = (td, label) => { td.dataset.label = label; return td; };
+
 export function compareSection(pe) {
   return function draw() {
     const counts = {};
     const rows = pe.describe().map((m) => {
       const tr = document.createElement('tr');
+      // method: its option name, family and the models that use it
       const name = document.createElement('td');
-      name.innerHTML = `<code>${m.kind}</code>`;
-      const family = document.createElement('td');
-      family.innerHTML = `<span class="tag ${FAMILY_TAG[m.family]}">${m.family === 'none' ? 'NoPE' : m.family}</span>`;
+      name.className = 'method';
+      name.innerHTML = `<code>${m.kind}</code> <span class="tag ${FAMILY_TAG[m.family]}">${m.family === 'none' ? 'NoPE' : m.family}</span>`;
+      const used = document.createElement('small');
+      used.textContent = m.usedIn;
+      name.append(used);
       let params = cell(m.parameters, 'num');
       if (m.parameterMethod) {
         const n = pe.parameterCount(m.parameterMethod, SHAPES[m.parameterMethod] ?? {});
         counts[m.kind] = n;
         params = n === 0 ? cell('0', 'num') : noted(n.toLocaleString('en-US'), m.parameters, { className: 'num' });
       }
-      tr.append(name, family, cell(m.encodes), params,
-        noted(m.extrapolates ? 'yes' : 'no', m.extrapolation, { verdict: m.extrapolates }),
-        noted(m.kvCacheFriendly ? 'yes' : 'no', m.kvCache, { verdict: m.kvCacheFriendly }),
-        cell(m.usedIn), cell(m.reference));
+      // reference reproduced, then the paper and the upstream code
+      const ref = document.createElement('td');
+      ref.className = 'ref';
+      ref.append(document.createTextNode(m.reference));
+      const links = METHOD_LINKS[m.kind];
+      const sources = document.createElement('small');
+      if (links?.paper || links?.code) sources.append('paper: ', linkList(links?.paper, '—'), ' · code: ', linkList(links?.code, '—'));
+      else sources.append(linkList(null, 'no single paper or upstream: the design\'s own math'));
+      ref.append(sources);
+      tr.append(name, labelled(cell(m.encodes, 'encodes'), 'encodes'), labelled(params, 'learned parameters'),
+        labelled(noted(m.extrapolates ? 'yes' : 'no', m.extrapolation, { verdict: m.extrapolates }), 'beyond training length'),
+        labelled(noted(m.kvCacheFriendly ? 'yes' : 'no', m.kvCache, { verdict: m.kvCacheFriendly }), 'KV cache'),
+        labelled(ref, 'reference reproduced'));
       return tr;
     });
     $('compare-body').replaceChildren(...rows);

@@ -7,6 +7,8 @@ import { $, bindSegmented, demo, demoFloats } from '../common.mjs';
 const A = ['the', 'cat', 'chased', 'the', 'dog'];
 const B = ['the', 'dog', 'chased', 'the', 'cat'];
 const D = 16;  // embedding width: small fixed vectors per word
+// ALiBi's one-head slope (2^-8 = 1/256) would barely move five tokens; 1/2 is the first head of an 8-head model
+const ALIBI_SLOPE = 0.5;
 const WORDS = ['the', 'cat', 'chased', 'dog'];
 const EMBED = Object.fromEntries(WORDS.map((w, i) => [w, demoFloats(D, 101 + i)]));
 
@@ -23,7 +25,7 @@ export function orderSection(pe) {
       const p = pe.sinusoidal(Int32Array.from({ length: T }, (_, t) => t), { dim: D });
       for (let i = 0; i < x.length; i++) x[i] += p[i];
     }
-    const encoding = state.enc === 'rope' ? { kind: 'rope' } : state.enc === 'alibi' ? { kind: 'alibi', heads: 1, symmetric: true } : { kind: 'none' };
+    const encoding = state.enc === 'rope' ? { kind: 'rope' } : state.enc === 'alibi' ? { kind: 'alibi', heads: 1, symmetric: true, slopes: [ALIBI_SLOPE] } : { kind: 'none' };
     // one head, q = k = v = the (encoded) embeddings, every token sees every other (no causal mask)
     return pe.attention({ q: x, k: x, v: x, heads: 1, headDim: D, qLen: T, kLen: T, encoding, returnWeights: true });
   }
@@ -47,9 +49,15 @@ export function orderSection(pe) {
       + `<td class="num ${diffs[i] < 1e-6 ? 'same' : 'differs'}" title="${diffs[i] < 1e-6 ? 'identical to float rounding' : 'the word comes out differently'}">${diffs[i] < 1e-6 ? diffs[i].toExponential(0) + ' ✓' : diffs[i].toFixed(3)}</td></tr>`);
     $('order-body').innerHTML = rows.join('');
     const worst = Math.max(...diffs);
+    $('order-caption-b').textContent = {
+      none: 'weights for “the dog chased the cat”: with no encoding, the same matrix with rows and columns swapped',
+      sinusoidal: 'weights for “the dog chased the cat”: with sinusoidal vectors added, no longer a permutation of the first — each word attends by where it stands too',
+      rope: 'weights for “the dog chased the cat”: with RoPE, q·k depends on the distance between the words, so swapping them changes the weights',
+      alibi: `weights for “the dog chased the cat”: ALiBi subtracts ${ALIBI_SLOPE}·|i − j| from every score, so each word leans towards its neighbours — whichever words those are`,
+    }[state.enc];
     $('order-caption').textContent = state.enc === 'none'
       ? `No encoding: every word's output is the same in both sentences (largest difference ${worst.toExponential(1)}, float rounding) — the model sees a bag of words.`
-      : `With ${state.enc === 'sinusoidal' ? 'sinusoidal vectors added' : state.enc === 'rope' ? 'RoPE' : 'ALiBi'}, the same word gets a different output depending on where it stands (up to ${worst.toFixed(3)}).`;
+      : `With ${state.enc === 'sinusoidal' ? 'sinusoidal vectors added' : state.enc === 'rope' ? 'RoPE' : `ALiBi (slope ${ALIBI_SLOPE}, symmetric)`}, the same word gets a different output depending on where it stands (up to ${worst.toFixed(3)}).`;
   }
   bindSegmented('order-enc', state, 'enc', draw);
   return draw;

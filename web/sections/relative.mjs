@@ -29,6 +29,11 @@ export function relativeSection(pe) {
       if (k % T > Math.floor(k / T) % T) bias[k] = NaN;  // keys after the query: masked in causal use
       else maxAbs = Math.max(maxAbs, Math.abs(bias[k]));
     }
+    // one colour scale for all heads, logarithmic in |bias| so the flat last heads stay visible next to the
+    // steep first ones: colour = −log(1 + |b|/b0) / log(1 + max/b0), b0 the smallest slope (one step of the flattest head)
+    const b0 = Math.min(...slopes), span = Math.log1p(maxAbs / b0);
+    const toColor = (b) => (Number.isNaN(b) ? NaN : -Math.log1p(-b / b0) / span), fromColor = (v) => -b0 * Math.expm1(-v * span);
+    const shown = bias.map(toColor);
     const grid = $('rel-alibi');
     while (grid.children.length > n) grid.lastChild.remove();
     while (grid.children.length < n) {
@@ -36,13 +41,19 @@ export function relativeSection(pe) {
       c.width = 120; c.height = 130;
       grid.append(c);
     }
+    // the number of columns follows the head count: lay the grid out once, then draw every map at that width
+    grid.dataset.n = String(n);
+    const cw = grid.children[0].clientWidth;
     [...grid.children].forEach((c, h) => {
       c.setAttribute('aria-label', `ALiBi head ${h}: slope ${slopes[h]}`);
-      heatmapFigure(c, bias.subarray(h * T * T, (h + 1) * T * T), T, T, { max: maxAbs, colorbar: false, ticks: false, title: `h${h} · ${shortSlope(slopes[h])}`, minWidth: 80 });
+      heatmapFigure(c, shown.subarray(h * T * T, (h + 1) * T * T), T, T, { max: 1, colorbar: false, ticks: false, title: `h${h} · ${shortSlope(slopes[h])}`, minWidth: 80, cssWidth: cw });
       readers.set(c, (i, j) => `ALiBi, ${n} heads, head ${h} (m = ${slopes[h].toPrecision(4)}): query ${i}, key ${j} → bias ${j > i ? 'masked (future key)' : (-slopes[h] * (i - j)).toFixed(4)}`);
     });
     grid.dataset.n = String(n);
-    colorBar($('rel-alibi-bar'), { max: maxAbs, lo: -maxAbs, hi: 0, legend: 'bias −m·(i − j), one scale for all heads' });
+    const bFmt = (b) => (b === 0 ? '0' : Math.abs(b) >= 1 ? b.toFixed(1) : b.toPrecision(1));
+    colorBar($('rel-alibi-bar'), { max: 1, lo: -1, hi: 0, legendFormat: (v) => bFmt(fromColor(v)),
+      ticks: [-1, -0.1, -0.01].filter((b) => -b < maxAbs && -b > b0).map((b) => toColor(b)),
+      legend: 'bias −m·(i − j), one logarithmic scale for all heads (the last heads are faint, not blank)' });
     const other = pe.alibiSlopes(n === 8 ? 12 : 8);
     $('rel-alibi-slopes').innerHTML = Array.from(slopes, (s, h) => `<span class="chip"><small>h${h}</small> ${slopeText(s)}</span>`).join('');
     $('rel-alibi-text').textContent = n === 8
@@ -74,14 +85,19 @@ export function relativeSection(pe) {
     readers.set(c, read);
   }
 
-  function drawGallery() {
-    const { T, K, swin, deb } = state;
+  // the gallery: one function per map, so each control redraws only the maps it changes
+  const g = {};  // what was drawn, for the browser test (demo.relative.gallery)
+  function drawT5() {
+    const { T } = state;
     // T5: bucket of j − i (key − query), 32 buckets, max distance 128 (T5's defaults)
     const rel = pairs(T, (i, j) => j - i);
     const bi = pe.t5Bucket(rel, { bidirectional: true }), causal = pe.t5Bucket(rel, { bidirectional: false });
     figure('rel-t5bi', Float32Array.from(bi), T, { color: 'sequential', min: 0, max: 31, legend: 'bucket' }, (i, j) => `T5 bidirectional: j − i = ${j - i} → bucket ${bi[i * T + j]}`);
     figure('rel-t5causal', Float32Array.from(causal), T, { color: 'sequential', min: 0, max: 31, legend: 'bucket' }, (i, j) => `T5 causal: j − i = ${j - i} → bucket ${causal[i * T + j]}`);
-
+    Object.assign(g, { T, t5Bi: Array.from(bi), t5Causal: Array.from(causal) });
+  }
+  function drawShaw() {
+    const { T, K } = state;
     // Shaw: which row of a^K each pair reads. keyTable row r = r·e0, q = e0, k = 0, scale 1 → score = row index.
     const D = 4, keyTable = new Float32Array((2 * K + 1) * D);
     for (let r = 0; r <= 2 * K; r++) keyTable[r * D] = r;
@@ -89,20 +105,29 @@ export function relativeSection(pe) {
     for (let i = 0; i < T; i++) q[i * D] = 1;
     const shaw = pe.attention({ q, k: new Float32Array(T * D), v: new Float32Array(T * D), heads: 1, headDim: D, qLen: T, kLen: T, scale: 1,
       encoding: { kind: 'shaw', clip: K, keyTable }, returnScores: true }).scores;
-    figure('rel-shaw', shaw, T, { color: 'sequential', min: 0, max: 2 * K, legend: 'row of aᴷ' }, (i, j) => `Shaw, K = ${K}: j − i = ${j - i} → row ${shaw[i * T + j]} = clip(j − i, −${K}, ${K}) + ${K}`);
-
+    figure('rel-shaw', shaw, T, { color: 'sequential', min: 0, max: 2 * K || 1, legend: 'row of aᴷ' }, (i, j) => `Shaw, K = ${K}: j − i = ${j - i} → row ${shaw[i * T + j]} = clip(j − i, −${K}, ${K}) + ${K}`);
+    Object.assign(g, { K, shaw: Array.from(shaw) });
+  }
+  function drawSwin() {
+    const { swin } = state;
     // Swin: the bias-table row of each (query patch, key patch) pair in a swin × swin window
     const N = swin * swin, swinIdx = pe.swinRelativeIndex([swin, swin]), rows = (2 * swin - 1) ** 2;
     figure('rel-swin-idx', Float32Array.from(swinIdx), N, { color: 'sequential', min: 0, max: rows - 1, legend: 'table row', xLabel: 'key patch →', yLabel: '← query patch' },
       (i, j) => `Swin ${swin}×${swin}: query patch (${Math.floor(i / swin)}, ${i % swin}), key patch (${Math.floor(j / swin)}, ${j % swin}) → row ${swinIdx[i * N + j]} of ${rows}`);
-
+    Object.assign(g, { swin, swinIdx: Array.from(swinIdx) });
+  }
+  function drawXl() {
+    const { T } = state;
     // Transformer-XL: the position term (q_i + v)·r_(i−j) with q = 0 and k = 0, r = W_R·sinusoid(i − j)
     const hd = 8, dModel = 16;
     const xl = pe.attention({ q: new Float32Array(T * hd), k: new Float32Array(T * hd), v: new Float32Array(T * hd), heads: 1, headDim: hd, qLen: T, kLen: T, causal: true,
       encoding: { kind: 'xl', u: new Float32Array(hd), v: demoFloats(hd, 71), wR: demoFloats(hd * dModel, 72), dModel }, returnScores: true }).scores;
     const xlShow = xl.map((s) => (Number.isFinite(s) ? s : NaN));
     figure('rel-xl', xlShow, T, { legend: 'v·r(i − j) / √d' }, (i, j) => `Transformer-XL: i − j = ${i - j} → ${j > i ? 'masked (future key)' : xl[i * T + j].toFixed(4)}`);
-
+    g.xl = Array.from(xl, (s) => (Number.isFinite(s) ? s : null));
+  }
+  function drawDeberta() {
+    const { T, deb } = state;
     // DeBERTa: the signed log bucket of i − j (query − key), as Hugging Face
     const dRel = pairs(T, (i, j) => i - j);
     const debB = pe.debertaBucket(dRel, { bucketSize: deb, maxPosition: 64 });
@@ -113,24 +138,28 @@ export function relativeSection(pe) {
     $('rel-deberta-note').textContent = deb
       ? `Exact while |i − j| < ${deb / 2}, then logarithmic: far pairs share buckets.`
       : 'bucket size 0: no bucketing, the bucket is i − j itself.';
-
-    return { T, K, swin, deb, t5Bi: Array.from(bi), t5Causal: Array.from(causal), shaw: Array.from(shaw), swinIdx: Array.from(swinIdx), xl: Array.from(xl, (s) => (Number.isFinite(s) ? s : null)), deberta: Array.from(debB) };
+    Object.assign(g, { deb, deberta: Array.from(debB) });
   }
+  function drawGallery() { drawT5(); drawShaw(); drawSwin(); drawXl(); drawDeberta(); return g; }
+  const byPositions = () => { drawT5(); drawShaw(); drawXl(); drawDeberta(); return g; };  // every map over i, j (not Swin's patches)
 
   demo.relative = {};
   const part = (name, f) => () => { demo.relative[name] = f(); };
   const alibi = part('alibi', drawAlibi), worked = part('worked', drawWorked), gallery = part('gallery', drawGallery);
   function draw() { alibi(); worked(); gallery(); }
 
-  $('relative').addEventListener('mousemove', (e) => {
+  const readCell = (e) => {
     const read = readers.get(e.target);
     const c = read && cellAt(e.target, e);
     if (c) $('rel-readout').textContent = read(c.row, c.col);
-  });
+  };
+  $('relative').addEventListener('mousemove', readCell);
+  $('relative').addEventListener('click', readCell);  // a tap on a touch screen
   // each control redraws only the figures it changes
   const t = (f) => timed('relative', f);
   bindSegmented('rel-heads', state, 'heads', t(alibi));
-  for (const [id, key] of [['rel-T', 'T'], ['rel-K', 'K'], ['rel-swin', 'swin'], ['rel-deb', 'deb']]) bindInput(id, state, key, t(gallery));
+  for (const [id, key, f] of [['rel-T', 'T', byPositions], ['rel-K', 'K', drawShaw], ['rel-swin', 'swin', drawSwin], ['rel-deb', 'deb', drawDeberta]])
+    bindInput(id, state, key, t(() => { f(); demo.relative.gallery = g; }));
   bindInput('rel-slope', state, 'slope', t(worked));
   bindInput('rel-back', state, 'back', t(worked));
   return draw;

@@ -28,21 +28,25 @@ export function ropeSection(pe) {
       `the slowest pairs are interpolated by ${factor}×. YaRN also scales attention by ${results[3].scale.toFixed(4)} (0.1·ln ${factor} + 1).`;
   }
 
-  // Long-range decay: q = k = all-ones, score(Δ) = q_rot(0) · k_rot(Δ) / headDim for Δ = 0..N-1.
-  function drawDecay(config) {
-    const headDim = config.headDim, N = 4096;
-    const ones = new Float32Array(N * headDim).fill(1);
-    const positions = Int32Array.from({ length: N }, (_, i) => i);
+  // Long-range decay: q = k = all-ones, score(Δ) = q_rot(0) · k_rot(Δ) / headDim, out to the model's own
+  // context (max_position_embeddings): every Δ up to 256, then 1200 log-spaced distances (explicit positions).
+  function drawDecay(config, context) {
+    const headDim = config.headDim, N = Math.max(2, context);
+    const ds = new Set(Array.from({ length: Math.min(N, 257) }, (_, i) => i));
+    for (let t = 0; t <= 1200; t++) ds.add(Math.min(N - 1, Math.round(256 * (N / 256) ** (t / 1200))));
+    const deltas = Int32Array.from([...ds].sort((a, b) => a - b));
+    const ones = new Float32Array(deltas.length * headDim).fill(1);
     const series = [];
     const variants = [['original (no scaling)', { ...config, scaling: undefined }], ['this config', config]];
     variants.forEach(([name, cfg], k) => {
-      const rotated = pe.applyRope(ones, { heads: 1, tokens: N, headDim }, positions, { ...cfg, seqLen: N });
-      const q0 = rotated.subarray(0, headDim);
-      const ys = new Float64Array(N);
-      for (let t = 0; t < N; t++) { let s = 0; for (let c = 0; c < headDim; c++) s += q0[c] * rotated[t * headDim + c]; ys[t] = s / headDim; }
-      series.push({ name, color: k ? COLORS[1] : '#9aa1ae', ys: Array.from(ys), width: k ? 1.6 : 1.2 });
+      const rotated = pe.applyRope(ones, { heads: 1, tokens: deltas.length, headDim }, deltas, { ...cfg, seqLen: N });
+      const q0 = rotated.subarray(0, headDim);  // Δ = 0 comes first
+      const ys = new Float64Array(deltas.length - 1);
+      for (let t = 1; t < deltas.length; t++) { let s = 0; for (let c = 0; c < headDim; c++) s += q0[c] * rotated[t * headDim + c]; ys[t - 1] = s / headDim; }
+      series.push({ name, color: k ? COLORS[1] : '#9aa1ae', ys: Array.from(ys), xs: Array.from(deltas.subarray(1)), width: k ? 1.6 : 1.2 });
     });
-    lineChart($('rope-decay'), series, { xLabel: 'relative distance Δ = n − m', yLabel: 'q·k / d', aspect: 0.32 });
+    demo.ropeDecay = { context: N, lastDelta: deltas[deltas.length - 1], points: deltas.length };
+    lineChart($('rope-decay'), series, { xLog: true, xLabel: `relative distance Δ = n − m (log scale, to the model's context ${N.toLocaleString('en-US')})`, yLabel: 'q·k / d', aspect: 0.32 });
   }
 
   // max over pairs of |cos(p w) - value| for posenc (from the wasm core) and float32 angle math, per position.
@@ -80,13 +84,15 @@ export function ropeSection(pe) {
   function drawConfig() {
     const box = $('rope-config'), out = $('rope-config-out');
     try {
-      const cfg = pe.ropeConfigFromHF(JSON.parse(box.value));
+      const json = JSON.parse(box.value), cfg = pe.ropeConfigFromHF(json);
       const f = pe.ropeFrequencies(cfg);
       out.classList.remove('err');
       out.textContent = `${JSON.stringify({ ...cfg, scaling: cfg.scaling && { ...cfg.scaling, shortFactor: cfg.scaling.shortFactor && '[…]', longFactor: cfg.scaling.longFactor && '[…]' } }, null, 1)}\n` +
         `→ rotaryDim ${f.rotaryDim}, attentionScale ${f.attentionScale.toFixed(6)}, ω₀ = ${f.invFreq[0].toPrecision(6)}, ω_last = ${f.invFreq[f.invFreq.length - 1].toPrecision(6)}`;
       demo.ropeConfig = { cfg, rotaryDim: f.rotaryDim, attentionScale: f.attentionScale };
-      drawDecay(cfg);
+      // the model's context: max_position_embeddings, else the scaled original length, else 4096
+      const orig = cfg.scaling?.originalMaxPositionEmbeddings;
+      drawDecay(cfg, json.max_position_embeddings ?? (orig ? Math.round(orig * (cfg.scaling.factor ?? 1)) : 4096));
     } catch (e) {
       out.classList.add('err');
       out.textContent = `${e.name}: ${e.message}`;

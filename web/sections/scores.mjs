@@ -23,6 +23,10 @@ export function scoresSection(pe) {
   function draw() {
     const { heads, length: T } = state;
     state.head = Math.min(state.head, heads - 1);
+    const headInput = $('scores-head');  // the head slider offers exactly the heads there are
+    headInput.max = String(heads - 1);
+    headInput.value = String(state.head);
+    $('scores-head-out').textContent = String(state.head);
     const encoding = ENCODINGS[state.kind](heads);
     const positions = Int32Array.from({ length: T }, (_, i) => i);
     const bias = pe.attentionBias(encoding, positions, positions);
@@ -31,10 +35,12 @@ export function scoresSection(pe) {
     // causal kinds never see j > i: those cells are drawn as masked rather than as a bias
     const slice = bias.slice(h * T * T, (h + 1) * T * T);
     if (causal) for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) slice[i * T + j] = NaN;
-    let maxAbs = 1e-9;
-    for (const x of slice) if (!Number.isNaN(x)) maxAbs = Math.max(maxAbs, Math.abs(x));
-    const axes = { xLabel: 'key j →', yLabel: '← query i' };
-    heatmapFigure($('scores-bias'), slice, T, T, { ...axes, max: maxAbs, legend: `bias, head ${h}` });
+    let maxAbs = 1e-9, maxVal = -Infinity;
+    for (const x of slice) if (!Number.isNaN(x)) { maxAbs = Math.max(maxAbs, Math.abs(x)); maxVal = Math.max(maxVal, x); }
+    // both figures share their layout (same colour-bar width), so the two plots are the same size
+    const axes = { xLabel: 'key j →', yLabel: '← query i', minTickWidth: 36 };
+    // ALiBi never adds a positive bias: its colour bar runs from the most negative value to 0
+    heatmapFigure($('scores-bias'), slice, T, T, { ...axes, max: maxAbs, ...(maxVal <= 0 ? { hi: 0 } : {}), legend: `bias, head ${h}` });
 
     // small random q, k (content scores of order 1) so the position term's effect is visible
     const q = demoFloats(heads * T * headDim, 7).map((x) => 0.35 * x), k = demoFloats(heads * T * headDim, 8).map((x) => 0.35 * x);
@@ -44,8 +50,8 @@ export function scoresSection(pe) {
     let maxW = 1e-9;
     for (const x of w) maxW = Math.max(maxW, x);
     heatmapFigure($('scores-weights'), w.map((x, n) => (causal && n % T > Math.floor(n / T) ? NaN : x / maxW)), T, T,
-      { ...axes, color: 'sequential', min: 0, max: 1, legend: 'weight ÷ largest weight' });
-    demo.scores = { kind: state.kind, heads, head: h, bias: Array.from(slice.subarray(0, T)), weightsRowSum: w.subarray((T - 1) * T, T * T).reduce((a, b) => a + b, 0) };
+      { ...axes, color: 'sequential', min: 0, max: 1, legend: 'weight ÷ largest' });
+    demo.scores = { kind: state.kind, heads, head: h, biasRange: [-maxAbs, maxVal <= 0 ? 0 : maxAbs], plots: [$('scores-bias').plot, $('scores-weights').plot], bias: Array.from(slice.subarray(0, T)), weightsRowSum: w.subarray((T - 1) * T, T * T).reduce((a, b) => a + b, 0) };
 
     if (state.kind.startsWith('alibi')) {
       const slopes = pe.alibiSlopes(heads);

@@ -82,12 +82,14 @@ export function sinusoidalSection(pe) {
       { xLabel: 'position m', yLabel: 'cos sim', aspect: 0.3 });
   }
 
-  heat.addEventListener('mousemove', (e) => {
+  const readCell = (e) => {
     const c = cellAt(heat, e);
     if (!c) return;
     const v = demo.sinusoidal.table[c.row * demo.sinusoidal.width + c.col];
     $('sin-readout').textContent = `PE[${c.row}, ${c.col}] = ${v >= 0 ? ' ' : ''}${v.toFixed(6)}`;
-  });
+  };
+  heat.addEventListener('mousemove', readCell);
+  heat.addEventListener('click', readCell);  // touch screens cannot hover: a tap reads the cell
   // click a column to plot it
   heat.addEventListener('click', (e) => {
     const c = cellAt(heat, e);

@@ -1,7 +1,7 @@
 // The four terms of an absolute encoding: with h = x + p, the score (h_i W_q)·(h_j W_k) splits into
 // content·content + content·position + position·content + position·position. Drawn separately and
 // summed; the sum is checked against the score pe.attention computes for h.
-import { heatmap } from '../plot.mjs';
+import { heatmapFigure, colorBar } from '../plot.mjs';
 import { $, bindInput, bindSegmented, demo, demoFloats } from '../common.mjs';
 
 const D = 16;
@@ -33,7 +33,7 @@ export function termsSection(pe) {
   const Wq = demoFloats(D * D, 31).map((w) => w * 0.5), Wk = demoFloats(D * D, 32).map((w) => w * 0.5);
   function draw() {
     const T = state.T;
-    const x = demoFloats(T * D, 33).map((v) => v * 0.6);  // token embeddings
+    const x = demoFloats(T * D, 33);  // token embeddings, of the same size as the position vectors (|x| ≈ |p|)
     const p = pe.sinusoidal(Int32Array.from({ length: T }, (_, t) => t), { dim: D, base: state.base, layout: state.layout });
     const qx = project(x, T, Wq), kx = project(x, T, Wk), qp = project(p, T, Wq), kp = project(p, T, Wk);
     const terms = { cc: scores(qx, kx, T), cp: scores(qx, kp, T), pc: scores(qp, kx, T), pp: scores(qp, kp, T) };
@@ -47,8 +47,16 @@ export function termsSection(pe) {
     for (let i = 0; i < sum.length; i++) diff = Math.max(diff, Math.abs(sum[i] - engine[i]));
     let scale = 1e-9;
     for (const v of sum) scale = Math.max(scale, Math.abs(v));
-    for (const [id, t] of Object.entries(terms)) heatmap($(`terms-${id}`), t, T, T, scale);
-    heatmap($('terms-sum'), sum, T, T, scale);
+    const fmt = (v) => (Math.abs(v) < 10 ? v.toFixed(2) : v.toFixed(1));
+    const show = (id, t) => {
+      heatmapFigure($(`terms-${id}`), t, T, T, { max: scale, colorbar: false, xLabel: 'key j', yLabel: 'query i', minWidth: 120 });
+      let m = 0;
+      for (const v of t) m = Math.max(m, Math.abs(v));
+      $(`terms-${id}-max`).textContent = `max |·| ${fmt(m)}`;
+    };
+    for (const [id, t] of Object.entries(terms)) show(id, t);
+    show('sum', sum);
+    colorBar($('terms-bar'), { max: scale, ticks: [0], legend: 'score (x + p) W_q · (x + p) W_k / √d and each of its terms: one scale for all five', legendFormat: fmt });
     demo.terms = { T, layout: state.layout, diff, x: Array.from(x), p: Array.from(p), Wq: Array.from(Wq), Wk: Array.from(Wk), pp: Array.from(terms.pp) };
     $('terms-caption').textContent = `Sum of the four maps against pe.attention's scores for h = x + p: largest difference ${diff.toExponential(1)} `
       + `(float32 rounding). Unprojected, p_i·p_j of sinusoids depends on i − j alone; W_q and W_k mix their sine and cosine channels, `
@@ -56,6 +64,6 @@ export function termsSection(pe) {
   }
   bindSegmented('terms-layout', state, 'layout', draw);
   bindInput('terms-T', state, 'T', draw);
-  bindInput('terms-base', state, 'base', draw);
+  bindInput('terms-base', state, 'base', draw, (v) => Math.round(10 ** Number(v)), (v) => String(Math.round(10 ** Number(v))));
   return draw;
 }

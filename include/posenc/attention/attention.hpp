@@ -1,0 +1,102 @@
+// The checked entry point: multi-head attention with any one positional encoding, on the engine.
+#pragma once
+#include <cmath>
+#include <limits>
+#include <variant>
+#include <vector>
+
+#include "posenc/attention/engine.hpp"
+#include "posenc/attention/temperature.hpp"
+#include "posenc/common/view.hpp"
+#include "posenc/rotary/apply.hpp"
+#include "posenc/scores/alibi.hpp"
+#include "posenc/scores/cope.hpp"
+#include "posenc/scores/deberta.hpp"
+#include "posenc/scores/fire.hpp"
+#include "posenc/scores/kerple.hpp"
+#include "posenc/scores/relative_key.hpp"
+#include "posenc/scores/shaw.hpp"
+#include "posenc/scores/swin.hpp"
+#include "posenc/scores/t5.hpp"
+#include "posenc/scores/transformer_xl.hpp"
+
+namespace posenc {
+
+struct NoEncoding {};
+struct RopeEncoding {
+    RopeConfig config;
+    RopeLayout layout = RopeLayout::half;
+};
+
+struct CombinedEncoding;
+using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
+                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, CombinedEncoding,
+                              TemperatureEncoding>;
+// Several encodings applied together: at most one rotary part (it rotates q and k), the score terms
+// add (e.g. RoPE + ALiBi, or T5 + CoPE). Parts are single encodings, not combinations.
+struct CombinedEncoding {
+    std::vector<Encoding> parts;
+};
+
+// The rotary part of an encoding (itself, or the one rope of a combination), or null.
+const RopeEncoding* ropePart(const Encoding& e);
+// The query-temperature part of an encoding (itself, or the one of a combination), validated, or null
+// (attention/temperature.cpp). Two temperature parts are an error.
+const TemperatureEncoding* temperaturePart(const Encoding& e);
+// Whether the encoding is (or combines only) scalar biases: alibi, t5, swin, kerple, fire.
+bool isScalarBias(const Encoding& e);
+
+struct AttentionRequest {
+    AttentionDims dims;
+    View<float> q;                 // [heads, qLen, headDim]
+    View<float> k, v;              // [kvHeads, kLen, headDim]
+    View<std::int32_t> qPositions; // [qLen]; empty = the last qLen key positions ([axes, qLen] with multi-axis RoPE)
+    View<std::int32_t> kPositions; // [kLen]; empty = 0..kLen-1 ([axes, kLen] with multi-axis RoPE)
+    // Multi-axis RoPE only (M-RoPE, 2-D axial): the sequence index of each key [kLen], which the causal /
+    // window masks and score terms use, as Hugging Face masks by cache position; queries take the last
+    // qLen. Empty = 0..kLen-1. Rotation uses q/kPositions' axis rows.
+    View<std::int32_t> maskPositions;
+    bool causal = false;
+    int window = 0;                // 0 = none
+    View<std::uint8_t> keyMask;    // [kLen], 1 = attend; empty = all
+    double scale = std::numeric_limits<double>::quiet_NaN();  // NaN = the encoding's default
+    Encoding encoding;
+};
+
+struct AttentionResult {
+    std::vector<float> out, weights, scores;
+};
+
+// The scale an encoding uses when none is given: 1/sqrt(headDim); T5 1; DeBERTa 1/sqrt(k headDim),
+// k = 1 + active position terms. A combination takes its parts' one non-standard default (two different
+// ones are an error: give `scale`).
+double defaultScale(const Encoding& e, int headDim);
+
+// Validates everything, then runs the engine. Outputs are caller buffers of the documented sizes
+// (weights/scores may be null).
+void attention(const AttentionRequest& r, float* out, float* weights = nullptr, float* scores = nullptr);
+AttentionResult attention(const AttentionRequest& r, bool returnWeights = false, bool returnScores = false);
+
+// [heads, Tq, Tk] bias of a scalar-bias encoding (alibi, t5, swin, kerple, fire, or a combination of
+// them). ALiBi gives the paper form -m(i-j).
+std::vector<float> attentionBias(const Encoding& e, int heads, const std::vector<std::int32_t>& qPositions,
+                                 const std::vector<std::int32_t>& kPositions);
+void attentionBias(const Encoding& e, int heads, View<std::int32_t> qPositions, View<std::int32_t> kPositions, float* out);
+
+namespace detail {
+// Runs validated inputs (positions resolved, q/k already in place) with an encoding that is not rope.
+// Shared by `attention` and the KV cache.
+void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
+// Finite inputs can still overflow: |scale q.k| past float range gives an infinite score, and the
+// softmax then NaN (or, all scores -inf, a row of zeros). Inputs whose norms allow that are refused
+// up front (|q.k| <= |q| |k|); outputs are still checked after the run, for score terms that overflow.
+void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t headDim, double gain);
+void requireFiniteResult(const float* out, std::size_t n, float scale);
+// The largest Euclidean norm among `rows` vectors of headDim floats.
+double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
+// Positions resolved against defaults.
+std::vector<std::int32_t> defaultKeyPositions(int kLen);
+std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen);
+}  // namespace detail
+
+}  // namespace posenc

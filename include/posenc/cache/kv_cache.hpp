@@ -1,0 +1,127 @@
+// KV-cache position bookkeeping. A cache slot is not a position: every slot carries the logical
+// position of the token in it, keys are stored already rotated at that position (as inference
+// engines do), and attention runs through the same engine as `attention` with those positions.
+//
+// Layout per batch row: `sinks` slots kept forever, then either plain slots up to `capacity`
+// (no window: appending past capacity is an error) or a ring of `window` slots holding the most
+// recent tokens. Padding (mask 0) gets neither a slot nor a position. Every call validates fully
+// before it changes anything, so a failed call leaves the cache exactly as it was.
+//
+// Sliding window (as Hugging Face and vLLM): with `window` W, a query at position p sees the keys
+// with p - W < position <= p, plus the sink tokens (the first `sinks` slots; with `causal`, only
+// those at or before p) — however the tokens were appended. An append that pushes tokens out of the
+// ring while its own tokens still need them under that rule (a prefill longer than the window, in
+// one call or in chunks) holds them in slots past `capacity` until the next append or renumber
+// (shift moves them with the rest), so `attend` with that append's queries equals sliding-window
+// attention over the whole sequence. Those slots take memory only while held; positions(), keys()
+// and values() show the `capacity` slots.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "posenc/attention/attention.hpp"
+
+namespace posenc {
+
+struct KVCacheConfig {
+    int batch = 1;
+    int kvHeads = 0;
+    int headDim = 0;
+    int capacity = 0;
+    int window = 0;  // 0 = no sliding window
+    int sinks = 0;
+    std::optional<RopeEncoding> rope;  // keys are rotated with it on append
+    // Dynamic NTK in a cache. fixed: the configured schedule (rope.config.seqLen) for every token, so
+    // cached keys and new queries always agree. hf: as Hugging Face's dynamic_rope_update, the base is
+    // re-derived from the largest position + 1 of each call once it passes the original length (and
+    // reset below it) — new tokens then rotate with a base the cached keys were not rotated with.
+    enum class DynamicNtk { fixed, hf } dynamic = DynamicNtk::fixed;
+};
+
+class KVCache {
+public:
+    explicit KVCache(const KVCacheConfig& config);
+
+    // k, v: raw [batch, kvHeads, T, headDim]. positions: [batch * T] (empty = each row continues from
+    // its next position); mask: [batch * T], 1 = real token (empty = all real).
+    // With multi-axis RoPE (M-RoPE, 2-D axial) positions are the rotation's [batch, axes, T] and
+    // maskPositions [batch * T] the sequence index each slot keeps (masks, score terms, shift and
+    // renumber); either empty = the row's next positions (on every axis: text tokens).
+    void append(View<float> k, View<float> v, int T, View<std::int32_t> positions = {}, View<std::uint8_t> mask = {},
+                View<std::int32_t> maskPositions = {});
+
+    // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, headDim]. qPositions [batch * qLen]
+    // (empty = each row's last qLen positions, next - qLen .. next - 1). `encoding` adds score terms
+    // (alibi, t5, ...); the cache's own rope rotates q. scale: NaN = the encoding's default.
+    // With multi-axis RoPE, qPositions are [batch, axes, qLen] (rotation) and maskPositions [batch * qLen].
+    void attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
+                float* out, double scale = std::numeric_limits<double>::quiet_NaN(), View<std::int32_t> maskPositions = {});
+
+    // Moves every cached position by delta and re-rotates the cached keys.
+    void shift(std::int64_t delta);
+    // New logical positions in positions() order ([batch, capacity]); empty slots must stay -1.
+    void renumber(View<std::int32_t> newPositions);
+
+    std::vector<std::int32_t> positions() const;      // [batch, capacity], -1 = empty slot
+    std::vector<std::int32_t> nextPositions() const;  // [batch]
+    const KVCacheConfig& config() const { return config_; }
+    // Stored keys (rotated) as [batch, kvHeads, capacity, headDim], unpacked from the engine's layout;
+    // values are stored as they are: [batch, kvHeads, capacity, headDim].
+    std::vector<float> keys() const;
+    std::vector<float> values() const;
+
+private:
+    struct Row {
+        int sinksFilled = 0;
+        int filled = 0;     // plain slots used (no window)
+        int ringStart = 0;  // oldest ring slot (window)
+        int ringCount = 0;
+        int held = 0;  // keys held past capacity for the latest append's queries: slots capacity .. capacity + held - 1
+        std::int64_t next = 0;
+    };
+    int slotFor(Row& row) const;  // advances the row's bookkeeping
+    void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles);
+    std::size_t packedSize() const;  // floats of one (batch row, kv head)'s packed keys
+    float* packedKeys(int b, int h);
+    const float* packedKeys(int b, int h) const;
+    std::size_t slotIndex(int b, int slot) const { return static_cast<std::size_t>(b) * slots_ + static_cast<std::size_t>(slot); }
+    void resizeSlots(int slots);  // re-lays the stores out with `slots` slots per row (the first min(old, new) kept)
+    void dropHeld();              // releases every row's held keys (bookkeeping only)
+
+    KVCacheConfig config_;
+    int slots_ = 0;  // slots per row in the stores: capacity, plus room for held keys
+    std::optional<RopeFrequencies> freqs_;
+    std::optional<RopeTables> tables_;  // cos/sin for the tokens of one call, reused
+    std::vector<float> keys_;    // per (batch row, kv head): packed for the score kernel (kernels::packKeys)
+    std::vector<float> values_;  // [batch, kvHeads, slots_, headDim]
+    std::vector<std::int32_t> pos_;        // [batch, slots_]
+    std::vector<std::uint8_t> occupied_;   // [batch, slots_]
+    std::vector<Row> rows_;
+    std::vector<double> keyNormMax_;  // per batch row: the largest norm of a key appended (bounds q.k before attending)
+    std::vector<Row> plannedRows_;
+    // scratch reused across calls (no allocation per decode step once warm)
+    std::vector<std::int32_t> scratchPos_;
+    std::vector<int> scratchSlots_;     // per token of an append: the slot it goes to (-1 = padding)
+    struct Move {
+        int b, from, to;
+    };
+    std::vector<Move> scratchMoves_;    // cached keys pushed out of the ring by an append but still needed: to held slots
+    std::vector<int> scratchRingToken_; // [window]: which token of the append a ring slot holds while planning (-1 = a cached one)
+    std::vector<int> scratchCommitted_;
+    std::vector<float> scratchQ_;
+    std::vector<float> scratchKey_;  // one key row being rotated
+    std::vector<std::int32_t> scratchQPos_;
+    std::vector<std::int32_t> scratchAxisPos_;  // multi-axis: rotation positions of the call's tokens [batch, axes, T]
+    std::vector<double> scratchAxisAngles_;     // [axes, tokens] for one table build
+    int axes() const { return freqs_ ? freqs_->axes : 1; }
+    // dynamic 'hf': re-derives the schedule for a call whose largest position is maxPosition.
+    void updateDynamic(std::int64_t maxPosition);
+    std::int64_t dynamicLength_ = 0;  // the sequence length the current schedule was derived for (0 = configured)
+    // Builds tables_ for `count` tokens whose position on axis a is angleOf(a, t).
+    template <class AngleOf>
+    void buildTables(std::size_t count, double scale, RopeRole role, AngleOf angleOf);
+    AttentionWorkspace workspace_;
+};
+
+}  // namespace posenc
