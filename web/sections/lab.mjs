@@ -37,10 +37,10 @@ function markL(canvas, X, Y) {
   ctx.restore();
 }
 
-// The models run in Web Workers (web/lab/worker.mjs): two (more on machines with more cores), each
-// predicting part of the test set. call(k, msg, onProgress) resolves to worker k's final answer.
+// The models run in Web Workers (web/lab/worker.mjs), one per core but one (left to the page), at most
+// four, each predicting part of the test set. call(k, msg, onProgress) resolves to worker k's answer.
 function workerPool() {
-  const size = Math.max(2, Math.min(4, navigator.hardwareConcurrency || 2));
+  const size = Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2) - 1));
   const pending = new Map();
   let next = 0;
   const workers = Array.from({ length: size }, () => {
@@ -189,6 +189,14 @@ async function start() {
   // app.mjs loads the core and sets window.posencDemo.api; wait for it (the page's other panels come first)
   while (!demo.api && document.body.dataset.ready !== 'error') await new Promise((r) => setTimeout(r, 50));
   if (!demo.api) return;
+  // 8 models × 8 × 512 tokens keep the workers busy for seconds: start when the panel comes within a
+  // screen of the viewport, not while the reader is elsewhere on the page
+  await new Promise((resolve) => {
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) { io.disconnect(); resolve(); }
+    }, { rootMargin: '100% 0px' });
+    io.observe($('lab'));
+  });
   try {
     await labSection(demo.api);
   } catch (err) {
