@@ -259,14 +259,56 @@ int rotateByDelta(const RopeSpec& spec, int layout, double x, int heads, int tok
     });
 }
 
-// Reads config.json text; fills `out` with the options the config sets (posenc's names), as
-// bindings/rope-config.mjs documents.
-int ropeConfigFromHF(const std::string& json, const std::string& layerType, int yarnFactor, val out) {
+// Reads config.json text; fills `out` with the options the config sets (posenc's names), and `meta`
+// with the ignored keys, the query temperature and the attention shape, as bindings/rope-config.mjs documents.
+void setConfigMeta(const posenc::HfRopeConfig& r, val meta) {
+    val ignored = val::array();
+    for (std::size_t i = 0; i < r.ignored.size(); ++i) {
+        val e = val::object();
+        e.set("key", r.ignored[i].key);
+        e.set("value", r.ignored[i].value);  // JSON text; the JS side parses it
+        e.set("reason", r.ignored[i].reason);
+        ignored.set(i, e);
+    }
+    meta.set("ignored", ignored);
+    if (r.temperature) {
+        val t = val::object();
+        t.set("kind", std::string("temperature"));
+        t.set("beta", r.temperature->beta);
+        t.set("length", static_cast<double>(r.temperature->length));
+        t.set("offset", static_cast<double>(r.temperature->offset));
+        meta.set("temperature", t);
+    } else {
+        meta.set("temperature", val::null());
+    }
+    const posenc::HfAttentionShape& a = r.attention;
+    val shape = val::object();
+    shape.set("heads", a.heads);
+    shape.set("kvHeads", a.kvHeads);
+    shape.set("headDim", a.headDim);
+    shape.set("slidingWindow", a.slidingWindow);
+    val layers = val::array();
+    for (std::size_t i = 0; i < a.layers.size(); ++i) {
+        val l = val::object();
+        l.set("type", a.layers[i].type);
+        l.set("rope", a.layers[i].rope);
+        l.set("window", a.layers[i].window);
+        l.set("chunk", a.layers[i].chunk);
+        l.set("temperature", a.layers[i].temperature);
+        layers.set(i, l);
+    }
+    shape.set("layers", layers);
+    meta.set("attention", shape);
+}
+
+int ropeConfigFromHF(const std::string& json, const std::string& layerType, int yarnFactor, bool strict, val out, val meta) {
     return guarded([&] {
         posenc::HfConfigOptions o;
         o.layerType = layerType;
         o.yarnFactor = static_cast<posenc::HfConfigOptions::YarnFactor>(yarnFactor);
+        o.strict = strict;
         const posenc::HfRopeConfig r = posenc::ropeConfigFromHF(json, o);
+        setConfigMeta(r, meta);
         const posenc::RopeConfig& c = r.rope;
         const auto& s = c.scaling;
         static const char* const kScalingNames[] = {"none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"};
@@ -327,7 +369,7 @@ val describe() {
 }
 
 // --- score terms and attention ---------------------------------------------------------------------
-enum EncodingKind : int { kNone, kRope, kAlibi, kT5, kSwin, kShaw, kXl, kDeberta, kRelativeKey, kKerple, kFire, kCope };
+enum EncodingKind : int { kNone, kRope, kAlibi, kT5, kSwin, kShaw, kXl, kDeberta, kRelativeKey, kKerple, kFire, kCope, kTemperature };
 
 // Flat mirror of posenc::Encoding; tables are heap offsets plus element counts.
 struct EncodingSpec {
@@ -346,6 +388,7 @@ struct EncodingSpec {
     int hidden; double w1; int w1Length; double b1; int b1Length; double w2; int w2Length;  // fire
     double b2; int b2Length; double c, L, eps;
     int npos; double embeddings; int embeddingsLength;                                 // cope
+    double tempBeta; int tempLength, tempOffset;                                       // temperature
 };
 
 posenc::Encoding toEncoding(const EncodingSpec& e) {
@@ -375,6 +418,7 @@ posenc::Encoding toEncoding(const EncodingSpec& e) {
             return posenc::FireEncoding{e.heads, e.hidden, view<float>(e.w1, e.w1Length), view<float>(e.b1, e.b1Length),
                                         view<float>(e.w2, e.w2Length), view<float>(e.b2, e.b2Length), e.c, e.L, e.eps};
         case kCope: return posenc::CopeEncoding{e.npos, view<float>(e.embeddings, e.embeddingsLength)};
+        case kTemperature: return posenc::TemperatureEncoding{e.tempBeta, e.tempLength, e.tempOffset};
         default: posenc::fail("encoding.kind", "is not a known encoding");
     }
 }
@@ -636,7 +680,10 @@ EMSCRIPTEN_BINDINGS(posenc) {
         .field("eps", &EncodingSpec::eps)
         .field("npos", &EncodingSpec::npos)
         .field("embeddings", &EncodingSpec::embeddings)
-        .field("embeddingsLength", &EncodingSpec::embeddingsLength);
+        .field("embeddingsLength", &EncodingSpec::embeddingsLength)
+        .field("tempBeta", &EncodingSpec::tempBeta)
+        .field("tempLength", &EncodingSpec::tempLength)
+        .field("tempOffset", &EncodingSpec::tempOffset);
     value_object<AttentionSpec>("AttentionSpec")
         .field("heads", &AttentionSpec::heads)
         .field("kvHeads", &AttentionSpec::kvHeads)

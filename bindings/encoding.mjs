@@ -25,7 +25,7 @@ function blank() {
     posQuery: 0, posQueryLength: 0, span: 0, bucketSize: 0, maxPosition: 0, convention: 0, c2p: true, p2c: true,
     keyQuery: false, rope: EMPTY_ROPE, ropeLayout: 0, variant: 0, r1: 0, r1Length: 0, r2: 0, r2Length: 0,
     hidden: 0, w1: 0, w1Length: 0, b1: 0, b1Length: 0, w2: 0, w2Length: 0, b2: 0, b2Length: 0, c: 1, L: 0, eps: 1e-6,
-    npos: 0, embeddings: 0, embeddingsLength: 0,
+    npos: 0, embeddings: 0, embeddingsLength: 0, tempBeta: 0, tempLength: 0, tempOffset: 0,
   };
 }
 
@@ -170,6 +170,11 @@ export function encodingSpec(scope, encoding, { headDim, heads, field = 'encodin
       s.c = v.optionalNumber(e.c, f('c'), 1);
       s.L = v.optionalNumber(e.L, f('L'), 0);
       s.eps = v.optionalNumber(e.eps, f('eps'), 1e-6);
+      break;
+    case 'temperature':
+      s.tempBeta = v.number(e.beta, f('beta'));
+      s.tempLength = v.positive(e.length, f('length'));
+      s.tempOffset = e.offset === undefined ? 0 : v.nonNegative(e.offset, f('offset'));
       break;
     case 'cope':
       s.npos = v.positive(e.npos, f('npos'));

@@ -308,6 +308,44 @@ export interface RopeOptions {
   kind?: 'rope';
 }
 
+/** A config.json key the model type's Hugging Face code never reads: posenc ignores it too, and lists it. */
+export interface HfIgnoredKey {
+  /** The config's own path, e.g. `'config.use_mrope'` or `'config.text_config.rope_parameters.foo'`. */
+  readonly key: string;
+  /** Its value as the config gives it. */
+  readonly value: unknown;
+  /** Why it has no effect (e.g. "Hugging Face's qwen2 code does not read it"). */
+  readonly reason: string;
+}
+
+/** One decoder layer's attention, as the model type's code builds it ({@link HfAttentionShape.layers}). */
+export interface HfLayer {
+  /** `'full_attention'`, `'sliding_attention'`, `'chunked_attention'` (Llama 4), or what `layer_types` says. */
+  readonly type: string;
+  /** `false` for a NoPE layer (Llama 4 / SmolLM3 `no_rope_layers[i] = 0`, Cohere2 and hybrid EXAONE 4 global layers). */
+  readonly rope: boolean;
+  /** Sliding window in tokens (attention's `window`), 0 = none. */
+  readonly window: number;
+  /** Chunked attention (Llama 4 RoPE layers): queries see only keys of their own chunk of this many tokens; 0 = none. */
+  readonly chunk: number;
+  /** Whether the result's `temperature` scales this layer's queries. */
+  readonly temperature: boolean;
+}
+
+/** The attention shape of a config ({@link Posenc.ropeConfigFromHF}'s `attention`). */
+export interface HfAttentionShape {
+  /** `num_attention_heads` (or `n_head`, `num_heads`, `n_heads`); 0 when the config has none. */
+  readonly heads: number;
+  /** `num_key_value_heads` (`num_kv_heads`, Falcon `multi_query` = 1, DBRX `attn_config.kv_n_heads`); default `heads`. */
+  readonly kvHeads: number;
+  /** q·k channels per head: `head_dim`, else hidden / heads (DeepSeek MLA: `qk_nope_head_dim + qk_rope_head_dim`). */
+  readonly headDim: number;
+  /** The sliding window some layer uses (0 = none). */
+  readonly slidingWindow: number;
+  /** One per `num_hidden_layers` (empty when the config does not give the count): `layer_types`, else the family's pattern. */
+  readonly layers: readonly HfLayer[];
+}
+
 /** Options of {@link Posenc.ropeConfigFromHF}: how to read a config.json. */
 export interface HfConfigOptions {
   /**
@@ -326,6 +364,12 @@ export interface HfConfigOptions {
    * @defaultValue `'explicit'`
    */
   yarnFactor?: 'explicit' | 'legacy';
+  /**
+   * Refuse keys the model type's Hugging Face code ignores (Qwen2.5's `use_mrope`, SmolLM2's
+   * `rope_interleaved`, ...) instead of ignoring them and listing them in the result's `ignored`.
+   * @defaultValue `false`
+   */
+  strict?: boolean;
 }
 
 /** What {@link Posenc.ropeFrequencies} returns: the angle each rotary pair turns by per position, and the scale. */
@@ -733,6 +777,8 @@ export interface ParameterShapes {
   sinusoidal: NoParameters;
   /** Fixed function: 0 parameters. */
   rope: NoParameters;
+  /** Query temperature: a fixed function of position. */
+  temperature: NoParameters;
   /** Fixed slopes: 0 parameters. */
   alibi: NoParameters;
   /** Fixed function: 0 parameters. */
@@ -954,10 +1000,13 @@ export interface Posenc {
    *   longrope) factor = max_position_embeddings / original_max_position_embeddings;
    * - M-RoPE: `mrope_section` (Qwen2-VL, contiguous sections) and Qwen3-VL's interleaved sections.
    *
-   * Nothing is silently dropped: a rotary key the family's code does not read, an unknown key inside the
-   * rope parameters, or a model type without rotary embeddings (BERT, GPT-2, T5, Bloom, ...) is an error
-   * naming it. Configs with one rotary table per layer type (Gemma 3, ModernBERT) need
-   * {@link HfConfigOptions.layerType}. The schedule is range-checked as ropeFrequencies would. Add
+   * Read as Hugging Face reads it: a key the model type's code never reads (Qwen2.5's `use_mrope`, SmolLM2's
+   * `rope_interleaved`, StableLM-epoch's `rotary_scaling_factor`, `rope_local_base_freq` outside Gemma 3,
+   * `rope_theta` in GPT-J, an unrecognised key inside the rope parameters) is ignored and listed in `ignored`;
+   * `{ strict: true }` refuses it instead. A key the code reads and posenc does not implement, an unknown
+   * rotary key of a model type posenc does not know, or a model type without rotary embeddings (BERT,
+   * GPT-2, T5, Bloom, ...) is an error naming it. Configs with one rotary table per layer type (Gemma 3,
+   * ModernBERT) need {@link HfConfigOptions.layerType}. The schedule is range-checked as ropeFrequencies would. Add
    * `seqLen` yourself for dynamic NTK and longrope.
    *
    * @param config - The parsed config.json object (JSON values only: NaN, ±∞, functions or cycles are named errors).
@@ -981,7 +1030,22 @@ export interface Posenc {
    */
   ropeConfigFromHF(config: object, options?: HfConfigOptions): RopeOptions & {
     /** Which channels pair up, from the model type (always present). */
-    layout: RopeLayout
+    layout: RopeLayout;
+    /**
+     * Keys the model type's Hugging Face code does not read, so posenc ignored them (empty with
+     * `strict`, which refuses them). Not enumerable, like `temperature` and `attention`: spreading the
+     * result (`{ ...rope, kind: 'rope' }`) copies only the rotary options.
+     */
+    readonly ignored: readonly HfIgnoredKey[];
+    /**
+     * The query temperature of the layers whose `attention.layers[i].temperature` is set, or `null`:
+     * Ministral 3 `{ beta: llama_4_scaling_beta, length: rope original_max_position_embeddings, offset: 0 }`
+     * on every layer; Llama 4 `{ beta: attn_scale, length: floor_scale, offset: 1 }` on its NoPE layers
+     * when `attn_temperature_tuning` is on (its default).
+     */
+    readonly temperature: Readonly<TemperatureEncoding> | null;
+    /** Heads, kv heads, head dim, sliding window and per-layer types ({@link HfAttentionShape}). */
+    readonly attention: HfAttentionShape;
   };
   /**
    * Applies RoPE to head vectors: the first rotaryDim channels of each vector turn by position·invFreq
@@ -1453,10 +1517,11 @@ export interface Posenc {
  * | `'xl'` | content × position | Transformer-XL `RelPartialLearnableMultiHeadAttn` |
  * | `'deberta'` | content × position | HF `DisentangledSelfAttention`, microsoft/DeBERTa |
  * | `'relativeKey'` | content × position | HF BERT `relative_key(_query)` |
+ * | `'temperature'` | query scaled by its position | HF `modeling_ministral3`, `modeling_llama4` (Scalable-Softmax) |
  */
 export type Encoding =
   | NoneEncoding | RopeEncoding | AlibiEncoding | T5Encoding | SwinEncoding | ShawEncoding | XLEncoding | DebertaEncoding | RelativeKeyEncoding
-  | KerpleEncoding | FireEncoding | CopeEncoding;
+  | KerpleEncoding | FireEncoding | CopeEncoding | TemperatureEncoding;
 /** One method posenc implements, as {@link Posenc.describe} lists it. */
 export interface MethodDescription {
   /** The option name: an encoding kind (`'rope'`, `'alibi'`, …) or an additive function (`'sinusoidal'`, …). */
@@ -1550,6 +1615,30 @@ export interface CopeEncoding {
   npos: number;
   /** [npos, headDim], row p = e[p], shared by every head. Required. */
   embeddings: FloatInput;
+}
+
+/**
+ * Query temperature (Nakanishi 2025, Scalable-Softmax, in the form of Llama 4 and Ministral 3): every
+ * query at logical position p is multiplied by s(p) = 1 + beta·ln(1 + ⌊(p + offset) / length⌋), after
+ * any rotation and before q·k, so its scores sharpen at long positions (score terms are not scaled).
+ * Alone (NoPE layers, Llama 4) or in an array with a rope (Ministral 3) or score terms; in
+ * {@link KVCache.attend} at each query's logical position, so generation past a sliding window is right.
+ * With multi-axis RoPE p is the sequence index (`maskPositions`). The floor is exact (integers) at every
+ * position; Hugging Face divides in float32, which differs only where p + offset > 2^24 lies within
+ * float rounding of a multiple of length. {@link Posenc.ropeConfigFromHF} returns it for a config
+ * (`temperature`). Learns no parameters.
+ * @see Hugging Face `modeling_ministral3` `_get_llama_4_attn_scale` (offset 0), `modeling_llama4`
+ * `attn_temperature_tuning` (offset 1); Nakanishi, "Scalable-Softmax Is Superior for Attention", arXiv 2501.19399.
+ */
+export interface TemperatureEncoding {
+  /** `'temperature'`. */
+  kind: 'temperature';
+  /** β: a finite number (Ministral 3 `llama_4_scaling_beta`, Llama 4 `attn_scale`). Required. */
+  beta: number;
+  /** Positions per step of the floor: a positive integer (Ministral 3 original_max_position_embeddings, Llama 4 `floor_scale`). Required. */
+  length: number;
+  /** Added to the position before the floor: an integer ≥ 0 (Llama 4: 1). @defaultValue `0` */
+  offset?: number;
 }
 
 /** No positional term: plain scaled dot-product attention (scale 1/√headDim). */
@@ -1777,7 +1866,9 @@ export interface AttentionArgs {
 /**
  * Options of `new pe.KVCache(...)` ({@link Posenc.KVCache}). Each batch row has `sinks` slots kept
  * forever, then either plain slots up to `capacity` (no window: appending past capacity is a
- * `RangeError`) or a ring of `window` slots holding the most recent tokens.
+ * `RangeError`) or a ring of `window` slots holding the most recent tokens. With a window, a query at
+ * position p sees the keys at positions p − window < j ≤ p plus the sinks (Hugging Face / vLLM sliding
+ * window, StreamingLLM sinks), however the tokens were appended: see {@link KVCacheOptions.window}.
  */
 export interface KVCacheOptions {
   /** Sequences (batch rows). A positive integer. @defaultValue `1` */
@@ -1789,9 +1880,15 @@ export interface KVCacheOptions {
   /** Slots per batch row, in tokens. A positive integer, at least sinks + window. Required. */
   capacity: number;
   /**
-   * Keep only the last `window` tokens (a ring buffer) after the `sinks` first tokens; evicted tokens
-   * leave, kept ones keep their positions. A positive integer.
-   * @defaultValue none: no eviction
+   * Sliding window, in positions: a query at position p sees the keys at p − window < j ≤ p, plus the
+   * `sinks` (at or before p when `causal`). The ring keeps the last `window` tokens after the `sinks`
+   * first ones; evicted tokens leave, kept ones keep their positions. An append longer than the window
+   * (a one-shot or chunked prefill) still lets each of its own queries see its whole window: keys it
+   * pushes out of the ring that those queries need are held (in memory past `capacity`, not shown by
+   * {@link KVCache.positions}) until the next `append` or `renumber`, so
+   * `cache.append(k100, v100); cache.attend(q100, …)` equals {@link Posenc.attention} with the window
+   * and sinks mask. A positive integer.
+   * @defaultValue none: no eviction, no window
    */
   window?: number;
   /** First tokens of each row that are always kept (attention sinks, StreamingLLM). An integer ≥ 0. @defaultValue `0` */
@@ -1813,7 +1910,8 @@ export interface KVCacheOptions {
 
 /**
  * The cache's own RoPE: {@link RopeOptions}, all optional (headDim, when given, must equal the cache's).
- * Multi-axis RoPE is not supported by the cache (one logical position per slot).
+ * With multi-axis RoPE, {@link AppendOptions.positions} are the rotation's per axis and each slot keeps
+ * a sequence index ({@link AppendOptions.maskPositions}) for the masks.
  */
 export interface KVCacheRope extends Partial<RopeOptions> {}
 
@@ -1854,7 +1952,10 @@ export interface AttendOptions {
    * are then the rotation's [batch, axes, qLen]. @defaultValue each row's last `qLen` positions
    */
   maskPositions?: IntInput;
-  /** Mask cached keys after the query. @defaultValue `true` */
+  /**
+   * Mask cached keys after the query. With a `window`, keys outside a query's window are masked either
+   * way (as `window` in {@link Posenc.attention}); `causal` then decides only for the sinks. @defaultValue `true`
+   */
   causal?: boolean;
   /** Multiplies the content terms, as {@link AttentionArgs.scale}. A finite number. @defaultValue per encoding (see {@link AttentionArgs.scale}) */
   scale?: number;
@@ -1866,7 +1967,8 @@ export interface AttendOptions {
  * A KV cache that keeps the logical position of every slot: a slot is not a position. Keys are stored
  * rotated at their positions (with the cache's `rope`), a sliding window keeps its keys' original
  * positions, left padding gets no position, and {@link KVCache.attend} runs on the same engine as
- * {@link Posenc.attention} (equal to it on the kept keys at their logical positions). Every method
+ * {@link Posenc.attention} (equal to it on the kept keys at their logical positions, with the window
+ * and sinks as a mask by position — whether a prefill came in one append or in chunks). Every method
  * validates fully before changing anything, so a failed call leaves the cache as it was.
  * Create one with `new pe.KVCache(options)` ({@link KVCacheOptions}).
  */
@@ -1895,7 +1997,9 @@ export interface KVCache {
    */
   append(k: FloatInput, v: FloatInput, options?: AppendOptions): this;
   /**
-   * Attends queries to every cached key at their logical positions. Queries are rotated with the cache's
+   * Attends queries to the cached keys at their logical positions: each query sees the keys its
+   * position allows (causal; with a window, p − window < j ≤ p and the sinks), including keys the last
+   * append pushed out of the window that its own tokens still need. Queries are rotated with the cache's
    * own `rope`; `encoding` adds score terms on top. qLen is q.length / (batch·heads·headDim).
    *
    * @param q - Queries [batch, heads, qLen, headDim], unrotated.
@@ -1915,7 +2019,7 @@ export interface KVCache {
   };
   /**
    * Moves every cached position (and each row's next position) by `delta` and re-rotates the cached
-   * keys accordingly (llama.cpp context shift). Every moved position must stay in [0, 2^31).
+   * keys accordingly (llama.cpp context shift), held keys included. Every moved position must stay in [0, 2^31).
    *
    * @param delta - Position change: an integer, may be negative.
    * @returns The cache, for chaining.
@@ -1931,7 +2035,7 @@ export interface KVCache {
   /**
    * Gives the cached tokens new logical positions and re-rotates their keys (StreamingLLM-style
    * renumbering after eviction, moving sinks). Each row's next position becomes its largest new
-   * position + 1.
+   * position + 1. Keys held for the last append's queries (see {@link KVCacheOptions.window}) are let go.
    *
    * @param newPositions - [batch, capacity] in {@link KVCache.positions} order: integers in [0, 2^31) for occupied slots, −1 for empty ones (which must stay −1).
    * @returns The cache, for chaining.

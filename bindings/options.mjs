@@ -10,7 +10,7 @@
 // require them (`requiredBy`): RopeScaling is one object whose valid keys depend on its `type`.
 import * as v from './validate.mjs';
 
-export const ENCODING_KINDS = ['none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey', 'kerple', 'fire', 'cope'];
+export const ENCODING_KINDS = ['none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey', 'kerple', 'fire', 'cope', 'temperature'];
 export const SCALING_TYPES = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'];
 export const SCALING_ALIASES = Object.freeze({ default: 'none', su: 'longrope', ntk_aware: 'ntk' });
 export const CONVENTIONS = ['hf', 'ggml'];
@@ -196,6 +196,7 @@ const TABLES = {
   ropeConfigFromHF: { interface: 'HfConfigOptions', keys: {
     layerType: opt('string', "which rotary table of a config with one per layer type (Gemma 3: 'full_attention' | 'sliding_attention')"),
     yarnFactor: opt(['explicit', 'legacy'], 'YaRN factor rule: the factor field, or max/original positions (transformers 4.46–4.50)', 'explicit'),
+    strict: opt('boolean', "refuse keys the model type's Hugging Face code ignores (default: ignore and list them in `ignored`)", false),
   } },
 
   attention: { interface: 'AttentionArgs', keys: {
@@ -286,6 +287,12 @@ const TABLES = {
     embeddings: req('FloatInput', '[npos, headDim], row p = e[p], shared by every head'),
   }),
 
+  'encoding.temperature': encoding('temperature', 'TemperatureEncoding', {
+    beta: req('number', 'queries × (1 + beta·ln(1 + ⌊(p + offset)/length⌋)) at their positions p'),
+    length: req('integer', 'positions per step of the floor (Ministral 3: original_max_position_embeddings; Llama 4: floor_scale)'),
+    offset: opt('integer', 'added to the position before the floor (Llama 4: 1)', 0),
+  }),
+
   KVCache: { interface: 'KVCacheOptions', keys: {
     batch: opt('integer', undefined, 1),
     kvHeads: req('integer'),
@@ -315,6 +322,7 @@ const TABLES = {
   // parameterCount: the shapes of each method's learned tables (fixed functions learn none).
   'parameterCount.sinusoidal': table(null, {}),
   'parameterCount.rope': table(null, {}),
+  'parameterCount.temperature': table(null, {}),
   'parameterCount.alibi': table(null, {}),
   'parameterCount.sine2d': table(null, {}),
   'parameterCount.sine3d': table(null, {}),

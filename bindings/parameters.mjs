@@ -14,6 +14,7 @@ function pair(x, field) {
 const COUNTS = {
   sinusoidal: () => 0,
   rope: () => 0,
+  temperature: () => 0,
   alibi: () => 0,
   sine2d: () => 0,
   sine3d: () => 0,

@@ -99,8 +99,18 @@ export function makeRopeConfigFromHF(m, check) {
     if (o.layerType !== undefined && typeof o.layerType !== 'string') throw new TypeError(`layerType must be a string (got ${v.describe(o.layerType)})`);
     const layerType = o.layerType ?? '';
     const yarnFactor = v.oneOf(o.yarnFactor, 'yarnFactor', YARN_FACTOR_RULES, 'explicit');
-    const out = {};
-    check(m, m.ropeConfigFromHF(jsonText(config), layerType, yarnFactor, out));
+    const strict = v.boolean(o.strict, 'strict', false);
+    const out = {}, meta = {};
+    check(m, m.ropeConfigFromHF(jsonText(config), layerType, yarnFactor, strict, out, meta));
+    // Not enumerable: spreading the result ({ ...rope, kind: 'rope' }) copies only the rotary options.
+    const ignored = meta.ignored.map(({ key, value, reason }) => Object.freeze({ key, value: JSON.parse(value), reason }));
+    const attention = { ...meta.attention, layers: meta.attention.layers.map((l) => Object.freeze({ ...l })) };
+    Object.freeze(attention.layers);
+    Object.defineProperties(out, {
+      ignored: { value: Object.freeze(ignored), enumerable: false },
+      temperature: { value: meta.temperature && Object.freeze({ ...meta.temperature }), enumerable: false },
+      attention: { value: Object.freeze(attention), enumerable: false },
+    });
     return out;
   };
 }

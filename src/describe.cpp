@@ -40,6 +40,12 @@ const std::vector<MethodDescription>& describe() {
          "with PI, NTK, dynamic NTK, YaRN, llama3 or longrope scaling", true,
          "keys are rotated once at their position; renumbering needs a re-rotation (KVCache.renumber)",
          "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml')", "Llama, Mistral, Qwen, Phi, Gemma, DeepSeek, GPT-J, NeoX"},
+        // --- query temperature: q scaled by position ---
+        {"temperature", "score", "absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋))", "0", "", true,
+         "1 up to length − offset, then grows logarithmically so attention stays selective at long positions", true,
+         "only queries are scaled, at their logical positions; cached keys never change",
+         "Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1)",
+         "Ministral 3 (every layer), Llama 4 (NoPE layers)"},
         // --- score terms: added to q·k ---
         {"alibi", "score", "relative distance, a linear bias per head", "0", "", true, "a fixed slope per head extends to any distance",
          true, "the bias depends on positions only", "Press et al. 2022 (slopes for any head count); Bloom", "Bloom, MPT, Falcon (ALiBi)"},

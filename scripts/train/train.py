@@ -351,9 +351,9 @@ def windows(correct, total):
     return out
 
 
-def train(kind, steps):
-    torch.manual_seed(SEED)
-    gen = np.random.default_rng(SEED)
+def train(kind, steps, seed=SEED):
+    torch.manual_seed(seed)
+    gen = np.random.default_rng(seed)
     model = Model(kind)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01, betas=(0.9, 0.98))
     sched = torch.optim.lr_scheduler.LambdaLR(
@@ -377,7 +377,7 @@ def train(kind, steps):
     return model, log, time.process_time() - t0
 
 
-def write_model(kind, model, log, cpu):
+def write_model(kind, model, log, cpu, seed=SEED):
     os.makedirs(OUT, exist_ok=True)
     P = model.export()
     tensors, blobs, off = [], [], 0
@@ -415,7 +415,7 @@ def write_model(kind, model, log, cpu):
                    'sinusoidalBase': SIN_BASE, 't5Buckets': T5_BUCKETS, 't5MaxDistance': T5_MAX_DISTANCE,
                    'fireHidden': FIRE_HIDDEN},
         'tensors': tensors,
-        'training': {'steps': len(log) and log[-1]['step'] + 1, 'batch': BATCH, 'lr': LR, 'seed': SEED,
+        'training': {'steps': len(log) and log[-1]['step'] + 1, 'batch': BATCH, 'lr': LR, 'seed': seed,
                      'cpuSeconds': round(cpu, 1), 'torch': torch.__version__, 'log': log},
     }
     with open(os.path.join(OUT, f'{kind}.json'), 'w') as f:
@@ -432,7 +432,12 @@ def main():
     ap.add_argument('--model', choices=MODELS)
     ap.add_argument('--steps', type=int, default=STEPS)
     ap.add_argument('--summary', action='store_true')
+    ap.add_argument('--seed', type=int, default=SEED, help='another seed: measures seed noise (use with --out)')
+    ap.add_argument('--out', default=None, help='write here instead of web/lab/models/')
     a = ap.parse_args()
+    global OUT
+    if a.out:
+        OUT = os.path.abspath(a.out)
     if a.summary:
         os.makedirs(OUT, exist_ok=True)
         with open(os.path.join(OUT, 'testset.json'), 'w') as f:
@@ -444,8 +449,8 @@ def main():
                     w = json.load(f)['accuracy']['windows']
                 print(f'{m:11s}', ' '.join(f'{k}: {v:.3f}' for k, v in w.items()))
         return
-    model, log, cpu = train(a.model, a.steps)
-    write_model(a.model, model, log, cpu)
+    model, log, cpu = train(a.model, a.steps, a.seed)
+    write_model(a.model, model, log, cpu, a.seed)
 
 
 if __name__ == '__main__':

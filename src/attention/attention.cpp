@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "posenc/common/errors.hpp"
-#include "kernels/dot.hpp"
+#include "kernels/kernel_set.hpp"
 #include "posenc/scores/combined.hpp"
 
 namespace posenc {
@@ -60,6 +60,7 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
             // no score term: runWithEncoding uses a stateless no-op term (nothing to allocate)
             [&](const NoEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
             [&](const RopeEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
+            [&](const TemperatureEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },  // scales q (attention())
             [&](const AlibiEncoding& a) -> std::unique_ptr<ScoreTerm> { return std::make_unique<AlibiTerm>(a, d.heads); },
             [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads, callDistance(in)); },
             [&](const SwinEncoding& s) -> std::unique_ptr<ScoreTerm> {
@@ -160,7 +161,7 @@ std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen) {
 double maxRowNorm(const float* x, std::size_t rows, std::size_t hd) {
     double m = 0;
     for (std::size_t r = 0; r < rows; ++r) {
-        double s = kernels::dotSimd(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
+        double s = kernels::active().dot(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
         if (!std::isfinite(s)) {
             s = 0;
             for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
@@ -220,6 +221,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
 
     // Multi-axis RoPE rotates by one position per axis; masks and score terms then use maskPositions.
     const RopeEncoding* rope = ropePart(r.encoding);
+    const TemperatureEncoding* temperature = temperaturePart(r.encoding);
     std::optional<RopeFrequencies> freqs;
     if (rope) {
         RopeConfig c = rope->config;
@@ -289,6 +291,11 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         applyRope(kRot.data(), d.kvHeads, d.kLen, d.headDim, kRopePos.data(), f, rope->layout, RopeRole::key);
         in.q = qRot.data();
         in.k = kRot.data();
+    }
+    if (temperature) {  // query temperature at each query's logical position (the sequence index with multi-axis RoPE)
+        if (!rope) qRot.assign(r.q.data, r.q.data + qn);
+        applyQueryTemperature(*temperature, qRot.data(), d.heads, d.qLen, d.headDim, qPos.data());
+        in.q = qRot.data();
     }
     // |q.k| <= |q| |k| (of the rotated copies when RoPE is on): refuse inputs whose scores could leave
     // float range rather than return a softmax of infinities.

@@ -5,12 +5,10 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/attention_tile.hpp"
-#include "kernels/dot.hpp"
+#include "kernels/attention_tile.hpp"  // the packed-key layout (kKeyBlock, packKeys): no instruction-set code
+#include "kernels/kernel_set.hpp"
 
 namespace posenc {
-
-static_assert(kernels::kTileRows <= kQueryTile, "score terms keep kQueryTile per-row slots");
 
 namespace {
 constexpr int kBlock = static_cast<int>(kernels::kKeyBlock);
@@ -18,15 +16,23 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 using BlockRange = AttentionWorkspace::BlockRange;
 
-// Per key block: the position range of its unmasked keys, so whole blocks can be skipped.
+// Per key block: the position range of its unmasked keys, so whole blocks can be skipped. Sink keys
+// (j < mask.sinks, exempt from the window) are ranged apart from the others.
 void blockRanges(const AttentionInputs& in, std::vector<BlockRange>& r) {
     const int kLen = in.dims.kLen;
+    constexpr std::int32_t kMax = std::numeric_limits<std::int32_t>::max(), kMin = std::numeric_limits<std::int32_t>::min();
     r.resize(static_cast<std::size_t>((kLen + kBlock - 1) / kBlock));
     for (std::size_t b = 0; b < r.size(); ++b) {
-        BlockRange br{std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min(), false, true};
+        BlockRange br{kMax, kMin, false, true, kMax, kMin, false};
         for (int j = static_cast<int>(b) * kBlock; j < std::min(kLen, static_cast<int>(b + 1) * kBlock); ++j) {
             if (in.mask.keyMask && !in.mask.keyMask[j]) {
                 br.all = false;
+                continue;
+            }
+            if (j < in.mask.sinks) {
+                br.sinkAny = true;
+                br.sinkMin = std::min(br.sinkMin, in.kPos[j]);
+                br.sinkMax = std::max(br.sinkMax, in.kPos[j]);
                 continue;
             }
             br.any = true;
@@ -38,6 +44,7 @@ void blockRanges(const AttentionInputs& in, std::vector<BlockRange>& r) {
 }
 
 bool blockSkipped(const BlockRange& b, const AttentionMask& m, std::int32_t qPos) {
+    if (b.sinkAny && !(m.causal && b.sinkMin > qPos)) return false;  // a sink key may be visible
     if (!b.any) return true;
     if ((m.causal || m.window > 0) && b.minPos > qPos) return true;
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.maxPos >= m.window) return true;
@@ -47,6 +54,8 @@ bool blockSkipped(const BlockRange& b, const AttentionMask& m, std::int32_t qPos
 // No key of the block is masked for this query (its per-key checks can be skipped).
 bool blockFullyAllowed(const BlockRange& b, const AttentionMask& m, std::int32_t qPos) {
     if (!b.all) return false;
+    if (b.sinkAny && m.causal && b.sinkMax > qPos) return false;
+    if (!b.any) return true;
     if ((m.causal || m.window > 0) && b.maxPos > qPos) return false;
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.minPos >= m.window) return false;
     return true;
@@ -81,14 +90,16 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const AttentionDims& d = in.dims;
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
     const std::size_t ld = (static_cast<std::size_t>(d.kLen) + kBlock - 1) / kBlock * kBlock;
-    const std::size_t packedSize = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
+    const std::size_t stride = in.kvStride ? in.kvStride : static_cast<std::size_t>(d.kLen);  // keys per kv head in storage
+    const std::size_t packedSize = kernels::packedKeysSize(stride, hd);
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
     blockRanges(in, ws.blocks);
     const auto& blocks = ws.blocks;
     const bool materialize = out.weights != nullptr || out.scores != nullptr;
     const std::size_t valueRows = static_cast<std::size_t>(term.valueRows());
     const float* valueTable = term.valueTable();
-    constexpr std::size_t R = kernels::kTileRows;
+    const kernels::KernelSet& K = kernels::active();  // the instruction set's kernels, chosen at run time
+    const std::size_t R = K.tileRows;
     constexpr std::size_t B = kernels::kKeyBlock;
 
     ws.qTile.resize(R * hd);
@@ -99,7 +110,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     if (materialize) ws.rows.resize(R * ld);
     float* const qTile = ws.qTile.data();
     float* const S = ws.scores.data();
-    RowState st[R];
+    RowState st[kQueryTile];
     const float one = 1.0f;
 
     // Rows of one kv head: its query heads' rows, head-major. A tile mixes heads only when the score
@@ -118,29 +129,29 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         if (in.kPacked) {
             Kp = in.kPacked + static_cast<std::size_t>(kvh) * packedSize;
         } else {
-            ws.packedKeys.resize(packedSize);
-            kernels::packKeys(in.k + static_cast<std::size_t>(kvh) * d.kLen * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data());
+            ws.packedKeys.resize(kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd));
+            kernels::packKeys(in.k + kvh * stride * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data());
             Kp = ws.packedKeys.data();
         }
         const float* keyRows = nullptr;
         if (term.readsKeys()) {
             if (in.k) {
-                keyRows = in.k + static_cast<std::size_t>(kvh) * d.kLen * hd;
+                keyRows = in.k + kvh * stride * hd;
             } else {
                 ws.keyRows.resize(static_cast<std::size_t>(d.kLen) * hd);
                 for (int j = 0; j < d.kLen; ++j) kernels::unpackKey(Kp, static_cast<std::size_t>(j), hd, ws.keyRows.data() + j * hd);
                 keyRows = ws.keyRows.data();
             }
         }
-        const float* V = in.v + static_cast<std::size_t>(kvh) * d.kLen * hd;
+        const float* V = in.v + kvh * stride * hd;
         int begunHead = -1;
 
         for (int row0 = 0; row0 < rowsPerKv;) {
             int nr = std::min(static_cast<int>(R), rowsPerKv - row0);
             if (!mixHeads) nr = std::min(nr, (row0 / d.qLen + 1) * d.qLen - row0);  // stay within one head
-            const kernels::ScoreTileFn scoreTile = kernels::scoreTileFor(static_cast<std::size_t>(nr));
-            const kernels::ValueTileFn valueTile = kernels::valueTileFor(static_cast<std::size_t>(nr));
-            const kernels::SoftmaxTileFn softmaxTile = kernels::softmaxTileFor(static_cast<std::size_t>(nr));
+            const kernels::ScoreTileFn scoreTile = K.scoreTile[nr - 1];
+            const kernels::ValueTileFn valueTile = K.valueTile[nr - 1];
+            const kernels::SoftmaxTileFn softmaxTile = K.softmaxTile[nr - 1];
             for (int r = 0; r < nr; ++r) {
                 RowState& s = st[r];
                 s.h = kvh * group + (row0 + r) / d.qLen;
@@ -163,7 +174,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
 
             for (std::size_t b = 0; b < blocks.size(); ++b) {
                 const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
-                bool skip[R], any = false;
+                bool skip[kQueryTile], any = false;
                 for (int r = 0; r < nr; ++r) any |= !(skip[r] = blockSkipped(blocks[b], in.mask, st[r].qPos));
                 if (!any) {
                     if (materialize)
@@ -188,7 +199,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                     }
                 }
                 scoreTile(qTile, Kp + b * hd * B, hd, S, static_cast<std::size_t>(used));
-                bool live[R];
+                bool live[kQueryTile];
                 for (int r = 0; r < nr; ++r) {
                     RowState& s = st[r];
                     float* sb = S + r * B;
@@ -201,7 +212,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                         float* cb = ws.content.data();
                         std::fill(cb, cb + used, 0.0f);
                         term.addContent(r, s.qPos, j0, j0 + used, in.kPos, cb);
-                        kernels::axpySimd(in.scale, cb, sb, static_cast<std::size_t>(used));
+                        K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
                     }
                     if (term.hasBias()) term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
                     if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
@@ -214,7 +225,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                 }
                 if (materialize) continue;
                 // online softmax: running max, rescale factors and weights for the whole tile
-                float m[R], l[R], corr[R];
+                float m[kQueryTile], l[kQueryTile], corr[kQueryTile];
                 for (int r = 0; r < nr; ++r) m[r] = st[r].m, l[r] = st[r].l;
                 const bool contributes = softmaxTile(S, static_cast<std::size_t>(used), live, m, l, corr);
                 for (int r = 0; r < nr; ++r) {
@@ -237,10 +248,10 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                 if (materialize) {  // softmax over the stored row, then out = sum_j w_j (v_j + aV)
                     const std::size_t kLen = static_cast<std::size_t>(d.kLen);
                     if (out.scores) std::copy(s.row, s.row + kLen, out.scores + rowOffset);
-                    s.m = kernels::rowMaxSimd(s.row, kLen);
-                    if (s.m != kNegInf) s.l = kernels::expShiftSimd(s.row, kLen, s.m);
+                    s.m = K.rowMax(s.row, kLen);
+                    if (s.m != kNegInf) s.l = K.expShift(s.row, kLen, s.m);
                     else std::fill(s.row, s.row + kLen, 0.0f);
-                    kernels::valueTileSimd<1>(s.row, kLen, V, hd, s.acc, &one);
+                    K.valueTile[0](s.row, kLen, V, hd, s.acc, &one);
                     if (valueRows)
                         for (int j = 0; j < d.kLen; ++j) s.wsum[term.valueIndex(s.qPos, in.kPos[j])] += s.row[j];
                     if (out.weights) {
@@ -255,7 +266,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
                 const float inv = 1.0f / s.l;
                 for (std::size_t t = 0; t < hd; ++t) o[t] = s.acc[t] * inv;
                 for (std::size_t v = 0; v < valueRows; ++v)
-                    if (s.wsum[v] != 0.0f) kernels::axpySimd(s.wsum[v] * inv, valueTable + v * hd, o, hd);
+                    if (s.wsum[v] != 0.0f) K.axpy(s.wsum[v] * inv, valueTable + v * hd, o, hd);
             }
             row0 += nr;
         }

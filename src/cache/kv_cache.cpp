@@ -34,9 +34,11 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         fail("dynamic", "'hf' applies only to a rope with dynamic NTK scaling");
     const std::size_t slots = elementCount({c.batch, c.capacity}, "capacity");
     elementCount({c.batch, c.kvHeads, c.capacity, c.headDim}, "capacity");  // the key and value stores
+    slots_ = c.capacity;
     keys_.assign(static_cast<std::size_t>(c.batch) * c.kvHeads * packedSize(), 0.0f);
     values_.assign(slots * c.kvHeads * c.headDim, 0.0f);
     scratchKey_.resize(static_cast<std::size_t>(c.headDim));
+    scratchRingToken_.assign(static_cast<std::size_t>(c.window), -1);
     pos_.assign(slots, -1);
     occupied_.assign(slots, 0);
     rows_.assign(static_cast<std::size_t>(c.batch), Row{});
@@ -102,14 +104,21 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
     requireFiniteValues(k.data, n, "k");
     requireFiniteValues(v.data, n, "v");
+    if (c.window > 0 && static_cast<std::int64_t>(c.capacity) + T > std::numeric_limits<int>::max())
+        fail("T", "(" + std::to_string(T) + ") is too many tokens for one append: split it into calls of at most " +
+                       std::to_string(std::numeric_limits<int>::max() - c.capacity) + " tokens");
 
     // Plan every row first (positions and slots) on copies of the bookkeeping; commit only if all is valid.
     std::vector<Row>& planned = plannedRows_;
     planned = rows_;  // same size every call: no allocation once warm
     scratchPos_.assign(bt, -1);
     scratchSlots_.assign(bt, -1);
+    scratchMoves_.clear();
+    int held = 0;  // the most keys any row holds past capacity after this call
     for (int b = 0; b < c.batch; ++b) {
         Row& r = planned[b];
+        // positions first: which keys this call's queries need depends on its first position
+        std::int64_t first = -1;
         for (int t = 0; t < T; ++t) {
             const std::size_t at = static_cast<std::size_t>(b) * T + t;
             if (!mask.empty() && mask[at] > 1) fail("mask[" + std::to_string(at) + "]", "must be 0 or 1 (got " + std::to_string(mask[at]) + ")");
@@ -118,17 +127,48 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             if (p < 0 || p > kMaxPosition)
                 fail(seq.empty() ? seqField : std::string(seqField) + "[" + std::to_string(at) + "]",
                      "must be a position in [0, 2^31) (got " + std::to_string(p) + ")");
-            if (c.window == 0 && r.sinksFilled >= c.sinks && c.sinks + r.filled >= c.capacity)
-                fail("capacity", "exceeded: row " + std::to_string(b) + " already holds " + std::to_string(c.capacity) +
-                                     " tokens (no window is set, so nothing can be evicted)");
             if (freqs_ && !freqs_->xposZeta.empty() && p > freqs_->xposMaxPosition)
                 fail(positions.empty() ? "positions" : "positions[" + std::to_string(at) + "]",
                      "(" + std::to_string(p) + ") is beyond xPos's range (" + std::to_string(freqs_->xposMaxPosition) + " for this xposScaleBase)");
             scratchPos_[at] = static_cast<std::int32_t>(p);
-            scratchSlots_[at] = slotFor(r);
+            first = first < 0 ? p : std::min(first, p);
             r.next = p + 1;
         }
+        // then slots. A key the ring pushes out that a query of this call still sees (position >
+        // first - window) is held past capacity until the next append; the previous call's are let go.
+        r.held = 0;
+        for (int t = 0; t < T; ++t) {
+            const std::size_t at = static_cast<std::size_t>(b) * T + t;
+            if (scratchPos_[at] < 0) continue;
+            if (c.window == 0 && r.sinksFilled >= c.sinks && c.sinks + r.filled >= c.capacity)
+                fail("capacity", "exceeded: row " + std::to_string(b) + " already holds " + std::to_string(c.capacity) +
+                                     " tokens (no window is set, so nothing can be evicted)");
+            const bool evicts = c.window > 0 && r.sinksFilled >= c.sinks && r.ringCount == c.window;
+            const int slot = slotFor(r);
+            if (slot >= c.sinks && c.window > 0) {
+                int& owner = scratchRingToken_[static_cast<std::size_t>(slot - c.sinks)];
+                if (evicts) {
+                    if (owner >= 0) {  // a token of this call: it goes straight to a held slot
+                        scratchSlots_[static_cast<std::size_t>(owner)] = c.capacity + r.held++;
+                    } else if (pos_[slotIndex(b, slot)] > first - c.window) {  // a cached key this call's queries see
+                        scratchMoves_.push_back(Move{b, slot, c.capacity + r.held++});
+                    }
+                }
+                owner = static_cast<int>(at);
+            }
+            scratchSlots_[at] = slot;
+        }
+        for (int t = 0; t < T; ++t) {  // reset the ring's owners for the next row / call
+            const int slot = scratchSlots_[static_cast<std::size_t>(b) * T + t];
+            if (slot >= c.sinks && slot < c.capacity && c.window > 0) scratchRingToken_[static_cast<std::size_t>(slot - c.sinks)] = -1;
+        }
+        held = std::max(held, r.held);
     }
+    // Room for the held keys: the stores grow past capacity when a call needs it, and return to
+    // capacity on the first call that holds none (a decode step after a long prefill).
+    const int wantSlots = c.capacity + held;
+    if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity))
+        elementCount({c.batch, c.kvHeads, static_cast<std::int64_t>(c.capacity) + held, c.headDim}, "k");
     // multi-axis: each real token's rotation position per axis (given, or its sequence index on every axis)
     if (A > 1) {
         scratchAxisPos_.assign(bt * A, 0);
@@ -158,6 +198,23 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]);
             return static_cast<double>(A == 1 ? scratchPos_[at] : scratchAxisPos_[a * bt + at]);
         });
+    if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) resizeSlots(wantSlots);  // the last step that may throw (memory)
+    // Nothing below throws. The previous call's held keys go; keys this call still needs move to held slots.
+    for (int b = 0; b < c.batch; ++b)
+        for (int s = c.capacity; s < std::min(c.capacity + rows_[b].held, slots_); ++s) {
+            pos_[slotIndex(b, s)] = -1;
+            occupied_[slotIndex(b, s)] = 0;
+        }
+    for (const Move& m : scratchMoves_) {
+        for (int h = 0; h < c.kvHeads; ++h) {
+            kernels::unpackKey(packedKeys(m.b, h), static_cast<std::size_t>(m.from), hd, scratchKey_.data());
+            kernels::packKey(scratchKey_.data(), static_cast<std::size_t>(m.to), hd, packedKeys(m.b, h));
+            const std::size_t base = (static_cast<std::size_t>(m.b) * c.kvHeads + h) * slots_;
+            std::memcpy(&values_[(base + m.to) * hd], &values_[(base + m.from) * hd], hd * sizeof(float));
+        }
+        pos_[slotIndex(m.b, m.to)] = pos_[slotIndex(m.b, m.from)];
+        occupied_[slotIndex(m.b, m.to)] = 1;
+    }
     std::size_t token = 0;
     for (int b = 0; b < c.batch; ++b) {
         for (int t = 0; t < T; ++t) {
@@ -166,7 +223,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             if (slot < 0) continue;
             for (int h = 0; h < c.kvHeads; ++h) {
                 const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * hd;
-                const std::size_t dst = ((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + slot) * hd;
+                const std::size_t dst = ((static_cast<std::size_t>(b) * c.kvHeads + h) * slots_ + slot) * hd;
                 std::memcpy(&values_[dst], v.data + src, hd * sizeof(float));
                 float* key = scratchKey_.data();
                 std::memcpy(key, k.data + src, hd * sizeof(float));
@@ -175,8 +232,8 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
                 keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(key, 1, hd));
             }
             ++token;
-            pos_[static_cast<std::size_t>(b) * c.capacity + slot] = scratchPos_[at];
-            occupied_[static_cast<std::size_t>(b) * c.capacity + slot] = 1;
+            pos_[slotIndex(b, slot)] = scratchPos_[at];
+            occupied_[slotIndex(b, slot)] = 1;
         }
     }
     rows_ = planned;
@@ -192,6 +249,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         fail("heads", "(" + std::to_string(heads) + ") must be a multiple of the cache's kvHeads (" + std::to_string(c.kvHeads) + ")");
     if (ropePart(encoding))
         fail("encoding.kind", "'rope' is the cache's own: configure `rope` on the cache and attend with 'none' (or a score-term encoding)");
+    const TemperatureEncoding* temperature = temperaturePart(encoding);  // validated before anything changes
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
     const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd;
     if (q.size != perRow * c.batch)
@@ -220,6 +278,8 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
                 : seq[static_cast<std::size_t>(b) * qLen + i];
 
     if (c.dynamic == KVCacheConfig::DynamicNtk::hf) updateDynamic(*std::max_element(qp.begin(), qp.end()));
+    int kLen = c.capacity;  // the capacity slots and any held past them
+    for (const Row& r : rows_) kLen = std::max(kLen, c.capacity + r.held);
     std::vector<float>& qRot = scratchQ_;
     qRot.assign(q.data, q.data + q.size);
     for (int b = 0; b < c.batch; ++b) {
@@ -233,18 +293,21 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
             for (int h = 0; h < heads; ++h)
                 for (int t = 0; t < qLen; ++t) tables_->rotate(qb + (static_cast<std::size_t>(h) * qLen + t) * hd, static_cast<std::size_t>(t));
         }
+        if (temperature) applyQueryTemperature(*temperature, qb, heads, qLen, c.headDim, pb);  // at the logical positions
         AttentionInputs in;
-        in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, c.capacity};
+        in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, kLen};
+        in.kvStride = static_cast<std::size_t>(slots_);
         in.scale = static_cast<float>(std::isnan(scale) ? defaultScale(encoding, c.headDim) : scale);
         // cached keys carry the rope scale already, and the queries were just rotated with it
         detail::requireScoresInRange(qb, static_cast<std::size_t>(heads) * qLen, nullptr, 0, hd, std::fabs(in.scale) * keyNormMax_[b]);
         in.q = qb;
         in.k = nullptr;  // keys are stored packed for the engine's score kernel
         in.kPacked = packedKeys(b, 0);
-        in.v = values_.data() + static_cast<std::size_t>(b) * c.kvHeads * c.capacity * hd;
+        in.v = values_.data() + static_cast<std::size_t>(b) * c.kvHeads * slots_ * hd;
         in.qPos = pb;
-        in.kPos = pos_.data() + static_cast<std::size_t>(b) * c.capacity;
-        in.mask = AttentionMask{causal, 0, occupied_.data() + static_cast<std::size_t>(b) * c.capacity};
+        in.kPos = pos_.data() + slotIndex(b, 0);
+        // the window by logical position, the sink slots exempt (as it was when the keys were appended)
+        in.mask = AttentionMask{causal, c.window, occupied_.data() + slotIndex(b, 0), c.window > 0 ? c.sinks : 0};
         detail::runWithEncoding(in, encoding, AttentionOutputs{out + perRow * b, nullptr, nullptr}, &workspace_);
     }
 }
@@ -268,24 +331,25 @@ void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vecto
 
 void KVCache::shift(std::int64_t delta) {
     const KVCacheConfig& c = config_;
-    for (std::size_t i = 0; i < pos_.size(); ++i) {
+    for (std::size_t i = 0; i < pos_.size(); ++i) {  // held keys move too
         if (!occupied_[i]) continue;
         const std::int64_t p = pos_[i] + delta;
+        const std::size_t slot = i % static_cast<std::size_t>(slots_), row = i / static_cast<std::size_t>(slots_);
+        const std::string which = slot < static_cast<std::size_t>(c.capacity) ? "the token in slot " + std::to_string(slot)
+                                                                                : std::string("a key held for the last append");
         if (freqs_ && !freqs_->xposZeta.empty() && p > freqs_->xposMaxPosition)
-            fail("delta", "moves the token in slot " + std::to_string(i % c.capacity) + " to position " + std::to_string(p) +
-                              ", beyond xPos's range (" + std::to_string(freqs_->xposMaxPosition) + ")");
+            fail("delta", "moves " + which + " to position " + std::to_string(p) + ", beyond xPos's range (" + std::to_string(freqs_->xposMaxPosition) + ")");
         if (p < 0 || p > kMaxPosition)
-            fail("delta", "moves the token in slot " + std::to_string(i % c.capacity) + " of row " + std::to_string(i / c.capacity) +
-                              " to position " + std::to_string(p) + ", outside [0, 2^31)");
+            fail("delta", "moves " + which + " of row " + std::to_string(row) + " to position " + std::to_string(p) + ", outside [0, 2^31)");
     }
     for (const Row& r : rows_)
         if (r.next + delta < 0 || r.next + delta > kMaxPosition + 1) fail("delta", "moves the next position outside [0, 2^31)");
     for (int b = 0; b < c.batch; ++b) {
         std::vector<int> slots;
-        for (int s = 0; s < c.capacity; ++s)
-            if (occupied_[static_cast<std::size_t>(b) * c.capacity + s]) {
+        for (int s = 0; s < slots_; ++s)
+            if (occupied_[slotIndex(b, s)]) {
                 slots.push_back(s);
-                pos_[static_cast<std::size_t>(b) * c.capacity + s] += static_cast<std::int32_t>(delta);
+                pos_[slotIndex(b, s)] += static_cast<std::int32_t>(delta);
             }
         rotateSlots(b, slots, std::vector<double>(slots.size(), static_cast<double>(delta)));
         rows_[b].next += delta;
@@ -294,25 +358,28 @@ void KVCache::shift(std::int64_t delta) {
 
 void KVCache::renumber(View<std::int32_t> np) {
     const KVCacheConfig& c = config_;
-    if (np.size != pos_.size())
-        fail("newPositions", "must have batch*capacity = " + std::to_string(pos_.size()) + " entries in positions() order (got " + std::to_string(np.size) + ")");
+    const std::size_t n = static_cast<std::size_t>(c.batch) * c.capacity;
+    if (np.size != n)
+        fail("newPositions", "must have batch*capacity = " + std::to_string(n) + " entries in positions() order (got " + std::to_string(np.size) + ")");
     if (freqs_) requireXposRange(*freqs_, np.data, np.size, "newPositions");
-    for (std::size_t i = 0; i < pos_.size(); ++i) {
-        if (occupied_[i] && np[i] < 0)
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t slot = slotIndex(static_cast<int>(i / c.capacity), static_cast<int>(i % c.capacity));
+        if (occupied_[slot] && np[i] < 0)
             fail("newPositions[" + std::to_string(i) + "]", "must be a position >= 0 for an occupied slot (got " + std::to_string(np[i]) + ")");
-        if (!occupied_[i] && np[i] != -1)
+        if (!occupied_[slot] && np[i] != -1)
             fail("newPositions[" + std::to_string(i) + "]", "must stay -1: the slot is empty (got " + std::to_string(np[i]) + ")");
     }
+    dropHeld();  // keys held for the last append have no entry in newPositions: they go
     for (int b = 0; b < c.batch; ++b) {
         std::vector<int> slots;
         std::vector<double> deltas;
         std::int64_t maxPos = -1;
         for (int s = 0; s < c.capacity; ++s) {
-            const std::size_t i = static_cast<std::size_t>(b) * c.capacity + s;
-            if (!occupied_[i]) continue;
+            const std::size_t i = static_cast<std::size_t>(b) * c.capacity + s, slot = slotIndex(b, s);
+            if (!occupied_[slot]) continue;
             slots.push_back(s);
-            deltas.push_back(static_cast<double>(np[i]) - pos_[i]);
-            pos_[i] = np[i];
+            deltas.push_back(static_cast<double>(np[i]) - pos_[slot]);
+            pos_[slot] = np[i];
             maxPos = std::max<std::int64_t>(maxPos, np[i]);
         }
         rotateSlots(b, slots, deltas);
@@ -321,22 +388,73 @@ void KVCache::renumber(View<std::int32_t> np) {
 }
 
 std::size_t KVCache::packedSize() const {
-    return kernels::packedKeysSize(static_cast<std::size_t>(config_.capacity), static_cast<std::size_t>(config_.headDim));
+    return kernels::packedKeysSize(static_cast<std::size_t>(slots_), static_cast<std::size_t>(config_.headDim));
 }
 
 float* KVCache::packedKeys(int b, int h) { return keys_.data() + (static_cast<std::size_t>(b) * config_.kvHeads + h) * packedSize(); }
+const float* KVCache::packedKeys(int b, int h) const {
+    return keys_.data() + (static_cast<std::size_t>(b) * config_.kvHeads + h) * packedSize();
+}
+
+void KVCache::resizeSlots(int slots) {
+    const KVCacheConfig& c = config_;
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
+    const std::size_t keep = static_cast<std::size_t>(std::min(slots, slots_));
+    const std::size_t oldPacked = packedSize(), newPacked = kernels::packedKeysSize(static_cast<std::size_t>(slots), hd);
+    // the new stores are built whole before any member changes (std::bad_alloc leaves the cache as it was)
+    std::vector<float> keys(bh * newPacked, 0.0f), values(bh * slots * hd, 0.0f);
+    std::vector<std::int32_t> pos(static_cast<std::size_t>(c.batch) * slots, -1);
+    std::vector<std::uint8_t> occupied(pos.size(), 0);
+    const std::size_t keptPacked = kernels::packedKeysSize(keep, hd);  // whole blocks: a slot's place in a block does not depend on the total
+    for (std::size_t i = 0; i < bh; ++i) {
+        std::copy_n(keys_.data() + i * oldPacked, keptPacked, keys.data() + i * newPacked);
+        std::copy_n(values_.data() + i * slots_ * hd, keep * hd, values.data() + i * slots * hd);
+    }
+    for (std::size_t b = 0; b < static_cast<std::size_t>(c.batch); ++b) {
+        std::copy_n(pos_.data() + b * slots_, keep, pos.data() + b * slots);
+        std::copy_n(occupied_.data() + b * slots_, keep, occupied.data() + b * slots);
+    }
+    keys_.swap(keys);
+    values_.swap(values);
+    pos_.swap(pos);
+    occupied_.swap(occupied);
+    slots_ = slots;
+}
+
+void KVCache::dropHeld() {
+    for (int b = 0; b < config_.batch; ++b) {
+        for (int s = config_.capacity; s < config_.capacity + rows_[b].held; ++s) {
+            pos_[slotIndex(b, s)] = -1;
+            occupied_[slotIndex(b, s)] = 0;
+        }
+        rows_[b].held = 0;
+    }
+}
 
 std::vector<float> KVCache::keys() const {
     const KVCacheConfig& c = config_;
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
     std::vector<float> rows(static_cast<std::size_t>(c.batch) * c.kvHeads * c.capacity * hd);
-    for (std::size_t bh = 0; bh < static_cast<std::size_t>(c.batch) * c.kvHeads; ++bh)
-        for (std::size_t s = 0; s < static_cast<std::size_t>(c.capacity); ++s)
-            kernels::unpackKey(keys_.data() + bh * packedSize(), s, hd, rows.data() + (bh * c.capacity + s) * hd);
+    for (int b = 0; b < c.batch; ++b)
+        for (int h = 0; h < c.kvHeads; ++h)
+            for (std::size_t s = 0; s < static_cast<std::size_t>(c.capacity); ++s)
+                kernels::unpackKey(packedKeys(b, h), s, hd, rows.data() + ((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + s) * hd);
     return rows;
 }
 
-std::vector<std::int32_t> KVCache::positions() const { return pos_; }
+std::vector<float> KVCache::values() const {
+    const KVCacheConfig& c = config_;
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
+    std::vector<float> rows(bh * c.capacity * hd);
+    for (std::size_t i = 0; i < bh; ++i) std::copy_n(values_.data() + i * slots_ * hd, static_cast<std::size_t>(c.capacity) * hd, rows.data() + i * c.capacity * hd);
+    return rows;
+}
+
+std::vector<std::int32_t> KVCache::positions() const {
+    std::vector<std::int32_t> p(static_cast<std::size_t>(config_.batch) * config_.capacity);
+    for (int b = 0; b < config_.batch; ++b) std::copy_n(pos_.data() + slotIndex(b, 0), config_.capacity, p.data() + static_cast<std::size_t>(b) * config_.capacity);
+    return p;
+}
 
 std::vector<std::int32_t> KVCache::nextPositions() const {
     std::vector<std::int32_t> n;

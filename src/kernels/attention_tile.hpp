@@ -19,6 +19,7 @@
 #include "kernels/simd.hpp"
 
 namespace posenc::kernels {
+inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compiled (kernels/kernel_set.hpp)
 
 // Query rows per tile: 4 rows x 2 vectors = 8 accumulators where there are 16 vector registers (SSE,
 // wasm SIMD128: V8 spills beyond that); 8 rows x 2 vectors = 16 where there are 32 (AVX-512).
@@ -342,32 +343,5 @@ inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::si
 #endif
 }
 
-// Runtime row count (1..kTileRows) to the templates above, through a table of function pointers: an
-// indirect call cannot be inlined (binaryen inlines single-caller functions whatever the source says),
-// so each micro-kernel stays a small function of its own and V8 keeps its accumulators in registers
-// (inlined into the engine's large loop they were spilled to the stack, at ~1.6x the time).
-using ScoreTileFn = void (*)(const float*, const float*, std::size_t, float*, std::size_t) noexcept;
-using ValueTileFn = void (*)(const float*, std::size_t, const float*, std::size_t, float*, const float*) noexcept;
-using SoftmaxTileFn = bool (*)(float*, std::size_t, const bool*, float*, float*, float*) noexcept;
-namespace detail {
-template <std::size_t... I>
-constexpr auto scoreTiles(std::index_sequence<I...>) { return std::array<ScoreTileFn, sizeof...(I)>{&scoreTileSimd<I + 1>...}; }
-template <std::size_t... I>
-constexpr auto valueTiles(std::index_sequence<I...>) { return std::array<ValueTileFn, sizeof...(I)>{&valueTileSimd<I + 1>...}; }
-template <std::size_t... I>
-constexpr auto softmaxTiles(std::index_sequence<I...>) { return std::array<SoftmaxTileFn, sizeof...(I)>{&softmaxTileSimd<I + 1>...}; }
-}  // namespace detail
-inline ScoreTileFn scoreTileFor(std::size_t rows) noexcept {
-    static constexpr auto fns = detail::scoreTiles(std::make_index_sequence<kTileRows>());
-    return fns[rows - 1];
-}
-inline ValueTileFn valueTileFor(std::size_t rows) noexcept {
-    static constexpr auto fns = detail::valueTiles(std::make_index_sequence<kTileRows>());
-    return fns[rows - 1];
-}
-inline SoftmaxTileFn softmaxTileFor(std::size_t rows) noexcept {
-    static constexpr auto fns = detail::softmaxTiles(std::make_index_sequence<kTileRows>());
-    return fns[rows - 1];
-}
-
+}  // namespace POSENC_KERNEL_ISA
 }  // namespace posenc::kernels

@@ -9,6 +9,7 @@
 #include "kernels/simd.hpp"
 
 namespace posenc::kernels {
+inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compiled (kernels/kernel_set.hpp)
 
 
 
@@ -66,4 +67,5 @@ inline bool allFiniteSimd(const float* x, std::size_t n) noexcept {
     return s == 0.0f;
 }
 
+}  // namespace POSENC_KERNEL_ISA
 }  // namespace posenc::kernels

@@ -13,6 +13,7 @@
 #include "kernels/simd.hpp"
 
 namespace posenc::kernels {
+inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compiled (kernels/kernel_set.hpp)
 
 // --- cos/sin tables, angles in double ------------------------------------------------------------
 // Reference: libm on the unreduced angle p * w[k].
@@ -147,4 +148,5 @@ inline void rotateInterleavedSimd(float* x, const float* c, const float* s, std:
     rotateInterleavedScalar(x + 2 * k, c + k, s + k, h - k);
 }
 
+}  // namespace POSENC_KERNEL_ISA
 }  // namespace posenc::kernels

@@ -2,8 +2,17 @@
 // xsimd's SSE4.1 backend lowers to SIMD128 (em++ -msimd128 -msse4.1). A build with no SIMD at all
 // (wasm without -msimd128: the scalar baseline of the benchmarks) sets POSENC_SIMD to 0, and every
 // `...Simd` kernel then runs its scalar twin.
+//
+// These headers are compiled once per instruction set (kernels/kernel_set_isa.cpp, with that set's -m
+// flags) and once more with the library's default flags; POSENC_KERNEL_ISA names the inline namespace
+// each copy lives in, so copies compiled for different sets never share a symbol (the linker would
+// otherwise keep one copy of an inline function, possibly one with instructions this CPU lacks).
 #pragma once
 #include <cstddef>
+
+#ifndef POSENC_KERNEL_ISA
+#define POSENC_KERNEL_ISA generic
+#endif
 
 #if defined(POSENC_NO_SIMD)
 #define POSENC_SIMD 0
@@ -23,6 +32,7 @@
 #include <cstdint>
 
 namespace posenc::kernels {
+inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compiled (kernels/kernel_set.hpp)
 // a*b + c for the multiply-accumulate kernels. Where the target has fused multiply-add (native
 // -march with FMA) both twins fuse (std::fma and xsimd::fma round once, identically); elsewhere
 // (wasm, SSE4.1) both multiply then add. Everything else compiles with -ffp-contract=off.
@@ -59,4 +69,5 @@ inline FloatBatch madd(FloatBatch a, FloatBatch b, FloatBatch c) noexcept { retu
 constexpr std::size_t kFloatLanes = 1;
 constexpr std::size_t kDoubleLanes = 1;
 #endif
+}  // namespace POSENC_KERNEL_ISA
 }  // namespace posenc::kernels

@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "posenc/common/errors.hpp"
-#include "kernels/rotate.hpp"
+#include "kernels/kernel_set.hpp"
+#include "kernels/rotate.hpp"  // toFloatScaled (scalar)
 
 namespace posenc {
 
@@ -18,7 +19,7 @@ RopeTables::RopeTables(const RopeFrequencies& f, RopeLayout layout)
     sd_.resize(width_);
     stepC_.resize(width_);
     stepS_.resize(width_);
-    kernels::sinCosSimd(1.0, invFreq_.data(), width_, stepC_.data(), stepS_.data());
+    kernels::active().sinCos(1.0, invFreq_.data(), width_, stepC_.data(), stepS_.data());
 }
 
 void RopeTables::build(const double* positions, std::size_t count, double scale, RopeRole role, std::size_t stride) {
@@ -33,17 +34,17 @@ void RopeTables::build(const double* positions, std::size_t count, double scale,
         if (axisOfPair_.empty()) {
             // consecutive positions (the common case) advance by one step instead of a fresh sin/cos
             if (t > 0 && positions[t] == positions[t - 1] + 1 && steps < kMaxSteps) {
-                kernels::advanceSimd(cd_.data(), sd_.data(), stepC_.data(), stepS_.data(), width_);
+                kernels::active().advance(cd_.data(), sd_.data(), stepC_.data(), stepS_.data(), width_);
                 ++steps;
             } else {
-                kernels::sinCosSimd(positions[t], invFreq_.data(), width_, cd_.data(), sd_.data());
+                kernels::active().sinCos(positions[t], invFreq_.data(), width_, cd_.data(), sd_.data());
                 steps = 0;
             }
         } else {  // runs of pairs driven by the same axis
             for (std::size_t k0 = 0; k0 < width_;) {
                 std::size_t k1 = k0;
                 while (k1 < width_ && axisOfPair_[k1] == axisOfPair_[k0]) ++k1;
-                kernels::sinCosSimd(positions[static_cast<std::size_t>(axisOfPair_[k0]) * stride + t], invFreq_.data() + k0, k1 - k0,
+                kernels::active().sinCos(positions[static_cast<std::size_t>(axisOfPair_[k0]) * stride + t], invFreq_.data() + k0, k1 - k0,
                                     cd_.data() + k0, sd_.data() + k0);
                 k0 = k1;
             }
@@ -63,16 +64,16 @@ void RopeTables::build(const double* positions, std::size_t count, double scale,
 void RopeTables::rotate(float* v, std::size_t t) const noexcept {
     const float* c = c_.data() + t * width_;
     const float* s = s_.data() + t * width_;
-    if (layout_ == RopeLayout::half) kernels::rotateHalfSimd(v, c, s, width_);
-    else kernels::rotateInterleavedSimd(v, c, s, width_);
+    if (layout_ == RopeLayout::half) kernels::active().rotateHalf(v, c, s, width_);
+    else kernels::active().rotateInterleaved(v, c, s, width_);
 }
 
 void RopeTables::rotateRows(float* x, std::size_t rows, std::size_t stride) const noexcept {
     // one layout branch for the whole run of rows (tokens 0..rows-1 of these tables)
     if (layout_ == RopeLayout::half) {
-        for (std::size_t t = 0; t < rows; ++t) kernels::rotateHalfSimd(x + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
+        for (std::size_t t = 0; t < rows; ++t) kernels::active().rotateHalf(x + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
     } else {
-        for (std::size_t t = 0; t < rows; ++t) kernels::rotateInterleavedSimd(x + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
+        for (std::size_t t = 0; t < rows; ++t) kernels::active().rotateInterleaved(x + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
     }
 }
 

@@ -40,6 +40,7 @@ struct Family {
     bool mropeInterleaved = false;     // Qwen3-VL: always apply_interleaved_mrope
     std::string nopeLayers;            // which layers skip RoPE (documented; the table is the rotating layers')
     std::string notRotary;             // set: this model type has no rotary embedding at all (why)
+    bool llama4Beta = false;           // Ministral 3: rope_parameters.llama_4_scaling_beta is a query temperature
 
     Family(const char* type) : modelType(type) {}
     Family& interleaved() { layout = RopeLayout::interleaved; return *this; }
@@ -55,6 +56,7 @@ struct Family {
     Family& mrope(std::vector<int> d, bool inter) { mropeDefault = std::move(d); mropeInterleaved = inter; return *this; }
     Family& nope(const char* which) { nopeLayers = which; return *this; }
     Family& none(const char* why) { notRotary = why; return *this; }
+    Family& queryTemperatureBeta() { llama4Beta = true; return *this; }
 };
 
 const double kVersionDependent = std::numeric_limits<double>::quiet_NaN();
@@ -116,6 +118,8 @@ const std::vector<Family>& families() {
         t.push_back(Family("exaone4").nope("full_attention, when sliding_window is set"));
         t.push_back(Family("smollm3").nope("no_rope_layers[i] = 0"));
         t.push_back(Family("dbrx").baseIn("attn_config"));
+        // Ministral 3 (Mistral 3's text model): Llama rules plus a query temperature (modeling_ministral3)
+        t.push_back(Family("ministral3").queryTemperatureBeta());
         // model types whose positions are not rotary at all: reading them as Llama would be wrong
         t.push_back(Family("bloom").none("uses ALiBi, not a rotary embedding"));
         t.push_back(Family("mpt").none("uses ALiBi (or learned positions), not a rotary embedding"));
@@ -130,6 +134,17 @@ const std::vector<Family>& families() {
         return t;
     }();
     return table;
+}
+
+// Model types that follow the Llama rules by their own code (docs/hf-families.md). With these and the
+// table above, the reader knows which keys the type's code reads, so it can ignore the others as
+// Hugging Face does; for a model type it does not know, an unread rotary key stays an error.
+bool knownModelType(const std::string& modelType) {
+    static const char* const llamaRules[] = {"llama", "mistral", "qwen2", "qwen2_moe", "qwen3_moe", "granite", "granitemoe", "olmo", "olmo2",
+                                             "starcoder2", "falcon", "chameleon", "internlm2", "exaone", "mllama", "ministral"};
+    for (const Family& f : families())
+        if (modelType == f.modelType) return true;
+    return std::any_of(std::begin(llamaRules), std::end(llamaRules), [&](const char* t) { return modelType == t; });
 }
 
 const Family& familyOf(const std::string& modelType) {
@@ -255,6 +270,7 @@ public:
         if (const json* t = find(*c_, "model_type")) out_.modelType = string(*t, key("model_type"));
         else if (const json* t = find(root, "model_type")) out_.modelType = string(*t, "config.model_type");
         family_ = &familyOf(out_.modelType);
+        knownType_ = knownModelType(out_.modelType);
     }
 
     HfRopeConfig read() {
@@ -269,6 +285,8 @@ public:
         base();
         rotaryFraction();
         scaling();
+        attentionShape();
+        temperature();
         return out_;
     }
 
@@ -279,11 +297,12 @@ private:
     const json* params_ = nullptr;  // rope_parameters or rope_scaling (possibly one layer type's)
     std::string source_;            // how messages name params_
     const Family* family_;
+    bool knownType_ = false;        // the reader knows which keys this model type's code reads
     std::string layerType_;         // chosen layer type, when the config has several tables
     HfRopeConfig out_;
 
     std::string key(const std::string& name) const { return where_ + "." + name; }
-    const json* field(const std::string& name) const { return find(*c_, name); }
+    const json* field(const std::string& name) const { return ignoredKey(name) ? nullptr : find(*c_, name); }
     const json* param(const std::string& name) const { return params_ ? find(*params_, name) : nullptr; }
     // Records that the config set posenc option `name` through config key `from`.
     void given(const std::string& name, const std::string& from) {
@@ -297,9 +316,17 @@ public:
 
 private:
 
-    // Fields that change rotary behaviour in some model and that this reader does not interpret for
-    // this model type are errors, not silent defaults.
-    void refuseUnknownRotaryKeys() const {
+    // A key the model type's code does not read: listed in out_.ignored, as Hugging Face ignores it; an
+    // error (`strictMessage`, as before) under options.strict or for a model type the reader does not know.
+    void ignoreOrFail(const std::string& path, const json& value, const std::string& strictMessage, const std::string& reason) {
+        if (options_.strict || !knownType_) fail(path, strictMessage);
+        out_.ignored.push_back(HfIgnoredKey{path, value.dump(), reason});
+    }
+    std::string typeName() const { return out_.modelType.empty() ? std::string("(none)") : out_.modelType; }
+
+    // Rotary-looking fields this reader does not interpret for this model type: Hugging Face's code for
+    // a known type does not read them either (ignored, listed); for an unknown type they are errors.
+    void refuseUnknownRotaryKeys() {
         static const char* const understood[] = {
             "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_dim",
             "rope_pct", "rotary_emb_base", "qk_rope_head_dim", "rope_interleave", "rope_local_base_freq",
@@ -310,24 +337,193 @@ private:
             const bool rotaryLooking = k.find("rope") != std::string::npos || k.find("rotary") != std::string::npos;
             if (!rotaryLooking || it->is_null()) continue;
             if (std::find_if(std::begin(understood), std::end(understood), [&](const char* u) { return k == u; }) == std::end(understood))
-                fail(key(k), "changes the rotary embedding in the model's code, and posenc does not read it (model_type '" +
-                                 out_.modelType + "'): refusing rather than ignoring it");
+                ignoreOrFail(key(k), *it,
+                             "changes the rotary embedding in the model's code, and posenc does not read it (model_type '" + out_.modelType +
+                                 "'): refusing rather than ignoring it",
+                             "Hugging Face's " + typeName() + " code does not read it");
         }
-        if (field("rope_interleave") && family_->interleaveFlag.empty())
-            fail(key("rope_interleave"), "is read only for DeepSeek-V3 (model_type 'deepseek_v3'), not '" + out_.modelType + "'");
-        if (field("rope_local_base_freq") && family_->tables != LayerTables::gemma3)
-            fail(key("rope_local_base_freq"), "is read only for Gemma 3 (model_type 'gemma3' / 'gemma3_text'), not '" + out_.modelType + "'");
-        for (const char* k : {"global_rope_theta", "local_rope_theta"})
-            if (field(k) && family_->tables != LayerTables::modernbert)
-                fail(key(k), "is read only for ModernBERT (model_type 'modernbert'), not '" + out_.modelType + "'");
-        if (field("no_rope_layers") && family_->nopeLayers.find("no_rope_layers") == std::string::npos)
-            fail(key("no_rope_layers"), "is read only for Llama 4 and SmolLM3, not '" + out_.modelType + "'");
-        // GPT-J / CodeGen fix base 10000 in their code and read no scaling: such a field would not do
-        // what it says in the model, so it is refused rather than applied.
+        // Keys one family reads, found in another: that family's code ignores them.
+        auto elsewhere = [&](const char* k, bool readHere, const std::string& whose) {
+            const json* v = field(k);
+            if (!v || readHere) return;
+            ignoreOrFail(key(k), *v, "is read only for " + whose + ", not '" + out_.modelType + "'",
+                         "read only by " + whose + "'s code; " + typeName() + "'s code ignores it");
+            ignoredKeys_.push_back(k);
+        };
+        elsewhere("rope_interleave", !family_->interleaveFlag.empty(), "DeepSeek-V3 (model_type 'deepseek_v3')");
+        elsewhere("rope_local_base_freq", family_->tables == LayerTables::gemma3, "Gemma 3 (model_type 'gemma3' / 'gemma3_text')");
+        elsewhere("global_rope_theta", family_->tables == LayerTables::modernbert, "ModernBERT (model_type 'modernbert')");
+        elsewhere("local_rope_theta", family_->tables == LayerTables::modernbert, "ModernBERT (model_type 'modernbert')");
+        elsewhere("no_rope_layers", family_->nopeLayers.find("no_rope_layers") != std::string::npos, "Llama 4 and SmolLM3");
+        // GPT-J / CodeGen fix base 10000 in their code and read no scaling: such a field has no effect in
+        // the model, so it is ignored (listed) rather than applied.
         if (family_->fixedBase)
             for (const char* k : {"rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base"})
-                if (field(k))
-                    fail(key(k), "has no effect in " + out_.modelType + "'s code (base 10000, no scaling): remove it to read the config as the model runs");
+                if (const json* v = field(k)) {
+                    ignoreOrFail(key(k), *v,
+                                 "has no effect in " + out_.modelType + "'s code (base 10000, no scaling): remove it to read the config as the model runs",
+                                 out_.modelType + "'s code fixes base 10000 and applies no scaling");
+                    ignoredKeys_.push_back(k);
+                }
+    }
+    // Top-level keys found ignored above: the rest of the reader treats them as absent.
+    std::vector<std::string> ignoredKeys_;
+    bool ignoredKey(const std::string& name) const { return std::find(ignoredKeys_.begin(), ignoredKeys_.end(), name) != ignoredKeys_.end(); }
+
+    // --- query temperature -------------------------------------------------------------------------
+    // Ministral 3: queries x (1 + beta ln(1 + floor(p / L0))), beta = rope_parameters.llama_4_scaling_beta,
+    // L0 = rope_parameters.original_max_position_embeddings (modeling_ministral3 _get_llama_4_attn_scale),
+    // on every layer. Llama 4: queries x (1 + attn_scale ln(1 + floor((p + 1) / floor_scale))) on the NoPE
+    // layers when attn_temperature_tuning is truthy (modeling_llama4 Llama4TextAttention; class defaults
+    // True, 0.1, 8192).
+    void temperature() {
+        TemperatureEncoding t;
+        std::string betaKey, lengthKey;
+        if (family_->llama4Beta) {
+            // the unsplit parameters: Ministral 3 has one table
+            const json* beta = param("llama_4_scaling_beta");
+            betaKey = source_ + ".llama_4_scaling_beta";
+            if (!beta) fail(betaKey, "is required: " + out_.modelType + "'s attention multiplies every query by a temperature made from it");
+            t.beta = number(*beta, betaKey);
+            lengthKey = source_ + ".original_max_position_embeddings";
+            const json* L0 = param("original_max_position_embeddings");
+            if (!L0) fail(lengthKey, "is required: it is the length of llama_4_scaling_beta's query temperature");
+            t.length = positiveInteger(*L0, lengthKey);
+            t.offset = 0;
+        } else if (out_.modelType == "llama4" || out_.modelType == "llama4_text") {
+            bool on = true;  // Llama4TextConfig.attn_temperature_tuning defaults to True
+            if (const json* tuning = field("attn_temperature_tuning")) {
+                // Python truthiness: published configs carry 4 (Scout, Maverick) as well as true
+                if (tuning->is_boolean()) on = tuning->get<bool>();
+                else if (tuning->is_number()) on = number(*tuning, key("attn_temperature_tuning")) != 0;
+                else failType(key("attn_temperature_tuning"), "must be true, false or a number (got " + describeJson(*tuning) + ")");
+            }
+            if (!on) return;
+            betaKey = key("attn_scale");
+            t.beta = field("attn_scale") ? number(*field("attn_scale"), betaKey) : 0.1;
+            lengthKey = key("floor_scale");
+            t.length = field("floor_scale") ? positiveInteger(*field("floor_scale"), lengthKey) : 8192;
+            t.offset = 1;
+        } else {
+            return;
+        }
+        if (!std::isfinite(t.beta)) fail(betaKey, "must be a finite number (got " + show(t.beta) + ")");
+        out_.temperature = t;
+        for (HfLayer& l : out_.attention.layers) l.temperature = family_->llama4Beta || !l.rope;
+    }
+
+    // --- attention shape ---------------------------------------------------------------------------
+    std::int64_t integerField(std::initializer_list<const char*> names, std::int64_t fallback) const {
+        for (const char* n : names)
+            if (const json* v = field(n)) return positiveInteger(*v, key(n));
+        return fallback;
+    }
+
+    void attentionShape() {
+        HfAttentionShape& a = out_.attention;
+        a.heads = static_cast<int>(integerField({"num_attention_heads", "n_head", "num_heads", "n_heads"}, 0));
+        std::int64_t kv = integerField({"num_key_value_heads", "num_kv_heads", "n_kv_heads", "multi_query_group_num"}, 0);
+        if (!kv) {
+            if (const json* attn = field("attn_config"); attn && attn->is_object())
+                if (const json* k = find(*attn, "kv_n_heads")) kv = positiveInteger(*k, key("attn_config.kv_n_heads"));
+        }
+        if (!kv)
+            if (const json* mq = field("multi_query"); mq && mq->is_boolean() && mq->get<bool>()) kv = 1;  // Falcon-7B
+        a.kvHeads = static_cast<int>(kv ? kv : a.heads);
+        if (a.heads && a.heads % a.kvHeads != 0)
+            fail(key("num_key_value_heads"), "(" + std::to_string(a.kvHeads) + ") must divide the attention heads (" + std::to_string(a.heads) + ")");
+        // q.k channels: head_dim, DeepSeek MLA's nope + rope parts, the class default, or hidden / heads
+        if (const json* h = field("head_dim")) {
+            a.headDim = static_cast<int>(positiveInteger(*h, key("head_dim")));
+        } else if (field("qk_nope_head_dim") && field("qk_rope_head_dim")) {
+            a.headDim = static_cast<int>(positiveInteger(*field("qk_nope_head_dim"), key("qk_nope_head_dim")) + out_.rope.headDim);
+        } else if (family_->headDimDefault > 0) {
+            a.headDim = family_->headDimDefault;
+        } else if (a.heads) {
+            const std::int64_t hidden = integerField({"hidden_size", "n_embd", "d_model"}, 0);
+            a.headDim = hidden ? static_cast<int>(hidden / a.heads) : out_.rope.headDim;
+        } else {
+            a.headDim = out_.rope.headDim;
+        }
+
+        const std::int64_t layers = integerField({"num_hidden_layers", "n_layer", "n_layers", "num_layers"}, 0);
+        if (layers > (1 << 16)) fail(key("num_hidden_layers"), "(" + std::to_string(layers) + ") is more than 65536 layers");
+        const bool window = field("sliding_window") != nullptr;  // parsed below, where a layer uses it
+        const std::string& type = out_.modelType;
+        std::vector<std::string> types(static_cast<std::size_t>(layers), "full_attention");
+        std::vector<int> rope(static_cast<std::size_t>(layers), 1);
+        auto pattern = [&](const char* name, std::int64_t dflt) {  // every pattern-th layer global, the rest sliding
+            const std::int64_t p = integerField({name}, dflt);
+            for (std::int64_t i = 0; i < layers; ++i)
+                if ((i + 1) % p != 0) types[i] = "sliding_attention";
+        };
+        // NoPE layers: no_rope_layers[i] = 0 (Llama 4, SmolLM3; default every no_rope_layer_interval-th)
+        const bool hasNopeList = family_->nopeLayers.find("no_rope_layers") != std::string::npos;
+        if (hasNopeList) {
+            const json* list = field("no_rope_layers");
+            if (list && !list->is_array()) failType(key("no_rope_layers"), "must be an array of 0 and 1 (got " + describeJson(*list) + ")");
+            if (list && !list->empty()) {
+                if (static_cast<std::int64_t>(list->size()) != layers && layers)
+                    fail(key("no_rope_layers"), "has " + std::to_string(list->size()) + " entries for " + std::to_string(layers) + " layers");
+                for (std::size_t i = 0; i < list->size() && static_cast<std::int64_t>(i) < layers; ++i) {
+                    const std::string p = key("no_rope_layers[" + std::to_string(i) + "]");
+                    const json& e = (*list)[i];
+                    const double x = e.is_boolean() ? (e.get<bool>() ? 1 : 0) : number(e, p);
+                    if (x != 0 && x != 1) fail(p, "must be 0 or 1 (got " + show(x) + ")");
+                    rope[i] = x != 0;
+                }
+            } else {
+                const std::int64_t every = integerField({"no_rope_layer_interval"}, 4);
+                for (std::int64_t i = 0; i < layers; ++i) rope[i] = (i + 1) % every != 0;
+            }
+        }
+        std::int64_t chunk = 0;
+        if (const json* lt = field("layer_types")) {
+            if (!lt->is_array()) failType(key("layer_types"), "must be an array of layer type names (got " + describeJson(*lt) + ")");
+            if (layers && static_cast<std::int64_t>(lt->size()) != layers)
+                fail(key("layer_types"), "has " + std::to_string(lt->size()) + " entries for " + std::to_string(layers) + " layers");
+            for (std::size_t i = 0; i < lt->size() && static_cast<std::int64_t>(i) < layers; ++i)
+                types[i] = string((*lt)[i], key("layer_types[" + std::to_string(i) + "]"));
+        } else if (type == "gemma2") {
+            for (std::int64_t i = 0; i < layers; ++i) types[i] = i % 2 == 0 ? "sliding_attention" : "full_attention";
+        } else if (family_->tables == LayerTables::gemma3) {
+            pattern("sliding_window_pattern", 6);
+        } else if (type == "cohere2") {
+            pattern("sliding_window_pattern", 4);
+        } else if (type == "llama4" || type == "llama4_text") {
+            for (std::int64_t i = 0; i < layers; ++i) types[i] = rope[i] ? "chunked_attention" : "full_attention";
+        } else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe" || type == "smollm3") {
+            // sliding only with use_sliding_window, from layer max_window_layers on
+            const json* use = field("use_sliding_window");
+            const bool on = use && boolean(*use, key("use_sliding_window"));
+            const std::int64_t from = field("max_window_layers") ? static_cast<std::int64_t>(number(*field("max_window_layers"), key("max_window_layers"))) : 0;
+            for (std::int64_t i = 0; i < layers; ++i)
+                if (on && window && i >= from) types[i] = "sliding_attention";
+        } else if (type == "mistral" || type == "mixtral" || type == "ministral3" || type == "phi3" || type == "starcoder2" || type == "ministral") {
+            for (std::int64_t i = 0; i < layers; ++i)
+                if (window) types[i] = "sliding_attention";  // sliding_window (when not null) on every layer
+        }
+        if (type == "llama4" || type == "llama4_text") chunk = integerField({"attention_chunk_size"}, 8192);
+        if (nopeOnFullAttention() || type == "cohere2")
+            for (std::int64_t i = 0; i < layers; ++i) rope[i] = types[i] == "sliding_attention";  // global layers NoPE
+        for (std::int64_t i = 0; i < layers; ++i) {
+            HfLayer l;
+            l.type = types[i];
+            l.rope = rope[i] != 0;
+            if (l.type == "sliding_attention") {
+                const bool classDefault = family_->tables == LayerTables::gemma3 || type == "gemma2" || type == "cohere2";  // 4096
+                const std::int64_t w = window ? positiveInteger(*field("sliding_window"), key("sliding_window")) : classDefault ? 4096 : 0;
+                if (!w) fail(key("sliding_window"), "is required by the sliding-attention layers (layer " + std::to_string(i) + ")");
+                l.window = static_cast<int>(std::min<std::int64_t>(w, 2147483647));
+                a.slidingWindow = l.window;
+            }
+            if (l.type == "chunked_attention") {
+                if (!chunk) chunk = integerField({"attention_chunk_size"}, 0);
+                if (!chunk) fail(key("attention_chunk_size"), "is required by the chunked-attention layers (layer " + std::to_string(i) + ")");
+                l.chunk = static_cast<int>(std::min<std::int64_t>(chunk, 2147483647));
+            }
+            a.layers.push_back(l);
+        }
     }
 
     bool isLocalGlobal() const { return family_->tables != LayerTables::one; }
@@ -528,7 +724,11 @@ private:
                 if (it->is_null()) continue;  // null stands for absent, as in Hugging Face
                 const bool known = std::any_of(std::begin(kScalingFields), std::end(kScalingFields), [&](const ScalingField& f) { return k == f.key; }) ||
                                    std::any_of(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys), [&](const char* o) { return k == o; });
-                if (!known) fail(source_ + "." + k, "is not a rotary field posenc knows: refusing rather than ignoring it");
+                if (k == "llama_4_scaling_beta" && family_->llama4Beta) continue;  // read by temperature()
+                if (!known)
+                    ignoreOrFail(source_ + "." + k, *it, "is not a rotary field posenc knows: refusing rather than ignoring it",
+                                 k == "llama_4_scaling_beta" ? "a query temperature read only by Ministral 3's code (model_type 'ministral3'); " + typeName() + "'s code ignores it"
+                                                             : "no rotary code of Hugging Face reads it (rope validation only warns about unrecognised keys)");
             }
         }
         multiAxis(type);

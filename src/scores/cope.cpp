@@ -4,7 +4,7 @@
 #include <string>
 
 #include "posenc/common/errors.hpp"
-#include "kernels/dot.hpp"
+#include "kernels/kernel_set.hpp"
 
 namespace posenc {
 
@@ -24,12 +24,12 @@ void CopeTerm::beginHead(int, const float* k, const std::int32_t*) { k_ = k; }
 const float* CopeTerm::beginQuery(int slot, int, std::int32_t qPos, const float* q) {
     const std::size_t hd = static_cast<std::size_t>(headDim_);
     float* row = content_.data() + static_cast<std::size_t>(slot) * kLen_;
-    for (int p = 0; p < npos_; ++p) qe_[p] = kernels::dotSimd(q, e_ + p * hd, hd);
+    for (int p = 0; p < npos_; ++p) qe_[p] = kernels::active().dot(q, e_ + p * hd, hd);
     // reverse cumulative sum of the gates: p_ij = sum_{t >= j} g_it (masked keys count 0)
     double pos = 0;
     for (int j = kLen_ - 1; j >= 0; --j) {
         if (keyAllowed(mask_, qPos, kPos_[j], j)) {
-            const double logit = static_cast<double>(scale_) * kernels::dotSimd(q, k_ + j * hd, hd);
+            const double logit = static_cast<double>(scale_) * kernels::active().dot(q, k_ + j * hd, hd);
             pos += 1.0 / (1.0 + std::exp(-logit));
         }
         const double p = std::min(pos, static_cast<double>(npos_ - 1));

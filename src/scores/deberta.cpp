@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "posenc/common/errors.hpp"
-#include "kernels/dot.hpp"
+#include "kernels/kernel_set.hpp"
 
 namespace posenc {
 
@@ -68,7 +68,7 @@ void DebertaTerm::beginHead(int h, const float* k, const std::int32_t*) {
     const float* pq = e_.posQuery.data + static_cast<std::size_t>(h) * rows * headDim_;
     for (int j = 0; j < kLen_; ++j)
         for (std::size_t r = 0; r < rows; ++r)
-            kp_[j * rows + r] = kernels::dotSimd(k + static_cast<std::size_t>(j) * headDim_, pq + r * headDim_, headDim_);
+            kp_[j * rows + r] = kernels::active().dot(k + static_cast<std::size_t>(j) * headDim_, pq + r * headDim_, headDim_);
 }
 
 const float* DebertaTerm::beginQuery(int slot, int h, std::int32_t, const float* q) {
@@ -76,7 +76,7 @@ const float* DebertaTerm::beginQuery(int slot, int h, std::int32_t, const float*
         const std::size_t rows = 2 * static_cast<std::size_t>(e_.span);
         const float* pk = e_.posKey.data + static_cast<std::size_t>(h) * rows * headDim_;
         float* qp = qp_.data() + slot * rows;
-        for (std::size_t r = 0; r < rows; ++r) qp[r] = kernels::dotSimd(q, pk + r * headDim_, headDim_);
+        for (std::size_t r = 0; r < rows; ++r) qp[r] = kernels::active().dot(q, pk + r * headDim_, headDim_);
     }
     return q;
 }

@@ -1,7 +1,7 @@
 #include "posenc/scores/relative_key.hpp"
 
 #include "posenc/common/errors.hpp"
-#include "kernels/dot.hpp"
+#include "kernels/kernel_set.hpp"
 
 namespace posenc {
 
@@ -19,13 +19,13 @@ void RelativeKeyTerm::beginHead(int, const float* k, const std::int32_t*) {
     const std::size_t R = static_cast<std::size_t>(rows());
     for (int j = 0; j < kLen_; ++j)
         for (std::size_t r = 0; r < R; ++r)
-            ke_[j * R + r] = kernels::dotSimd(k + static_cast<std::size_t>(j) * headDim_, e_.table.data + r * headDim_, headDim_);
+            ke_[j * R + r] = kernels::active().dot(k + static_cast<std::size_t>(j) * headDim_, e_.table.data + r * headDim_, headDim_);
 }
 
 const float* RelativeKeyTerm::beginQuery(int slot, int, std::int32_t, const float* q) {
     const std::size_t R = static_cast<std::size_t>(rows());
     float* qe = qe_.data() + slot * R;
-    for (std::size_t r = 0; r < R; ++r) qe[r] = kernels::dotSimd(q, e_.table.data + r * headDim_, headDim_);
+    for (std::size_t r = 0; r < R; ++r) qe[r] = kernels::active().dot(q, e_.table.data + r * headDim_, headDim_);
     return q;
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "posenc/common/errors.hpp"
-#include "kernels/dot.hpp"
+#include "kernels/kernel_set.hpp"
 
 namespace posenc {
 
@@ -26,7 +26,7 @@ int ShawTerm::valueIndex(std::int32_t qPos, std::int32_t kPos) const {
 const float* ShawTerm::beginQuery(int slot, int, std::int32_t, const float* q) {
     const std::size_t rows = 2 * static_cast<std::size_t>(e_.clip) + 1;
     float* qa = qa_.data() + slot * rows;
-    for (std::size_t r = 0; r < rows; ++r) qa[r] = kernels::dotSimd(q, e_.keyTable.data + r * headDim_, headDim_);
+    for (std::size_t r = 0; r < rows; ++r) qa[r] = kernels::active().dot(q, e_.keyTable.data + r * headDim_, headDim_);
     return q;
 }
 

@@ -2,7 +2,7 @@
 
 #include "posenc/additive/sinusoidal.hpp"
 #include "posenc/common/errors.hpp"
-#include "kernels/dot.hpp"
+#include "kernels/kernel_set.hpp"
 
 namespace posenc {
 
@@ -33,7 +33,7 @@ XlTerm::XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDist
         for (int h = 0; h < heads; ++h)
             for (int d = 0; d < distances_; ++d)
                 for (int c = 0; c < headDim; ++c)
-                    builtR_[(static_cast<std::size_t>(h) * distances_ + d) * headDim + c] = kernels::dotSimd(
+                    builtR_[(static_cast<std::size_t>(h) * distances_ + d) * headDim + c] = kernels::active().dot(
                         e.wR.data + (static_cast<std::size_t>(h) * headDim + c) * e.dModel, R.data() + static_cast<std::size_t>(d) * e.dModel, e.dModel);
         r_ = builtR_.data();
     }
@@ -50,7 +50,7 @@ const float* XlTerm::beginQuery(int slot, int h, std::int32_t, const float* q) {
     }
     const float* rh = r_ + static_cast<std::size_t>(h) * distances_ * headDim_;
     float* qr = qr_.data() + static_cast<std::size_t>(slot) * distances_;
-    for (int d = 0; d < distances_; ++d) qr[d] = kernels::dotSimd(qv_.data(), rh + static_cast<std::size_t>(d) * headDim_, headDim_);
+    for (int d = 0; d < distances_; ++d) qr[d] = kernels::active().dot(qv_.data(), rh + static_cast<std::size_t>(d) * headDim_, headDim_);
     return qu;
 }
 

@@ -2,7 +2,9 @@
 // attend, shift, renumber) on a small cache with sinks, a sliding window and RoPE. Checked:
 //  - a call that throws leaves positions, next positions, keys and values exactly as they were;
 //  - every attend equals attention() over a cache rebuilt from scratch: the raw tokens it should
-//    still hold (the first `sinks`, then the last `window`) at their current logical positions.
+//    still hold (the first `sinks`, then the last `window`, and the keys the last append pushed out
+//    of the window that its own tokens still see) at their current logical positions, each query
+//    seeing the keys within `window` positions of it and the sinks.
 #include <algorithm>
 #include <memory>
 
@@ -15,6 +17,7 @@ namespace {
 struct Token {
     std::vector<float> k, v;  // [kvHeads, headDim], raw
     std::int64_t pos;
+    int call = 0;  // which append brought it
 };
 
 struct Snapshot {
@@ -43,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
     std::vector<Token> kept;  // the model: tokens in append order that the cache should still hold
+    std::vector<Token> held;  // pushed out of the window by the last append, still seen by its tokens
     std::int64_t next = 0;
     bool model = true;  // false once the model cannot follow (renumber with repeated positions)
 
@@ -61,10 +65,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 if (in.ConsumeBool())
                     for (int t = 0; t < T; ++t) mask.push_back(in.ConsumeIntegralInRange<int>(0, 4) != 0);
                 cache->append(k, v, T, pos, mask);
+                held.clear();
+                std::int64_t first = -1;  // the call's smallest position
+                {
+                    std::int64_t p = next;
+                    for (int t = 0; t < T; ++t) {
+                        if (!mask.empty() && !mask[t]) continue;
+                        p = pos.empty() ? p : pos[t];
+                        first = first < 0 ? p : std::min(first, p);
+                        ++p;
+                    }
+                }
                 for (int t = 0; t < T; ++t) {
                     if (!mask.empty() && !mask[t]) continue;
                     Token tok{std::vector<float>(static_cast<std::size_t>(c.kvHeads) * hd), std::vector<float>(static_cast<std::size_t>(c.kvHeads) * hd),
-                              pos.empty() ? next : pos[t]};
+                              pos.empty() ? next : pos[t], step};
                     for (int h = 0; h < c.kvHeads; ++h)
                         for (std::size_t x = 0; x < hd; ++x) {
                             tok.k[h * hd + x] = k[(static_cast<std::size_t>(h) * T + t) * hd + x];
@@ -72,12 +87,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         }
                     next = tok.pos + 1;
                     kept.push_back(tok);
-                    if (c.window > 0 && static_cast<int>(kept.size()) > c.sinks + c.window) kept.erase(kept.begin() + c.sinks);
+                    if (c.window > 0 && static_cast<int>(kept.size()) > c.sinks + c.window) {
+                        const Token& out = kept[static_cast<std::size_t>(c.sinks)];
+                        if (out.call == step || out.pos > first - c.window) held.push_back(out);
+                        kept.erase(kept.begin() + c.sinks);
+                    }
                 }
             } else if (op == 2) {
                 const std::int64_t delta = in.ConsumeIntegralInRange<std::int64_t>(-3000, 3000);
                 cache->shift(delta);
                 for (auto& t : kept) t.pos += delta;
+                for (auto& t : held) t.pos += delta;
                 next += delta;
             } else if (op == 3) {
                 auto np = cache->positions();
@@ -90,6 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 for (auto& p : fresh)
                     if (p >= 0 || in.ConsumeIntegralInRange<int>(0, 9) == 0) p = in.ConsumeIntegralInRange<std::int32_t>(-1, 6000);
                 cache->renumber(fresh);
+                held.clear();
                 std::int64_t maxPos = -1;
                 for (auto& t : kept)  // each kept token moves to its slot's new position (old positions unique)
                     for (std::size_t s = 0; s < np.size(); ++s)
@@ -110,37 +131,56 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
                 fuzz::requireFinite(out, "attend output");
                 if (!model) continue;
-                if (kept.empty()) {
-                    for (float o : out)
-                        if (o != 0.0f) std::abort();
-                    continue;
-                }
-                const int n = static_cast<int>(kept.size());
-                std::vector<float> k(static_cast<std::size_t>(c.kvHeads) * n * hd), v(k.size());
+                std::vector<Token> keys = kept;
+                keys.insert(keys.end(), held.begin(), held.end());
+                const int n = static_cast<int>(keys.size());
+                std::vector<float> k(static_cast<std::size_t>(c.kvHeads) * std::max(n, 1) * hd), v(k.size());
                 std::vector<std::int32_t> kp;
                 for (int j = 0; j < n; ++j) {
-                    kp.push_back(static_cast<std::int32_t>(kept[j].pos));
+                    kp.push_back(static_cast<std::int32_t>(keys[j].pos));
                     for (int h = 0; h < c.kvHeads; ++h)
                         for (std::size_t x = 0; x < hd; ++x) {
-                            k[(static_cast<std::size_t>(h) * n + j) * hd + x] = kept[j].k[h * hd + x];
-                            v[(static_cast<std::size_t>(h) * n + j) * hd + x] = kept[j].v[h * hd + x];
+                            k[(static_cast<std::size_t>(h) * n + j) * hd + x] = keys[j].k[h * hd + x];
+                            v[(static_cast<std::size_t>(h) * n + j) * hd + x] = keys[j].v[h * hd + x];
                         }
                 }
-                AttentionRequest r;
-                r.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, n};
-                r.q = q;
-                r.k = k;
-                r.v = v;
-                r.qPositions = qp;
-                r.kPositions = kp;
-                r.causal = causal;
-                if (rope) r.encoding = RopeEncoding{};
-                const auto want = attention(r).out;
-                for (std::size_t i = 0; i < out.size(); ++i)
-                    if (std::fabs(out[i] - want[i]) > 1e-3f * (1.0f + std::fabs(want[i]))) {
-                        std::fprintf(stderr, "attend differs from the rebuilt cache at %zu: %g vs %g\n", i, out[i], want[i]);
-                        std::abort();
+                // one query at a time: the window and sinks as a key mask written from the definition
+                for (int i = 0; i < qLen; ++i) {
+                    std::vector<std::uint8_t> keyMask;
+                    bool any = false;
+                    for (int j = 0; j < n; ++j) {
+                        const std::int64_t d = static_cast<std::int64_t>(qp[i]) - keys[j].pos;
+                        const bool sink = j < c.sinks && j < static_cast<int>(kept.size());
+                        const bool ok = !(causal && d < 0) && (c.window == 0 || sink || (d >= 0 && d < c.window));
+                        keyMask.push_back(ok);
+                        any |= ok;
                     }
+                    std::vector<float> want(static_cast<std::size_t>(heads) * hd, 0.0f);  // no visible key: zeros
+                    std::vector<float> qi;
+                    for (int h = 0; h < heads; ++h) qi.insert(qi.end(), q.begin() + (static_cast<std::size_t>(h) * qLen + i) * hd, q.begin() + (static_cast<std::size_t>(h) * qLen + i + 1) * hd);
+                    if (any) {
+                        std::vector<std::int32_t> qpi = {qp[i]};
+                        AttentionRequest r;
+                        r.dims = AttentionDims{heads, c.kvHeads, c.headDim, 1, n};
+                        r.q = qi;
+                        r.k = k;
+                        r.v = v;
+                        r.qPositions = qpi;
+                        r.kPositions = kp;
+                        r.keyMask = keyMask;
+                        r.causal = causal;
+                        if (rope) r.encoding = RopeEncoding{};
+                        want = attention(r).out;
+                    }
+                    for (int h = 0; h < heads; ++h)
+                        for (std::size_t x = 0; x < hd; ++x) {
+                            const float got = out[(static_cast<std::size_t>(h) * qLen + i) * hd + x], w = want[h * hd + x];
+                            if (std::fabs(got - w) > 1e-3f * (1.0f + std::fabs(w))) {
+                                std::fprintf(stderr, "attend differs from the rebuilt cache (query %d, head %d): %g vs %g\n", i, h, got, w);
+                                std::abort();
+                            }
+                        }
+                }
             }
             if (model) {  // the cache holds exactly the model's tokens, at the model's positions
                 std::vector<std::int64_t> a, b;

@@ -5,7 +5,6 @@
 #include <functional>
 #include <limits>
 
-#include "kernels/dot.hpp"
 #include <posenc/posenc.hpp>
 #include "reference.hpp"
 

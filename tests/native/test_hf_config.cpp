@@ -364,13 +364,19 @@ TEST_CASE("hf families: Phi-3 longrope ('su'/'yarn' rewritten, top-level origina
     CHECK(internlm.rope.scaling.originalMaxPositionEmbeddings == 32768);
 }
 
+// (Configs without a model_type: posenc cannot know which keys their code reads, so unread rotary keys are errors.)
 TEST_CASE("hf config: fields are never silently dropped; errors name the config.json key") {
     const std::string head = R"("hidden_size": 4096, "num_attention_heads": 32)";
     CHECK(mentions(messageOf("{" + head + R"(, "rotary_emb_fraction": 0.5})"), "config.rotary_emb_fraction changes the rotary embedding"));
     CHECK(mentions(messageOf("{" + head + R"(, "rope_scaling": {"type": "linear", "factor": 2, "fator": 3}})"), "config.rope_scaling.fator is not a rotary field"));
     CHECK(mentions(messageOf("{" + head + R"(, "rope_local_base_freq": 10000})"), "read only for Gemma 3"));
     CHECK(mentions(messageOf("{" + head + R"(, "rope_interleave": true})"), "read only for DeepSeek-V3"));
-    CHECK(mentions(messageOf(R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rope_theta": 500000})"), "config.rope_theta has no effect in gptj"));
+    // GPT-J's code fixes base 10000: its rope_theta is ignored and listed, and refused under strict
+    const std::string gptj = R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rope_theta": 500000})";
+    CHECK((read(gptj).ignored.size() == 1 && read(gptj).ignored[0].key == "config.rope_theta" && read(gptj).rope.base == 10000));
+    HfConfigOptions strict;
+    strict.strict = true;
+    CHECK_THROWS_WITH_AS(ropeConfigFromHF(gptj, strict), doctest::Contains("config.rope_theta has no effect in gptj"), std::invalid_argument);
     CHECK(mentions(messageOf(R"({"model_type": "cohere", "hidden_size": 8192, "num_attention_heads": 64})"), "config.rope_theta is missing"));
     CHECK(mentions(messageOf(R"({"model_type": "bloom", "hidden_size": 4096, "n_head": 32})"), "uses ALiBi"));
     CHECK(mentions(messageOf(R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "alibi": true})"), "config.alibi is true"));

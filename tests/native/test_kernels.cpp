@@ -8,6 +8,7 @@
 
 #include "kernels/attention_tile.hpp"
 #include "kernels/dot.hpp"
+#include "kernels/rotate.hpp"
 #include "reference.hpp"
 
 using namespace posenc;
@@ -257,5 +258,48 @@ TEST_CASE("dot / axpy SIMD kernels equal their scalar references") {
         kernels::axpyScalar(0.37f, a.data(), y1.data(), n);
         kernels::axpySimd(0.37f, a.data(), y2.data(), n);
         CHECK(y1 == y2);
+    }
+}
+
+TEST_CASE("RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD equals scalar") {
+    for (std::size_t h : {1u, 3u, 4u, 8u, 9u, 16u, 17u, 64u, 67u}) {
+        auto x = ref::randomVector(2 * h, static_cast<unsigned>(h));
+        auto c = ref::randomVector(2 * h, 100 + static_cast<unsigned>(h));
+        auto s = ref::randomVector(2 * h, 200 + static_cast<unsigned>(h));
+        auto a = x, b = x;
+        kernels::rotateHalfScalar(a.data(), c.data(), s.data(), h);
+        kernels::rotateHalfSimd(b.data(), c.data(), s.data(), h);
+        CHECK(a == b);
+        a = x, b = x;
+        kernels::rotateInterleavedScalar(a.data(), c.data(), s.data(), h);
+        kernels::rotateInterleavedSimd(b.data(), c.data(), s.data(), h);
+        CHECK(a == b);
+    }
+    // sin/cos tables: exact reduction + xsimd's vector sincos vs libm on the unreduced angle, in double
+    std::vector<double> w(37);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::pow(10000.0, -2.0 * i / 74);
+    for (double p : {0.0, 1.0, 4095.0, 1e6, 2147483647.0, -2147483647.0}) {
+        std::vector<double> c1(37), s1(37), c2(37), s2(37);
+        kernels::sinCosScalar(p, w.data(), w.size(), c1.data(), s1.data());
+        kernels::sinCosSimd(p, w.data(), w.size(), c2.data(), s2.data());
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            CHECK(std::fabs(c1[i] - c2[i]) < 1e-15 * std::max(1.0, std::fabs(p * w[i])));
+            CHECK(std::fabs(s1[i] - s2[i]) < 1e-15 * std::max(1.0, std::fabs(p * w[i])));
+        }
+    }
+    // one-position steps: SIMD = scalar bit for bit; 255 steps from p = 1000 stay within 1e-12 of sin/cos(1255 w)
+    std::vector<double> c(37), s(37), sc(37), ss(37), c0(37), s0(37), cd(37), sd(37);
+    kernels::sinCosSimd(1.0, w.data(), w.size(), sc.data(), ss.data());
+    kernels::sinCosSimd(1000.0, w.data(), w.size(), c.data(), s.data());
+    c0 = c, s0 = s;
+    kernels::advanceScalar(c0.data(), s0.data(), sc.data(), ss.data(), 37);
+    kernels::advanceSimd(c.data(), s.data(), sc.data(), ss.data(), 37);
+    CHECK(c == c0);
+    CHECK(s == s0);
+    for (int step = 1; step < 255; ++step) kernels::advanceSimd(c.data(), s.data(), sc.data(), ss.data(), 37);
+    kernels::sinCosScalar(1255.0, w.data(), w.size(), cd.data(), sd.data());
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        CHECK(std::fabs(c[i] - cd[i]) < 1e-12);
+        CHECK(std::fabs(s[i] - sd[i]) < 1e-12);
     }
 }

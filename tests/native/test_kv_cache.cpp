@@ -22,6 +22,7 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 #include "reference.hpp"
 
 using namespace posenc;
+using ref::ld;
 
 namespace {
 constexpr int kvHeads = 2, heads = 4, d = 16;
@@ -381,4 +382,228 @@ TEST_CASE("numerics in the cache: non-finite keys or values refused (cache uncha
     q = {1, 0, 0, 0};
     cache.attend(q, 1, 1, NoEncoding{}, {}, true, out.data());
     for (float o : out) CHECK(o == doctest::Approx(1.0f));  // one key: its value
+}
+
+// ---- sliding window + sinks, whatever the append sizes ------------------------------------------
+// The reference is written here from the definition (Hugging Face / vLLM sliding window, StreamingLLM
+// sinks): a query at position p sees key position j iff j <= p and (j < sinks or p - j < window), in
+// long double with its own RoPE; and, independently, posenc::attention over the whole sequence with
+// that mask given per query as a key mask.
+namespace {
+struct WindowSetup {
+    static constexpr int kv = 2, H = 6, D = 15, W = 60, S = 4;  // GQA group of 3, odd head dim
+    static RopeEncoding rope() {
+        RopeEncoding r;
+        r.config.base = 10000;
+        r.config.partialRotaryFactor = 0.8;  // int(15 * 0.8) = 12 rotary channels, 3 pass through
+        return r;
+    }
+    static bool visible(std::int64_t p, std::int64_t j) { return j <= p && (j < S || p - j < W); }
+};
+
+// Raw per-token data of one batch row in these dimensions: k, v [kv, T, D], q [H, T, D].
+struct WSeq {
+    using WS = WindowSetup;
+    int T;
+    std::vector<float> k, v, q;
+    WSeq(int T_, unsigned seed) : T(T_) {
+        k = ref::randomVector(static_cast<std::size_t>(WS::kv) * T * WS::D, seed);
+        v = ref::randomVector(static_cast<std::size_t>(WS::kv) * T * WS::D, seed + 1);
+        q = ref::randomVector(static_cast<std::size_t>(WS::H) * T * WS::D, seed + 2);
+    }
+    // tokens of a [H, T, D] tensor, [H, n, D]
+    std::vector<float> pick(const std::vector<float>& x, int H, const std::vector<int>& tokens) const {
+        std::vector<float> out(static_cast<std::size_t>(H) * tokens.size() * WS::D);
+        std::size_t o = 0;
+        for (int h = 0; h < H; ++h)
+            for (int t : tokens) {
+                std::copy_n(x.begin() + (static_cast<std::size_t>(h) * T + t) * WS::D, WS::D, out.begin() + o);
+                o += WS::D;
+            }
+        return out;
+    }
+    // the row without its first `pad` tokens
+    WSeq dropFirst(int pad) const {
+        WSeq r(T - pad, 1);
+        std::vector<int> tokens;
+        for (int t = pad; t < T; ++t) tokens.push_back(t);
+        r.k = pick(k, WS::kv, tokens);
+        r.v = pick(v, WS::kv, tokens);
+        r.q = pick(q, WS::H, tokens);
+        return r;
+    }
+};
+
+// Token t's output for one batch row whose real tokens are raw k/v/q of `s` at positions 0..n-1.
+std::vector<ld> windowReference(const WSeq& s, int p) {
+    using WS = WindowSetup;
+    const auto w = ref::defaultInvFreq(12, 10000);
+    const int group = WS::H / WS::kv;
+    std::vector<ld> out(static_cast<std::size_t>(WS::H) * WS::D, 0);
+    const ld scale = 1 / std::sqrt(ld(WS::D));
+    auto rot = [&](const float* x, int pos) {
+        std::vector<ld> v(x, x + WS::D);
+        std::vector<ld> r(v.begin(), v.begin() + 12);
+        r = ref::rope(r, pos, w, true);
+        std::copy(r.begin(), r.end(), v.begin());
+        return v;
+    };
+    for (int h = 0; h < WS::H; ++h) {
+        const auto q = rot(s.q.data() + (static_cast<std::size_t>(h) * s.T + p) * WS::D, p);
+        std::vector<ld> sc;
+        std::vector<int> keys;
+        for (int j = 0; j <= p; ++j) {
+            if (!WS::visible(p, j)) continue;
+            const auto k = rot(s.k.data() + (static_cast<std::size_t>(h / group) * s.T + j) * WS::D, j);
+            ld dot = 0;
+            for (int c = 0; c < WS::D; ++c) dot += q[c] * k[c];
+            sc.push_back(scale * dot);
+            keys.push_back(j);
+        }
+        const ld m = *std::max_element(sc.begin(), sc.end());
+        ld sum = 0;
+        for (auto& x : sc) sum += (x = std::exp(x - m));
+        for (std::size_t n = 0; n < keys.size(); ++n)
+            for (int c = 0; c < WS::D; ++c)
+                out[static_cast<std::size_t>(h) * WS::D + c] += sc[n] / sum * s.v[(static_cast<std::size_t>(h / group) * s.T + keys[n]) * WS::D + c];
+    }
+    return out;
+}
+
+// posenc::attention over the row's first p + 1 tokens for the query at p, the window + sinks as a key mask.
+std::vector<float> windowByAttention(const WSeq& s, int p) {
+    using WS = WindowSetup;
+    std::vector<int> tokens;
+    for (int j = 0; j <= p; ++j) tokens.push_back(j);
+    const auto k = s.pick(s.k, WS::kv, tokens), v = s.pick(s.v, WS::kv, tokens);
+    const auto q = s.pick(s.q, WS::H, {p});
+    std::vector<std::uint8_t> keyMask;
+    for (int j = 0; j <= p; ++j) keyMask.push_back(WS::visible(p, j));
+    std::vector<std::int32_t> qp = {p};
+    AttentionRequest r;
+    r.dims = AttentionDims{WS::H, WS::kv, WS::D, 1, p + 1};
+    r.q = q;
+    r.k = k;
+    r.v = v;
+    r.qPositions = qp;
+    r.keyMask = keyMask;
+    r.causal = true;
+    r.encoding = WS::rope();
+    return attention(r).out;
+}
+
+// Appends tokens [from, from + n) of each row (row b's first pad[b] tokens are padding), attends with
+// those tokens' queries, and checks each real one against both references.
+void appendAndCheck(KVCache& cache, const std::vector<WSeq>& rows, const std::vector<int>& pad, int from, int n) {
+    using WS = WindowSetup;
+    const int B = static_cast<int>(rows.size());
+    std::vector<float> k, v, q;
+    std::vector<std::uint8_t> mask;
+    std::vector<std::int32_t> qp;
+    for (int b = 0; b < B; ++b) {
+        std::vector<int> tokens;
+        for (int t = from; t < from + n; ++t) tokens.push_back(t);
+        const auto kb = rows[b].pick(rows[b].k, WS::kv, tokens), vb = rows[b].pick(rows[b].v, WS::kv, tokens);
+        const auto qb = rows[b].pick(rows[b].q, WS::H, tokens);
+        k.insert(k.end(), kb.begin(), kb.end());
+        v.insert(v.end(), vb.begin(), vb.end());
+        q.insert(q.end(), qb.begin(), qb.end());
+        for (int t : tokens) {
+            mask.push_back(t >= pad[b]);
+            qp.push_back(std::max(t - pad[b], 0));  // a padding query's position is not checked
+        }
+    }
+    cache.append(k, v, n, {}, mask);
+    std::vector<float> out(q.size());
+    cache.attend(q, WS::H, n, NoEncoding{}, qp, true, out.data());
+    for (int b = 0; b < B; ++b) {
+        const WSeq real = rows[b].dropFirst(pad[b]);  // the row's real tokens as their own sequence, positions 0..
+        for (int i = 0; i < n; ++i) {
+            const int t = from + i;
+            if (t < pad[b]) continue;
+            const int p = t - pad[b];
+            std::vector<float> got(static_cast<std::size_t>(WS::H) * WS::D);
+            for (int h = 0; h < WS::H; ++h)
+                std::copy_n(out.begin() + ((static_cast<std::size_t>(b) * WS::H + h) * n + i) * WS::D, WS::D, got.begin() + h * WS::D);
+            const auto want = windowReference(real, p);
+            double err = 0;
+            for (std::size_t x = 0; x < got.size(); ++x) err = std::max(err, double(std::fabs(ld(got[x]) - want[x])));
+            INFO("row " << b << " query at position " << p);
+            CHECK(err < 1e-5);
+            CHECK(maxDiff(got, windowByAttention(real, p)) < 1e-5);
+        }
+    }
+}
+}  // namespace
+
+TEST_CASE("window 60 + 4 sinks: one append of 100 tokens, chunked prefills and decode steps all equal sliding-window attention") {
+    using WS = WindowSetup;
+    const int N = 100, steps = 6;
+    const std::vector<std::vector<int>> plans = {{N}, {7, 33, 60}, {50, 30, 20}, {64, 1, 35}};
+    for (int capacity : {WS::S + WS::W, WS::S + WS::W + 9}) {  // capacity may exceed sinks + window
+        for (const auto& plan : plans) {
+            INFO("capacity " << capacity << ", chunks of " << plan.front() << " first");
+            // batch 2: row 1 starts with 10 padding tokens, so the rows hold different numbers of keys
+            const std::vector<WSeq> rows = {WSeq(N + steps, 300), WSeq(N + steps, 400)};
+            const std::vector<int> pad = {0, 10};
+            KVCacheConfig c;
+            c.batch = 2;
+            c.kvHeads = WS::kv;
+            c.headDim = WS::D;
+            c.capacity = capacity;
+            c.window = WS::W;
+            c.sinks = WS::S;
+            c.rope = WS::rope();
+            KVCache cache(c);
+            int from = 0;
+            for (int n : plan) {
+                appendAndCheck(cache, rows, pad, from, n);
+                from += n;
+            }
+            // positions() shows the capacity slots: the sinks and the last `window` tokens
+            const auto pos = cache.positions();
+            REQUIRE(pos.size() == static_cast<std::size_t>(2 * capacity));
+            for (int b = 0; b < 2; ++b) {
+                std::vector<std::int32_t> row(pos.begin() + b * capacity, pos.begin() + (b + 1) * capacity), want;
+                row.erase(std::remove(row.begin(), row.end(), -1), row.end());
+                std::sort(row.begin(), row.end());
+                const int real = N - pad[b];
+                for (int p = 0; p < WS::S; ++p) want.push_back(p);
+                for (int p = real - WS::W; p < real; ++p) want.push_back(p);
+                CHECK(row == want);
+            }
+            for (int step = 0; step < steps; ++step) appendAndCheck(cache, rows, pad, from++, 1);
+        }
+    }
+}
+
+TEST_CASE("window: a failed append keeps the held keys; the cache's outputs are bit-identical before and after") {
+    using WS = WindowSetup;
+    WSeq s(100, 500);
+    KVCacheConfig c;
+    c.kvHeads = WS::kv;
+    c.headDim = WS::D;
+    c.capacity = WS::S + WS::W;
+    c.window = WS::W;
+    c.sinks = WS::S;
+    c.rope = WS::rope();
+    KVCache cache(c);
+    cache.append(s.k, s.v, 100);
+    std::vector<float> before(s.q.size()), after(s.q.size());
+    cache.attend(s.q, WS::H, 100, NoEncoding{}, {}, true, before.data());
+    const auto p0 = cache.positions(), n0 = cache.nextPositions();
+    auto bad = s.pick(s.k, WS::kv, {0});
+    bad[3] = std::numeric_limits<float>::infinity();
+    CHECK_THROWS_WITH_AS(cache.append(bad, s.pick(s.v, WS::kv, {0}), 1), doctest::Contains("k[3]"), std::invalid_argument);
+    std::vector<std::uint8_t> badMask = {3};
+    CHECK_THROWS_WITH_AS(cache.append(s.pick(s.k, WS::kv, {0}), s.pick(s.v, WS::kv, {0}), 1, {}, badMask), doctest::Contains("mask[0]"),
+                         std::invalid_argument);
+    cache.attend(s.q, WS::H, 100, NoEncoding{}, {}, true, after.data());
+    CHECK(after == before);
+    CHECK(cache.positions() == p0);
+    CHECK(cache.nextPositions() == n0);
+    // a renumber lets the held keys go (they have no entry in newPositions); shift moves them along
+    cache.shift(5);
+    cache.attend(s.q, WS::H, 100, NoEncoding{}, {}, true, after.data());  // queries at 5..104: the same relative picture
+    CHECK(maxDiff(after, before) < 1e-5);
 }

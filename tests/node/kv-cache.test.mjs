@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from 'posenc';
-import { maxAbsDiff, randomFloats } from './helpers.mjs';
+import { maxAbsDiff, randomFloats, ropeReference } from './helpers.mjs';
 
 const pe = await load();
 const kvHeads = 2, heads = 4, headDim = 8;
@@ -56,6 +56,65 @@ test('a new token after 100 cached tokens with a 20-slot window is position 100,
   assert.deepEqual(Array.from(cache.nextPositions()), [101]);
   cache[Symbol.dispose]();
   assert.throws(() => cache.positions(), /deleted/);
+});
+
+// Sliding window + sinks (Hugging Face / vLLM window, StreamingLLM sinks): a query at position p sees key
+// position j iff j <= p and (j < sinks or p - j < window), however the tokens were appended. Checked per
+// query against a float64 reference written here and against pe.attention with that mask as a key mask.
+test('window 60 + 4 sinks: one append of 100 tokens, chunked prefills and decode steps equal sliding-window attention', () => {
+  const KV = 2, H = 6, D = 15, W = 60, S = 4, N = 100, steps = 5;  // GQA group of 3, odd head dim
+  const wrope = { base: 10000, partialRotaryFactor: 0.8 };         // int(15 * 0.8) = 12 rotary channels
+  const invFreq = Array.from({ length: 6 }, (_, i) => 10000 ** (-2 * i / 12));
+  const visible = (p, j) => j <= p && (j < S || p - j < W);
+  const k = randomFloats(KV * (N + steps) * D, 41), v = randomFloats(KV * (N + steps) * D, 42), q = randomFloats(H * (N + steps) * D, 43);
+  const T = N + steps;
+  const rows = (x, Hx, t0, n) => {  // tokens t0 .. t0+n-1 of a [Hx, T, D] tensor as [Hx, n, D]
+    const out = new Float32Array(Hx * n * D);
+    for (let h = 0; h < Hx; h++) out.set(x.subarray((h * T + t0) * D, (h * T + t0 + n) * D), h * n * D);
+    return out;
+  };
+  const rot = (x, p) => [...ropeReference(x.slice(0, 12), p, invFreq, 'half'), ...Array.from(x.slice(12))];
+  function reference(p) {  // float64, the query at position p
+    const out = new Float64Array(H * D);
+    for (let h = 0; h < H; h++) {
+      const g = Math.floor(h / (H / KV));
+      const qr = rot(q.subarray((h * T + p) * D, (h * T + p + 1) * D), p);
+      const js = [], sc = [];
+      for (let j = 0; j <= p; j++) {
+        if (!visible(p, j)) continue;
+        const kr = rot(k.subarray((g * T + j) * D, (g * T + j + 1) * D), j);
+        js.push(j);
+        sc.push(qr.reduce((s, x, c) => s + x * kr[c], 0) / Math.sqrt(D));
+      }
+      const m = Math.max(...sc), w = sc.map((x) => Math.exp(x - m)), sum = w.reduce((a, b) => a + b, 0);
+      js.forEach((j, n) => { for (let c = 0; c < D; c++) out[h * D + c] += (w[n] / sum) * v[(g * T + j) * D + c]; });
+    }
+    return out;
+  }
+  function byAttention(p) {  // pe.attention over tokens 0..p with the window + sinks as a key mask
+    const keyMask = Array.from({ length: p + 1 }, (_, j) => (visible(p, j) ? 1 : 0));
+    return pe.attention({ q: rows(q, H, p, 1), k: rows(k, KV, 0, p + 1), v: rows(v, KV, 0, p + 1), heads: H, kvHeads: KV, headDim: D,
+      qLen: 1, kLen: p + 1, qPositions: [p], keyMask, causal: true, encoding: { kind: 'rope', ...wrope } }).out;
+  }
+  for (const plan of [[N], [7, 33, 60], [50, 30, 20]]) {
+    const cache = new pe.KVCache({ kvHeads: KV, headDim: D, capacity: S + W, window: W, sinks: S, rope: wrope });
+    let from = 0;
+    for (const n of [...plan, ...Array(steps).fill(1)]) {
+      cache.append(rows(k, KV, from, n), rows(v, KV, from, n));
+      const out = cache.attend(rows(q, H, from, n), { heads: H }).out;  // default qPositions: the appended tokens'
+      for (let i = 0; i < n; i++) {
+        const p = from + i, got = new Float32Array(H * D);
+        for (let h = 0; h < H; h++) got.set(out.subarray((h * n + i) * D, (h * n + i + 1) * D), h * D);
+        assert.ok(maxAbsDiff(got, reference(p)) < 1e-5, `plan ${plan}: query ${p} vs float64 (${maxAbsDiff(got, reference(p))})`);
+        assert.ok(maxAbsDiff(got, byAttention(p)) < 1e-5, `plan ${plan}: query ${p} vs pe.attention`);
+      }
+      from += n;
+    }
+    // positions(): the capacity slots hold the sinks and the last W tokens
+    const kept = Array.from(cache.positions()).sort((a, b) => a - b);
+    assert.deepEqual(kept, [0, 1, 2, 3, ...Array.from({ length: W }, (_, i) => N + steps - W + i)]);
+    cache.delete();
+  }
 });
 
 test('shift and renumber re-rotate: attend equals pe.attention with keys rotated at the new positions', () => {

@@ -184,13 +184,22 @@ test('ropeConfigFromHF validates eagerly and names the config.json key, on every
     assert.ok(pe.ropeFrequencies({ ...ok, seqLen: 1 }).invFreq.every(Number.isFinite), name);
     const inner = cfg.hidden_size === undefined && cfg.n_embd === undefined && cfg.text_config ? cfg.text_config : cfg;
     const holder = inner.rope_parameters?.rope_theta !== undefined ? ['rope_parameters', inner.rope_parameters] : ['', inner];
-    for (const bad of [-1, 0, 1, NaN, Infinity]) {
+    const fixedBase = ['gptj', 'codegen'].includes(inner.model_type);
+    if (fixedBase) {
+      // GPT-J's code fixes base 10000 and never reads rope_theta: any value is ignored and listed
+      for (const bad of [-1, 0, 1, 'abc', [1]]) {
+        const got = pe.ropeConfigFromHF({ ...cfg, rope_theta: bad });
+        assert.equal(got.base, 10000);
+        assert.deepEqual(got.ignored.map((i) => i.key), ['config.rope_theta'], `${name} rope_theta ${bad}`);
+      }
+    }
+    for (const bad of fixedBase ? [] : [-1, 0, 1, NaN, Infinity]) {
       const m = structuredClone(cfg);
       const target = holder[0] ? (m.text_config && inner === cfg.text_config ? m.text_config : m)[holder[0]] : (inner === cfg.text_config ? m.text_config : m);
       target.rope_theta = bad;
       assert.throws(() => pe.ropeConfigFromHF(m), (e) => e instanceof RangeError && /rope_theta/.test(e.message), `${name} rope_theta ${bad}`);
     }
-    for (const bad of ['abc', null, [1], { a: 1 }]) {
+    for (const bad of fixedBase ? [] : ['abc', null, [1], { a: 1 }]) {
       const m = structuredClone(cfg);
       (inner === cfg.text_config ? m.text_config : m).rope_theta = bad;
       if (holder[0]) delete (inner === cfg.text_config ? m.text_config : m).rope_parameters.rope_theta;

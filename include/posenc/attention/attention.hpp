@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "posenc/attention/engine.hpp"
+#include "posenc/attention/temperature.hpp"
 #include "posenc/common/view.hpp"
 #include "posenc/rotary/apply.hpp"
 #include "posenc/scores/alibi.hpp"
@@ -29,7 +30,8 @@ struct RopeEncoding {
 
 struct CombinedEncoding;
 using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
-                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, CombinedEncoding>;
+                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, CombinedEncoding,
+                              TemperatureEncoding>;
 // Several encodings applied together: at most one rotary part (it rotates q and k), the score terms
 // add (e.g. RoPE + ALiBi, or T5 + CoPE). Parts are single encodings, not combinations.
 struct CombinedEncoding {
@@ -38,6 +40,9 @@ struct CombinedEncoding {
 
 // The rotary part of an encoding (itself, or the one rope of a combination), or null.
 const RopeEncoding* ropePart(const Encoding& e);
+// The query-temperature part of an encoding (itself, or the one of a combination), validated, or null
+// (attention/temperature.cpp). Two temperature parts are an error.
+const TemperatureEncoding* temperaturePart(const Encoding& e);
 // Whether the encoding is (or combines only) scalar biases: alibi, t5, swin, kerple, fire.
 bool isScalarBias(const Encoding& e);
 

@@ -21,6 +21,7 @@ struct AttentionMask {
     bool causal = false;
     int window = 0;                         // 0 = none; else admits 0 <= qPos - kPos < window
     const std::uint8_t* keyMask = nullptr;  // [kLen], 1 = attend; null = all
+    int sinks = 0;                          // keys j < sinks are exempt from the window (attention sinks; the KV cache's first slots)
 };
 
 struct AttentionInputs {
@@ -29,6 +30,9 @@ struct AttentionInputs {
     const float* k = nullptr;  // [kvHeads, kLen, headDim]; may be null when kPacked is given
     const float* kPacked = nullptr;  // optional: keys already packed, [kvHeads][packedKeysSize(kLen, headDim)]
     const float* v = nullptr;  // [kvHeads, kLen, headDim]
+    // Keys per kv head in k, kPacked and v (0 = kLen): the KV cache attends over the first kLen of
+    // more slots than that (keys a long append still needs are held past its capacity).
+    std::size_t kvStride = 0;
     const std::int32_t* qPos = nullptr;  // [qLen]
     const std::int32_t* kPos = nullptr;  // [kLen]
     AttentionMask mask;
@@ -45,9 +49,11 @@ struct AttentionOutputs {
 // step at a time) keeps one and passes it in, so a step allocates nothing once the buffers are warm.
 struct AttentionWorkspace {
     struct BlockRange {
-        std::int32_t minPos, maxPos;
-        bool any;  // any key in the block passes keyMask
-        bool all;  // every key in the block passes keyMask
+        std::int32_t minPos, maxPos;  // over the keys that pass keyMask and obey the window (j >= sinks)
+        bool any;                     // any such key
+        bool all;                     // every key in the block passes keyMask
+        std::int32_t sinkMin, sinkMax;  // over the sink keys (j < sinks) that pass keyMask
+        bool sinkAny;
     };
     std::vector<BlockRange> blocks;
     std::vector<float> qTile, scores, content, acc, wsum, packedKeys, keyRows, rows;
@@ -63,7 +69,7 @@ inline bool keyAllowed(const AttentionMask& m, std::int32_t qPos, std::int32_t k
     if (m.keyMask && !m.keyMask[j]) return false;
     const std::int64_t d = static_cast<std::int64_t>(qPos) - kPos;
     if (m.causal && d < 0) return false;
-    if (m.window > 0 && (d < 0 || d >= m.window)) return false;
+    if (m.window > 0 && j >= m.sinks && (d < 0 || d >= m.window)) return false;
     return true;
 }
 

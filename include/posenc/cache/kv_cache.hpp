@@ -6,6 +6,15 @@
 // (no window: appending past capacity is an error) or a ring of `window` slots holding the most
 // recent tokens. Padding (mask 0) gets neither a slot nor a position. Every call validates fully
 // before it changes anything, so a failed call leaves the cache exactly as it was.
+//
+// Sliding window (as Hugging Face and vLLM): with `window` W, a query at position p sees the keys
+// with p - W < position <= p, plus the sink tokens (the first `sinks` slots; with `causal`, only
+// those at or before p) — however the tokens were appended. An append that pushes tokens out of the
+// ring while its own tokens still need them under that rule (a prefill longer than the window, in
+// one call or in chunks) holds them in slots past `capacity` until the next append or renumber
+// (shift moves them with the rest), so `attend` with that append's queries equals sliding-window
+// attention over the whole sequence. Those slots take memory only while held; positions(), keys()
+// and values() show the `capacity` slots.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -60,7 +69,7 @@ public:
     // Stored keys (rotated) as [batch, kvHeads, capacity, headDim], unpacked from the engine's layout;
     // values are stored as they are: [batch, kvHeads, capacity, headDim].
     std::vector<float> keys() const;
-    const std::vector<float>& values() const { return values_; }
+    std::vector<float> values() const;
 
 private:
     struct Row {
@@ -68,26 +77,37 @@ private:
         int filled = 0;     // plain slots used (no window)
         int ringStart = 0;  // oldest ring slot (window)
         int ringCount = 0;
+        int held = 0;  // keys held past capacity for the latest append's queries: slots capacity .. capacity + held - 1
         std::int64_t next = 0;
     };
     int slotFor(Row& row) const;  // advances the row's bookkeeping
     void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles);
     std::size_t packedSize() const;  // floats of one (batch row, kv head)'s packed keys
     float* packedKeys(int b, int h);
+    const float* packedKeys(int b, int h) const;
+    std::size_t slotIndex(int b, int slot) const { return static_cast<std::size_t>(b) * slots_ + static_cast<std::size_t>(slot); }
+    void resizeSlots(int slots);  // re-lays the stores out with `slots` slots per row (the first min(old, new) kept)
+    void dropHeld();              // releases every row's held keys (bookkeeping only)
 
     KVCacheConfig config_;
+    int slots_ = 0;  // slots per row in the stores: capacity, plus room for held keys
     std::optional<RopeFrequencies> freqs_;
     std::optional<RopeTables> tables_;  // cos/sin for the tokens of one call, reused
     std::vector<float> keys_;    // per (batch row, kv head): packed for the score kernel (kernels::packKeys)
-    std::vector<float> values_;  // [batch, kvHeads, capacity, headDim]
-    std::vector<std::int32_t> pos_;
-    std::vector<std::uint8_t> occupied_;
+    std::vector<float> values_;  // [batch, kvHeads, slots_, headDim]
+    std::vector<std::int32_t> pos_;        // [batch, slots_]
+    std::vector<std::uint8_t> occupied_;   // [batch, slots_]
     std::vector<Row> rows_;
     std::vector<double> keyNormMax_;  // per batch row: the largest norm of a key appended (bounds q.k before attending)
     std::vector<Row> plannedRows_;
     // scratch reused across calls (no allocation per decode step once warm)
     std::vector<std::int32_t> scratchPos_;
-    std::vector<int> scratchSlots_;
+    std::vector<int> scratchSlots_;     // per token of an append: the slot it goes to (-1 = padding)
+    struct Move {
+        int b, from, to;
+    };
+    std::vector<Move> scratchMoves_;    // cached keys pushed out of the ring by an append but still needed: to held slots
+    std::vector<int> scratchRingToken_; // [window]: which token of the append a ring slot holds while planning (-1 = a cached one)
     std::vector<int> scratchCommitted_;
     std::vector<float> scratchQ_;
     std::vector<float> scratchKey_;  // one key row being rotated

@@ -3,10 +3,12 @@
 // model_type, as transformers' modeling_*.py files read it (the table is in docs/hf-families.md).
 // The one reader for C++ and JS (the JS `ropeConfigFromHF` passes the JSON text through).
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "posenc/attention/temperature.hpp"
 #include "posenc/rotary/apply.hpp"
 #include "posenc/rotary/frequencies.hpp"
 
@@ -22,6 +24,34 @@ struct HfConfigOptions {
     // every other reader): the `factor` field. 'legacy' (transformers 4.46-4.50): the ratio
     // max_position_embeddings / original_max_position_embeddings replaces it.
     enum class YarnFactor { explicitField, legacy } yarnFactor = YarnFactor::explicitField;
+    // Keys Hugging Face's code for the model type never reads (a nanotron `rope_interleaved`, Qwen2.5's
+    // `use_mrope`, ...) are ignored and listed in HfRopeConfig::ignored; strict turns each into an error.
+    bool strict = false;
+};
+
+// A config.json key the model type's Hugging Face code does not read, so neither does posenc.
+struct HfIgnoredKey {
+    std::string key;     // the config's own path, e.g. "config.use_mrope"
+    std::string value;   // its JSON text, e.g. "false"
+    std::string reason;  // why it has no effect
+};
+
+// One decoder layer's attention, as the model type's code builds it.
+struct HfLayer {
+    std::string type;          // "full_attention", "sliding_attention", "chunked_attention" (Llama 4)
+    bool rope = true;          // false: a NoPE layer (Llama 4 / SmolLM3 no_rope_layers, Cohere2 global layers)
+    int window = 0;            // sliding window in tokens (0 = none): keys with 0 <= qPos - kPos < window
+    int chunk = 0;             // chunked attention: queries see keys of their own chunk of this many tokens
+    bool temperature = false;  // HfRopeConfig::temperature scales this layer's queries
+};
+
+// The attention shape a caller needs next to the rotary table.
+struct HfAttentionShape {
+    int heads = 0;           // num_attention_heads (n_head, num_heads, n_heads)
+    int kvHeads = 0;         // num_key_value_heads (num_kv_heads, multi_query = 1, attn_config.kv_n_heads); default heads
+    int headDim = 0;         // q.k channels per head: head_dim, else hidden / heads (DeepSeek MLA: qk_nope + qk_rope)
+    int slidingWindow = 0;   // the config's sliding window where some layer uses it (0 = none)
+    std::vector<HfLayer> layers;  // one per num_hidden_layers (empty when the config does not give the count)
 };
 
 struct HfRopeConfig {
@@ -32,6 +62,12 @@ struct HfRopeConfig {
     // everything else in `rope` is posenc's default. The JS reader returns exactly these keys.
     std::vector<std::string> given;
     bool isGiven(std::string_view name) const;
+    // Keys the model type's code ignores (empty under HfConfigOptions::strict, which refuses them).
+    std::vector<HfIgnoredKey> ignored;
+    // Query temperature (attention/temperature.hpp) of the layers whose HfLayer::temperature is set:
+    // Ministral 3 every layer (llama_4_scaling_beta), Llama 4 its NoPE layers (attn_temperature_tuning).
+    std::optional<TemperatureEncoding> temperature;
+    HfAttentionShape attention;
 };
 
 // Parses `json` (the text of config.json) and returns the rotary setup. Throws std::invalid_argument

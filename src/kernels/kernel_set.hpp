@@ -1,0 +1,46 @@
+// The SIMD kernels the library calls, as one table of function pointers per instruction set.
+//
+// The x86-64 library is compiled for the baseline (SSE2) and, in separate translation units with their
+// own -m flags (kernel_set_isa.cpp), for SSE4.1, AVX2 + FMA and AVX-512; at first use the best set the
+// CPU (and OS) supports is chosen, so the installed library runs on any x86-64 and uses the machine's
+// widest vectors. POSENC_KERNELS=<name> in the environment, or posenc::useKernelSet(name), forces a set
+// (benchmarks, tests). A wasm build, a -march=native build or another architecture holds one set.
+// The code outside src/kernels/ is compiled once, with the default flags, and reaches every kernel
+// through kernels::active(); nothing here depends on an instruction set.
+#pragma once
+#include <cstddef>
+
+#include "posenc/scores/score_term.hpp"  // kQueryTile
+
+namespace posenc::kernels {
+
+// The attention micro-kernels for each row count 1..tileRows, reached through function pointers: an
+// indirect call cannot be inlined (binaryen inlines single-caller functions whatever the source says),
+// so each micro-kernel stays a small function of its own and V8 keeps its accumulators in registers
+// (inlined into the engine's large loop they were spilled to the stack, at ~1.6x the time).
+using ScoreTileFn = void (*)(const float*, const float*, std::size_t, float*, std::size_t) noexcept;
+using ValueTileFn = void (*)(const float*, std::size_t, const float*, std::size_t, float*, const float*) noexcept;
+using SoftmaxTileFn = bool (*)(float*, std::size_t, const bool*, float*, float*, float*) noexcept;
+
+struct KernelSet {
+    const char* name;
+    std::size_t tileRows;          // query rows per attention tile (<= kQueryTile)
+    std::size_t floatLanes;        // floats per vector
+    ScoreTileFn scoreTile[kQueryTile];   // [rows - 1], rows = 1..tileRows
+    ValueTileFn valueTile[kQueryTile];
+    SoftmaxTileFn softmaxTile[kQueryTile];
+    float (*rowMax)(const float*, std::size_t) noexcept;
+    float (*expShift)(float*, std::size_t, float) noexcept;
+    void (*axpy)(float, const float*, float*, std::size_t) noexcept;
+    float (*dot)(const float*, const float*, std::size_t) noexcept;
+    bool (*allFinite)(const float*, std::size_t) noexcept;
+    void (*sinCos)(double, const double*, std::size_t, double*, double*) noexcept;
+    void (*advance)(double*, double*, const double*, const double*, std::size_t) noexcept;
+    void (*rotateHalf)(float*, const float*, const float*, std::size_t) noexcept;
+    void (*rotateInterleaved)(float*, const float*, const float*, std::size_t) noexcept;
+};
+
+// The set in use (chosen once, at first call, unless forced since).
+const KernelSet& active() noexcept;
+
+}  // namespace posenc::kernels

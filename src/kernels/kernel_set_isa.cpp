@@ -1,0 +1,34 @@
+// One instruction set's kernel table. CMake compiles this file once per set, each time with that set's
+// -m flags and -DPOSENC_KERNEL_ISA=<name> (the inline namespace the kernel headers' copies live in, and
+// the name of the getter below). Only raw-pointer kernels are compiled here: no library code, no
+// standard containers, so nothing compiled with wider instructions can be shared with other code.
+#include <array>
+#include <utility>
+
+#include "kernels/attention_tile.hpp"
+#include "kernels/dot.hpp"
+#include "kernels/kernel_set.hpp"
+#include "kernels/rotate.hpp"
+
+#define POSENC_CAT2(a, b) a##b
+#define POSENC_CAT(a, b) POSENC_CAT2(a, b)
+
+namespace posenc::kernels {
+namespace {
+template <std::size_t... I>
+constexpr KernelSet makeSet(std::index_sequence<I...>) {
+    return KernelSet{
+        POSENC_KERNEL_SET_NAME, kTileRows, kFloatLanes,
+        {(I < kTileRows ? &scoreTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
+        {(I < kTileRows ? &valueTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
+        {(I < kTileRows ? &softmaxTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
+        &rowMaxSimd, &expShiftSimd, &axpySimd, &dotSimd, &allFiniteSimd,
+        &sinCosSimd, &advanceSimd, &rotateHalfSimd, &rotateInterleavedSimd,
+    };
+}
+constexpr KernelSet kSet = makeSet(std::make_index_sequence<kQueryTile>());
+static_assert(kTileRows <= kQueryTile, "score terms keep kQueryTile per-row slots");
+}  // namespace
+
+const KernelSet& POSENC_CAT(kernelSet_, POSENC_KERNEL_ISA)() noexcept { return kSet; }
+}  // namespace posenc::kernels
