@@ -20,6 +20,7 @@ export const METHOD_LINKS = {
   sine3d: { paper: null, code: [['DETR position_encoding.py (2-D form)', gh('facebookresearch/detr/blob/main/models/position_encoding.py')]] },
   resizeGrid: { paper: [['Dosovitskiy et al. 2020 (ViT)', arxiv('2010.11929')]], code: [['HF ViT interpolate_pos_encoding', HF('models/vit/modeling_vit.py')]] },
   rope: { paper: [['Su et al. 2021 (RoFormer)', arxiv('2104.09864')]], code: [['HF modeling_rope_utils.py', HF('modeling_rope_utils.py')]] },
+  temperature: { paper: [['Nakanishi 2025 (Scalable-Softmax)', arxiv('2501.19399')]], code: [['HF Llama 4', HF('models/llama4/modeling_llama4.py')]] },
   alibi: { paper: [['Press et al. 2021', arxiv('2108.12409')]], code: [['attention_with_linear_biases', gh('ofirpress/attention_with_linear_biases')]] },
   t5: { paper: [['Raffel et al. 2019 (T5)', arxiv('1910.10683')]], code: [['HF T5Attention', HF('models/t5/modeling_t5.py')]] },
   swin: { paper: [['Liu et al. 2021 (Swin)', arxiv('2103.14030')]], code: [['Swin WindowAttention', gh('microsoft/Swin-Transformer/blob/main/models/swin_transformer.py')]] },
