@@ -748,7 +748,9 @@ test('10. the config box decay runs to the model context', async () => {
 });
 
 test('8. every bound control redraws in ≤ 50 ms (median of three trials)', async (t) => {
-  const ids = await page.evaluate(() => window.posencDemo.url.controls);
+  // The lab's controls run a trained model's forward pass over its test set: their budget is 300 ms
+  // (issue 22), timed and reported by tests/browser/lab.test.mjs; every other control is held to 50 ms here.
+  const ids = await page.evaluate(() => window.posencDemo.url.controls.filter((id) => !document.getElementById(id).closest('#lab')));
   const report = [], slow = [];
   for (const id of ids) {
     const info = await page.$eval(`#${id}`, (el) => ({
