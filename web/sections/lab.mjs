@@ -90,7 +90,7 @@ async function labSection(pe) {
   // every model on the fixed test set, in the worker, drawn as each one finishes
   const t0 = performance.now();
   for (const name of LAB_MODELS) {
-    status.textContent = `Running ${LAB_LABELS[name]} on the 8 test sequences (${pool.size} Web Workers)…`;
+    status.textContent = `Running ${LAB_LABELS[name]} on the 8 test sequences (${pool.size} Web Worker${pool.size > 1 ? 's' : ''})…`;
     const r = await accuracyOf(name);
     acc[name] = { correct: r.correct, total: r.total, preds: r.preds };
     lab.computeMs[name] = r.ms;
@@ -98,7 +98,7 @@ async function labSection(pe) {
   }
   const perModel = Object.values(lab.computeMs).reduce((a, b) => a + b, 0) / LAB_MODELS.length;
   status.textContent = `All ${LAB_MODELS.length} models run on 8 × ${N} tokens in ${((performance.now() - t0) / 1000).toFixed(1)} s, ` +
-    `${perModel.toFixed(0)} ms per model, in this page (${pool.size} Web Workers) — nothing here is precomputed.`;
+    `${perModel.toFixed(0)} ms per model, in this page (${pool.size} Web Worker${pool.size > 1 ? 's' : ''}) — nothing here is precomputed.`;
   status.classList.add('ok');
 
   // RoPE schedules: the RoPE model rerun with the schedule; timed from the input to the curve drawn
