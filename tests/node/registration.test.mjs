@@ -1,0 +1,48 @@
+// Every encoding kind is registered everywhere it must be (docs/adding-an-encoding.md lists the places):
+// a kind added to ENCODING_KINDS but missed in one of them fails here, not in a user's call.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { load } from 'posenc';
+import { OPTIONS, ENCODING_KINDS } from '../../bindings/options.mjs';
+import { PARAMETER_METHODS } from '../../bindings/parameters.mjs';
+
+const read = (p) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
+const pe = await load();
+
+test('the C++ EncodingKind enum lists the kinds in ENCODING_KINDS order (JS passes the index)', () => {
+  const m = read('bindings/embind.cpp').match(/enum EncodingKind : int \{([^}]*)\}/);
+  assert.ok(m, 'enum EncodingKind not found in bindings/embind.cpp');
+  const cpp = m[1].split(',').map((s) => s.trim()).filter(Boolean);
+  assert.deepEqual(cpp.map((s) => s.toLowerCase()), ENCODING_KINDS.map((k) => `k${k}`.toLowerCase()));
+});
+
+test('every kind has an options table, a parameter count, a describe() row and a typed interface', () => {
+  const described = new Set(pe.describe().map((d) => d.kind));
+  const dts = read('bindings/index.d.ts');
+  const docs = read('docs/adding-an-encoding.md');
+  for (const kind of ENCODING_KINDS) {
+    assert.ok(OPTIONS[`encoding.${kind}`], `${kind}: no 'encoding.${kind}' table in bindings/options.mjs`);
+    assert.ok(described.has(kind), `${kind}: no row in src/describe.cpp`);
+    if (kind === 'none') continue;  // NoPE: nothing to count (its describe() row has parameterMethod null)
+    assert.ok(PARAMETER_METHODS.includes(kind), `${kind}: no count in bindings/parameters.mjs`);
+    assert.ok(OPTIONS[`parameterCount.${kind}`], `${kind}: no 'parameterCount.${kind}' table in bindings/options.mjs`);
+  }
+  for (const kind of ENCODING_KINDS) assert.match(dts, new RegExp(`kind: '${kind}'`), `${kind}: no interface with kind: '${kind}' in bindings/index.d.ts`);
+  assert.match(docs, /ENCODING_KINDS/);
+});
+
+test('the table-free kinds run through pe.attention, and an unknown key in each is a TypeError', () => {
+  // the kinds that need no learned table, with their required fields
+  const sample = {
+    none: {}, rope: {}, alibi: {}, temperature: { beta: 0.1, length: 2 },
+  };
+  const heads = 2, len = 3, hd = 4;
+  const q = new Float32Array(heads * len * hd).fill(0.25), k = q.slice(), v = q.slice();
+  for (const kind of Object.keys(sample)) {
+    const enc = { kind, ...sample[kind] };
+    const { out } = pe.attention({ q, k, v, heads, headDim: hd, qLen: len, kLen: len, encoding: enc });
+    assert.equal(out.length, q.length, kind);
+    assert.throws(() => pe.attention({ q, k, v, heads, headDim: hd, qLen: len, kLen: len, encoding: { ...enc, notAField: 1 } }), TypeError, kind);
+  }
+});
