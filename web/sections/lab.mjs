@@ -58,8 +58,7 @@ function workerPool() {
   return { size, call };
 }
 
-async function labSection(pe) {
-  const state = { schedule: 'none', factor: 8 };
+async function labSection(pe, state, hooks) {
   const pool = workerPool();
   const tests = testSet();
   const acc = {};
@@ -130,14 +129,7 @@ async function labSection(pe) {
     $('lab-rope-ms').textContent = rope ? `${ms.total.toFixed(0)} ms` : '–';
     lab.rope = { schedule: state.schedule, factor: state.factor, accuracy: a, ms, preds: r.preds };
   }
-  for (const b of document.querySelectorAll('#lab-schedule [data-value]')) {
-    b.addEventListener('click', (e) => {
-      state.schedule = b.dataset.value;
-      document.querySelectorAll('#lab-schedule [data-value]').forEach((x) => x.setAttribute('aria-pressed', String(x === b)));
-      redrawRope(e.timeStamp);
-    });
-  }
-  $('lab-factor').addEventListener('input', (e) => { state.factor = Number(e.target.value); redrawRope(e.timeStamp); });
+  hooks.rope = redrawRope;
   await redrawRope(performance.now());
 
   // generation through the KV cache (in the worker), shown as it goes
@@ -175,8 +167,7 @@ async function labSection(pe) {
     const first = render(r.tokens, r.ms);
     lab.generation = { model: name, pattern, window, sinks, prompt, tokens: r.tokens, first, msPerToken: r.ms / steps };
   }
-  $('lab-gen-run').addEventListener('click', generate);
-  for (const id of ['lab-gen-model', 'lab-gen-window', 'lab-gen-sinks']) $(id).addEventListener('change', generate);
+  hooks.generate = generate;
   await generate();
 
   let resizeTimer;
@@ -186,6 +177,24 @@ async function labSection(pe) {
 }
 
 async function start() {
+  // the controls answer at once (a timed redraw saying what is being recomputed, so the page's input →
+  // redraw timing holds for them too); the worker's result redraws the curve or the text when it arrives
+  const state = { schedule: 'none', factor: 8 }, hooks = {};
+  const pendingRope = timed('lab-rope', () => {
+    $('lab-rope-caption').textContent = hooks.rope ? 'Recomputing the RoPE model on the 8 test sequences…' : 'The models are not loaded yet: the curve follows once they are.';
+  });
+  const pendingGen = timed('lab-gen', () => { $('lab-gen-out').textContent = hooks.generate ? 'Generating…' : 'The models are not loaded yet.'; });
+  for (const b of document.querySelectorAll('#lab-schedule [data-value]')) {
+    b.addEventListener('click', (e) => {
+      state.schedule = b.dataset.value;
+      document.querySelectorAll('#lab-schedule [data-value]').forEach((x) => x.setAttribute('aria-pressed', String(x === b)));
+      pendingRope();
+      hooks.rope?.(e.timeStamp);
+    });
+  }
+  $('lab-factor').addEventListener('input', (e) => { state.factor = Number(e.target.value); pendingRope(); hooks.rope?.(e.timeStamp); });
+  $('lab-gen-run').addEventListener('click', () => { pendingGen(); hooks.generate?.(); });
+  for (const id of ['lab-gen-model', 'lab-gen-window', 'lab-gen-sinks']) $(id).addEventListener('change', () => { pendingGen(); hooks.generate?.(); });
   // app.mjs loads the core and sets window.posencDemo.api; wait for it (the page's other panels come first)
   while (!demo.api && document.body.dataset.ready !== 'error') await new Promise((r) => setTimeout(r, 50));
   if (!demo.api) return;
@@ -198,7 +207,7 @@ async function start() {
     io.observe($('lab'));
   });
   try {
-    await labSection(demo.api);
+    await labSection(demo.api, state, hooks);
   } catch (err) {
     const s = $('lab-status');
     s.textContent = `The lab could not run: ${err.message}`;
