@@ -56,9 +56,9 @@ export function relativeSection(pe) {
       legend: 'bias −m·(i − j), one logarithmic scale for all heads (the last heads are faint, not blank)' });
     const other = pe.alibiSlopes(n === 8 ? 12 : 8);
     $('rel-alibi-slopes').innerHTML = Array.from(slopes, (s, h) => `<span class="chip"><small>h${h}</small> ${slopeText(s)}</span>`).join('');
-    $('rel-alibi-text').textContent = n === 8
-      ? `8 heads: m_h = 2^(−8(h+1)/8) = 1/2, 1/4, … 1/256 — from a head that barely looks past its neighbours to one that sees the whole context almost flat. With 12 heads the list would be [${Array.from(other, (s) => +s.toPrecision(3)).join(', ')}].`
-      : `12 is not a power of two: the first 8 heads take the 8-head slopes, the other 4 take every second slope of the 16-head sequence (2^−0.5, 2^−1.5, …), so the list is not sorted. With 8 heads it would be [${Array.from(other, (s) => +s.toPrecision(3)).join(', ')}].`;
+    $('rel-alibi-text').innerHTML = n === 8
+      ? `8 heads: m<sub>h</sub> = 2<sup>−8(h+1)/8</sup> = 1/2, 1/4, … 1/256 — from a head that barely looks past its neighbours to one that sees the whole context almost flat. With 12 heads the list would be [${Array.from(other, (s) => +s.toPrecision(3)).join(', ')}].`
+      : `12 is not a power of two: the first 8 heads take the 8-head slopes, the other 4 take every second slope of the 16-head sequence (2<sup>−0.5</sup>, 2<sup>−1.5</sup>, …), so the list is not sorted. With 8 heads it would be [${Array.from(other, (s) => +s.toPrecision(3)).join(', ')}].`;
     return { slopes: Array.from(slopes), other: Array.from(other) };
   }
 
