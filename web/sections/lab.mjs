@@ -4,7 +4,7 @@
 // greedy generation through pe.KVCache.
 //
 // Loaded by its own <script type="module"> in the #lab block: it waits for the page's core
-// (window.posencDemo.api, set by app.mjs) and then works on its own. The models run in a Web Worker
+// (window.posencDemo.api, set by app.mjs) and then works on its own. The models run in Web Workers
 // (web/lab/worker.mjs) so the other panels stay responsive while 8 × 8 × 512 tokens are computed.
 import { lineChart } from '../plot.mjs';
 import { $, demo, timed } from '../common.mjs';
