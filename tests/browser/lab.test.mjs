@@ -69,12 +69,13 @@ test('a RoPE schedule change redraws the curve with the runner\'s accuracy under
   const tests = testSet();
   const report = [];
   for (const [schedule, factor] of [['yarn', '8'], ['linear', '4'], ['ntk', '4'], ['dynamic', '4'], ['yarn', '4']]) {
-    // set the factor first and let its redraw finish, so the schedule click is timed on its own
+    // set the factor first and let its redraw (and any it superseded) finish — the latest requested run
+    // drawn — so the schedule click is timed on its own, not queued behind the factor's forward
+    const settled = ([s, f]) => { const l = window.posencDemo.lab, r = l.rope; return r && r.run === l.ropeLatest && (s === null || r.schedule === s) && r.factor === f; };
     await page.selectOption('#lab-factor', factor);
-    await page.waitForFunction((f) => window.posencDemo.lab.rope?.factor === f, Number(factor), { timeout: 60000 });
+    await page.waitForFunction(settled, [null, Number(factor)], { timeout: 60000 });
     await page.click(`#lab-schedule [data-value="${schedule}"]`);
-    await page.waitForFunction(([s, f]) => { const r = window.posencDemo.lab.rope; return r && r.schedule === s && r.factor === f; },
-      [schedule, Number(factor)], { timeout: 60000 });
+    await page.waitForFunction(settled, [schedule, Number(factor)], { timeout: 60000 });
     const got = await page.evaluate(() => window.posencDemo.lab.rope);
     const rope = { type: schedule, factor: Number(factor) };
     const want = positionAccuracy(tests, tests.map((s) => m.predict(s.tokens.slice(0, 8 * L), { rope })), 8 * L);

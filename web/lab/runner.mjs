@@ -65,13 +65,20 @@ function dot(x, xo, W, wo, n) {
   return s;
 }
 
-// the same, written as heads [H, T, Dh] (the layout pe.attention and pe.KVCache take)
-function linearHeads(x, T, I, W, b, H, Dh) {
-  const y = linear(x, T, I, W, b, H * Dh), out = new Float32Array(H * T * Dh);
-  for (let t = 0; t < T; t++)
+// [T, n·H·Dh] (n projections side by side, as linear() gives them for weights stacked by rows) ->
+// n arrays [H, T, Dh] (the layout pe.attention and pe.KVCache take)
+function splitHeads(y, T, n, H, Dh) {
+  const HD = H * Dh, row = n * HD, outs = [];
+  for (let m = 0; m < n; m++) {
+    const out = new Float32Array(H * T * Dh);
     for (let h = 0; h < H; h++)
-      for (let d = 0; d < Dh; d++) out[(h * T + t) * Dh + d] = y[t * H * Dh + h * Dh + d];
-  return out;
+      for (let t = 0; t < T; t++) {
+        const src = t * row + m * HD + h * Dh;
+        out.set(y.subarray(src, src + Dh), (h * T + t) * Dh);
+      }
+    outs.push(out);
+  }
+  return outs;
 }
 
 function layerNorm(x, T, D, w, b, eps) {
@@ -110,6 +117,14 @@ export class LabModel {
       this.w[t.name] = weights.subarray(t.offset, t.offset + n);
     }
     const c = this.config;
+    // q, k and v of each layer as one [3·D, D] matrix (rows stacked: each output is the same sum as
+    // from its own matrix), so one pass over the activations gives all three
+    this.wqkv = [];
+    for (let l = 0; l < c.layers; l++) {
+      const p = `layers.${l}.`, D = c.dim, W = new Float32Array(3 * D * D), b = new Float32Array(3 * D);
+      ['q', 'k', 'v'].forEach((m, j) => { W.set(this.w[p + 'w' + m], j * D * D); b.set(this.w[p + 'b' + m], j * D); });
+      this.wqkv.push({ W, b });
+    }
     this.kind = c.encoding;
     this.L = c.trainedLength;
     // score terms (everything but RoPE: those are the same in attention and in the cache)
@@ -161,9 +176,8 @@ export class LabModel {
 
   qkv(x, T, l) {
     const { dim: D, heads: H, headDim: Dh, lnEps } = this.config, w = this.w, p = `layers.${l}.`;
-    const h = layerNorm(x, T, D, w[p + 'ln1.w'], w[p + 'ln1.b'], lnEps);
-    return [linearHeads(h, T, D, w[p + 'wq'], w[p + 'bq'], H, Dh), linearHeads(h, T, D, w[p + 'wk'], w[p + 'bk'], H, Dh),
-      linearHeads(h, T, D, w[p + 'wv'], w[p + 'bv'], H, Dh)];
+    const h = layerNorm(x, T, D, w[p + 'ln1.w'], w[p + 'ln1.b'], lnEps), { W, b } = this.wqkv[l];
+    return splitHeads(linear(h, T, D, W, b, 3 * D), T, 3, H, Dh);
   }
 
   attnOut(x, a, T, l) {
@@ -184,19 +198,33 @@ export class LabModel {
   }
 
   /**
-   * Full causal forward over `tokens` (positions 0..T-1): logits [T, vocab]. Options: `rope` ({ type,
-   * factor }: RoPE schedule at inference, RoPE model only; `ropeSeqLen`: the length dynamic NTK derives
-   * its base from, default T); `window` / `sinks`: the attention a KV cache with that window and sinks
-   * gives (query i sees keys 0..sinks-1 and the last `window` tokens up to i).
+   * The part of a forward over `tokens` no option changes: the embedding (with the additive encoding)
+   * and the first layer's q, k, v — RoPE and its schedules, windows and sinks all act inside attention.
+   * forward() and predict() take the result in place of the tokens, so a caller rerunning the same
+   * sequences under other options (the page's RoPE schedule controls) does not redo it.
    */
-  forward(tokens, { rope, ropeSeqLen, window, sinks = 0 } = {}) {
-    const { heads: H, headDim: Dh, layers } = this.config, pe = this.pe;
+  prepare(tokens) {
     const T = tokens.length;
     const positions = Int32Array.from({ length: T }, (_, i) => i);
     const x = this.embed(tokens, positions);
+    const [q, k, v] = this.qkv(x, T, 0);
+    return new LabPrepared(this, T, x, q, k, v);
+  }
+
+  /**
+   * Full causal forward over `tokens` (positions 0..T-1; or a prepare() result): logits [T, vocab].
+   * Options: `rope` ({ type, factor }: RoPE schedule at inference, RoPE model only; `ropeSeqLen`: the
+   * length dynamic NTK derives its base from, default T); `window` / `sinks`: the attention a KV cache
+   * with that window and sinks gives (query i sees keys 0..sinks-1 and the last `window` tokens up to i).
+   */
+  forward(tokens, { rope, ropeSeqLen, window, sinks = 0 } = {}) {
+    const { heads: H, headDim: Dh, layers } = this.config, pe = this.pe;
+    const pre = tokens instanceof LabPrepared ? tokens : this.prepare(tokens);
+    if (pre.model !== this) throw new TypeError('tokens: prepared by another model');
+    const T = pre.T, x = pre.x.slice();
     const encoding = this.encoding(T, rope, ropeSeqLen ?? T);
     for (let l = 0; l < layers; l++) {
-      const [q, k, v] = this.qkv(x, T, l);
+      const [q, k, v] = l === 0 ? [pre.q, pre.k, pre.v] : this.qkv(x, T, l);
       let a;
       if (window && sinks > 0) a = this.#sinkWindowAttention(q, k, v, T, encoding, window, sinks);
       else a = pe.attention({ q, k, v, heads: H, headDim: Dh, qLen: T, kLen: T, causal: true, encoding, ...(window ? { window } : {}) }).out;
@@ -228,9 +256,9 @@ export class LabModel {
     return out;
   }
 
-  /** Greedy prediction (argmax of the logits) at every position of `tokens`. */
+  /** Greedy prediction (argmax of the logits) at every position of `tokens` (or a prepare() result). */
   predict(tokens, options) {
-    const V = this.config.vocab, lg = this.forward(tokens, options), T = tokens.length;
+    const V = this.config.vocab, lg = this.forward(tokens, options), T = lg.length / V;
     const pred = new Int32Array(T);
     for (let t = 0; t < T; t++) {
       let best = 0;
@@ -245,6 +273,11 @@ export class LabModel {
    * `window`, `sinks`, `rope` ({ type, factor }, RoPE model only; dynamic NTK uses seqLen = capacity).
    */
   session(options = {}) { return new LabSession(this, options); }
+}
+
+// a prepare() result: read by forward() only (q, k, v are never written; x is copied before use)
+class LabPrepared {
+  constructor(model, T, x, q, k, v) { Object.assign(this, { model, T, x, q, k, v }); Object.freeze(this); }
 }
 
 export class LabSession {

@@ -4,7 +4,7 @@
 // greedy generation through pe.KVCache.
 //
 // Loaded by its own <script type="module"> in the #lab block: it waits for the page's core
-// (window.posencDemo.api, set by app.mjs) and then works on its own. The models run in a Web Worker
+// (window.posencDemo.api, set by app.mjs) and then works on its own. The models run in Web Workers
 // (web/lab/worker.mjs) so the other panels stay responsive while 8 × 8 × 512 tokens are computed.
 import { lineChart } from '../plot.mjs';
 import { $, demo, timed } from '../common.mjs';
@@ -37,10 +37,12 @@ function markL(canvas, X, Y) {
   ctx.restore();
 }
 
-// The models run in Web Workers (web/lab/worker.mjs), one per core but one (left to the page), at most
-// four, each predicting part of the test set. call(k, msg, onProgress) resolves to worker k's answer.
+// The models run in Web Workers (web/lab/worker.mjs), one per core but one (left to the page), at
+// least two and at most four, each predicting part of the test set: while they compute, the page's
+// thread only waits, so on a 2-core machine two workers halve a RoPE redraw. call(k, msg, onProgress)
+// resolves to worker k's answer.
 function workerPool() {
-  const size = Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2) - 1));
+  const size = Math.max(2, Math.min(4, (navigator.hardwareConcurrency || 2) - 1));
   const pending = new Map();
   let next = 0;
   const workers = Array.from({ length: size }, () => {
@@ -118,7 +120,7 @@ async function labSection(pe, state, hooks) {
       : 'Pick a schedule: the RoPE model is rerun on the 8 test sequences with it.';
   });
   async function redrawRope(startedAt) {
-    const run = ++ropeRun;
+    const run = (lab.ropeLatest = ++ropeRun);   // a later input supersedes this run's curve
     const rope = state.schedule === 'none' ? null : { type: state.schedule, factor: state.factor };
     const r = rope ? await accuracyOf('rope', rope) : { correct: acc.rope.correct, total: acc.rope.total, ms: 0 };
     if (run !== ropeRun) return;
@@ -127,7 +129,7 @@ async function labSection(pe, state, hooks) {
     drawRopeCurve(rope, a, ms);
     ms.total = performance.now() - startedAt;
     $('lab-rope-ms').textContent = rope ? `${ms.total.toFixed(0)} ms` : '–';
-    lab.rope = { schedule: state.schedule, factor: state.factor, accuracy: a, ms, preds: r.preds };
+    lab.rope = { run, schedule: state.schedule, factor: state.factor, accuracy: a, ms, preds: r.preds };
   }
   hooks.rope = redrawRope;
   await redrawRope(performance.now());
