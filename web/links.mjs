@@ -1,9 +1,13 @@
 // Per method (pe.describe()'s kind): the paper that introduced it and the upstream code whose numbers
 // posenc reproduces. pe.describe() names them in words; the addresses live here, next to the page that
 // links them. null: no single paper or upstream (the design's own math, see DESIGN.md).
+// Every arXiv id below was checked against the paper's title and authors, and every GitHub path against the
+// repository's files (and its default branch), on 2026-12-02.
 const arxiv = (id) => `https://arxiv.org/abs/${id}`;
 const gh = (path) => `https://github.com/${path}`;
 const HF = (file) => gh(`huggingface/transformers/blob/main/src/transformers/${file}`);
+// pinned to a v4 release tag where main no longer holds the code (see the entry's comment)
+const HF_V4 = (file) => gh(`huggingface/transformers/blob/v4.40.0/src/transformers/${file}`);
 const T2T = gh('tensorflow/tensor2tensor/blob/master/tensor2tensor/layers/common_attention.py');
 
 export const METHOD_LINKS = {
@@ -27,7 +31,9 @@ export const METHOD_LINKS = {
   shaw: { paper: [['Shaw et al. 2018', arxiv('1803.02155')]], code: [['tensor2tensor', T2T]] },
   xl: { paper: [['Dai et al. 2019 (Transformer-XL)', arxiv('1901.02860')]], code: [['kimiyoung/transformer-xl', gh('kimiyoung/transformer-xl/blob/master/pytorch/mem_transformer.py')]] },
   deberta: { paper: [['He et al. 2020 (DeBERTa)', arxiv('2006.03654')]], code: [['microsoft/DeBERTa', gh('microsoft/DeBERTa')], ['HF DeBERTa', HF('models/deberta/modeling_deberta.py')]] },
-  relativeKey: { paper: [['Huang et al. 2020', arxiv('2009.13658')]], code: [['HF BertSelfAttention', HF('models/bert/modeling_bert.py')]] },
+  // relative_key / relative_key_query were removed from BERT on transformers main for v5 (huggingface/transformers#41170),
+  // so the code link is pinned to the v4.40.0 tag, whose BertSelfAttention still has them.
+  relativeKey: { paper: [['Huang et al. 2020', arxiv('2009.13658')]], code: [['HF BertSelfAttention (v4.40.0)', HF_V4('models/bert/modeling_bert.py')]] },
   kerple: { paper: [['Chi et al. 2022 (KERPLE)', arxiv('2205.09921')]], code: [['chijames/KERPLE', gh('chijames/KERPLE')]] },
   fire: { paper: [['Li et al. 2023 (FIRE, ICLR 2024)', arxiv('2310.04418')]], code: null },
   cope: { paper: [['Golovneva et al. 2024 (CoPE)', arxiv('2405.18719')]], code: [['facebookresearch/RAM cope', gh('facebookresearch/RAM/tree/main/projects/cope')]] },

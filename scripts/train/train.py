@@ -267,30 +267,7 @@ class Model(torch.nn.Module):
 
     def export(self):
         """The tensors the runner reads (float32), named as forward() uses them."""
-        g = {k: v.detach() for k, v in self.p.items()}
-        P = {'tok_emb': g['tok_emb']}
-        if self.kind == 'learned':
-            P['pos_emb'] = g['pos_emb']
-        for l in range(LAYERS):
-            p = f'layers.{l}.'
-            for n in ('q', 'k', 'v', 'o'):
-                P[p + 'w' + n] = g[p + n + '.weight']
-                P[p + 'b' + n] = g[p + n + '.bias']
-            P[p + 'w1'], P[p + 'b1'] = g[p + 'fc1.weight'], g[p + 'fc1.bias']
-            P[p + 'w2'], P[p + 'b2'] = g[p + 'fc2.weight'], g[p + 'fc2.bias']
-            for n in ('ln1', 'ln2'):
-                P[p + n + '.w'], P[p + n + '.b'] = g[p + n + '.weight'], g[p + n + '.bias']
-        P['ln_f.w'], P['ln_f.b'] = g['ln_f.weight'], g['ln_f.bias']
-        P['head.w'], P['head.b'] = g['head.weight'], g['head.bias']
-        if self.kind == 't5':
-            P['t5.table'] = g['t5']
-        if self.kind == 'kerple':
-            P['kerple.r1'], P['kerple.r2'] = torch.exp(g['kerple.log_r1']), torch.exp(g['kerple.log_r2'])
-        if self.kind == 'fire':
-            P['fire.w1'] = g['fire.l1.weight'][:, 0].contiguous()
-            P['fire.b1'] = g['fire.l1.bias']
-            P['fire.w2'], P['fire.b2'] = g['fire.l2.weight'], g['fire.l2.bias']
-        return {k: v.float().contiguous() for k, v in P.items()}
+        return {k: v.detach().float().contiguous() for k, v in self.params_for_forward().items()}
 
     def params_for_forward(self):
         """Like export() but differentiable (training)."""
