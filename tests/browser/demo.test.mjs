@@ -2,39 +2,32 @@
 // figures were drawn from the wasm core's values, and saves screenshots under build/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, collectErrors } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 import { divergingColor } from '../../web/plot.mjs';
 
 const shots = fileURLToPath(new URL('../../build/screenshots/', import.meta.url));
-let server, context, page, base, profile;
+let server, browser, context, page, base;
 const consoleErrors = [];
 
 before(async () => {
   mkdirSync(shots, { recursive: true });
   server = await startServer(0);
   base = `http://127.0.0.1:${server.address().port}`;
-  profile = mkdtempSync(join(tmpdir(), 'posenc-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
+  context = browser.context;
   page = await context.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  collectErrors(page, consoleErrors);
   await page.goto(`${base}/web/`);
   await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 30000 });
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 test('the page loads the wasm core without errors', async () => {

@@ -10,34 +10,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, collectErrors } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-let server, base, context, profile;
+let server, base, browser, context;
 
 before(async () => {
   server = await startServer(0);
   base = `http://127.0.0.1:${server.address().port}`;
-  profile = mkdtempSync(join(tmpdir(), 'posenc-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
+  context = browser.context;
 });
 after(async () => {
-  await context?.close();
+  await browser?.close();
   server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 // Opens a page, collecting its errors (uncaught exceptions and console errors, e.g. a failed import).
 async function open(url, setup) {
   const page = await context.newPage();
   const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${m.text()} (${m.location().url})`); });
+  collectErrors(page, errors, true);
   await setup?.(page);
   await page.goto(url);
   return { page, errors };

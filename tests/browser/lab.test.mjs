@@ -5,11 +5,10 @@
 // build/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, collectErrors } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 import { load } from '../../bindings/posenc.mjs';
 import { LAB_MODELS } from '../../web/lab/runner.mjs';
@@ -17,7 +16,7 @@ import { loadModelFromDisk, MODELS_DIR } from '../../web/lab/load-node.mjs';
 import { testSet, positionAccuracy, TRAINED_LENGTH as L } from '../../web/lab/task.mjs';
 
 const shots = fileURLToPath(new URL('../../build/screenshots/', import.meta.url));
-let server, context, page, profile, pe;
+let server, browser, context, page, pe;
 const consoleErrors = [];
 const fixture = (name) => JSON.parse(readFileSync(new URL(`${name}.fix.json`, MODELS_DIR), 'utf8'));
 
@@ -25,24 +24,18 @@ before(async () => {
   mkdirSync(shots, { recursive: true });
   pe = await load();
   server = await startServer(0);
-  profile = mkdtempSync(join(tmpdir(), 'posenc-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
+  context = browser.context;
   page = await context.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  collectErrors(page, consoleErrors);
   await page.goto(`http://127.0.0.1:${server.address().port}/web/#lab`);
   // 8 models × 8 sequences × 512 tokens in the page's worker, then a generation: allow for a loaded machine
   await page.waitForFunction(() => document.getElementById('lab')?.dataset.ready, null, { timeout: 240000 });
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 test('the lab panel ran every model in the page', async () => {
