@@ -417,6 +417,7 @@ test('every redraw after an input takes under 50 ms (one control per panel, thre
     relative: [click('#rel-heads [data-value="8"]'), input('rel-T', '48'), input('rel-T', '32')],
     cache: [click('#cache-append1'), click('#cache-append10'), click('#cache-reset')],
     'cache-sim': [click('#sim-slots'), input('sim-N', '40'), click('#sim-slots')],
+    compare: [click('#compare-family [data-value="score"]'), click('#compare-family [data-value="additive"]'), click('#compare-family [data-value="all"]')],
     speed: [click('#speed-op [data-value="attention"]'), click('#speed-op [data-value="rope"]'), click('#speed-op [data-value="attention"]')],
   };
   const report = [];
@@ -545,9 +546,48 @@ test('2. the methods table fits its column at 1280 and reads as cards at 390', a
   f = await fits();
   assert.ok(f.table <= f.column + 0.5 && f.scroll <= f.column, `phone: table ${f.table}px in a ${f.column}px column`);
   assert.equal(await page.$eval('table.methods thead', (h) => getComputedStyle(h).display), 'none');
+  // closed cards: name, family, a verdict line and a details button; 24 open cards were 11,000 px
+  assert.ok(f.tall / rows < 160, `phone: cards average ${(f.tall / rows).toFixed(0)}px (${rows} cards, ${f.tall}px)`);
+  const card = (kind) => page.$eval(`#compare-body tr[data-kind="${kind}"]`, (tr) => ({
+    verdicts: tr.querySelector('.verdicts').textContent, ref: getComputedStyle(tr.querySelector('td.ref')).display,
+    expanded: tr.querySelector('button.more').getAttribute('aria-expanded') }));
+  let learned = await card('learned');
+  assert.equal(learned.ref, 'none');
+  assert.match(learned.verdicts, /393,216 parameters/);  // 512 positions × 768 (BERT-base's table)
+  assert.match(learned.verdicts, /fixed length/);
+  assert.match((await card('alibi')).verdicts, /no parameters.*extrapolates.*cache-friendly/);
+  await page.click('#compare-body tr[data-kind="learned"] button.more');
+  learned = await card('learned');
+  assert.deepEqual([learned.ref, learned.expanded], ['block', 'true']);
   await page.locator('#compare').screenshot({ path: join(shots, 'section-compare-390.png') });
+  await page.click('#compare-body tr[data-kind="learned"] button.more');
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.waitForTimeout(300);
+});
+
+test('the methods table filters by family and by property, and says how many it shows', async () => {
+  const visible = () => page.$$eval('#compare-body tr', (rs) => rs.filter((r) => !r.hidden && r.getClientRects().length).map((r) => r.dataset.kind));
+  const all = await visible();
+  assert.equal(await page.textContent('#compare-count'), `${all.length} methods`);
+  await page.click('#compare-family [data-value="rotary"]');
+  assert.deepEqual(await visible(), ['rope']);
+  assert.equal(await page.textContent('#compare-count'), `1 of ${all.length} methods`);
+  await page.click('#compare-family [data-value="score"]');
+  const scores = await visible();
+  for (const k of ['alibi', 't5', 'swin', 'shaw', 'deberta', 'kerple', 'fire', 'cope']) assert.ok(scores.includes(k), `${k} is a score term`);
+  assert.ok(!scores.includes('rope') && !scores.includes('learned'));
+  // ALiBi: no parameters, runs past training length, cacheable; T5's buckets are learned
+  for (const id of ['compare-noparams', 'compare-extrapolates', 'compare-kv']) await page.check(`#${id}`);
+  const free = await visible();
+  assert.ok(free.includes('alibi') && !free.includes('t5') && !free.includes('deberta'), free.join());  // T5, DeBERTa: learned tables
+  assert.match(page.url(), /compare-family=score/);  // the filter is part of the shareable state
+  await page.click('#compare-family [data-value="all"]');
+  const anyFamily = await visible();
+  // sinusoids are defined at every position; a learned table has rows only up to its training length
+  assert.ok(anyFamily.includes('alibi') && anyFamily.includes('rope') && anyFamily.includes('sinusoidal') && !anyFamily.includes('learned'), anyFamily.join());
+  for (const id of ['compare-noparams', 'compare-extrapolates', 'compare-kv']) await page.uncheck(`#${id}`);
+  assert.deepEqual(await visible(), all);
+  assert.deepEqual(consoleErrors, []);
 });
 
 test('3. context lab: the caption tests new angles only for pairs below one turn; the legend swatch is dashed like its line', async () => {
