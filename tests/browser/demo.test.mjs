@@ -565,6 +565,45 @@ test('2. the methods table fits its column at 1280 and reads as cards at 390', a
   await page.waitForTimeout(300);
 });
 
+test("a config's layers, unread keys and query temperature, as the model's code builds them", async () => {
+  const preset = async (name) => { await page.selectOption('#rope-preset', name); await page.waitForTimeout(50); };
+  const cells = () => page.$$eval('#rope-layers .layer', (cs) => cs.map((c) => c.className));
+  // Llama 4 Scout: no_rope_layers = 1,1,1,0 repeated — RoPE layers attend in chunks of 8192, every fourth is NoPE,
+  // full attention, with queries scaled by 1 + attn_scale·log1p(floor((p + 1) / floor_scale)) (HF Llama4TextAttention)
+  await preset('Llama 4 Scout (chunked RoPE + NoPE)');
+  let c = await cells();
+  assert.equal(c.length, 48);
+  c.forEach((cls, i) => assert.equal(cls, i % 4 === 3 ? 'layer nope temp' : 'layer chunk', `layer ${i}`));
+  assert.equal(await page.isVisible('#rope-temperature'), true);
+  const { positions, factors } = await page.evaluate(() => window.posencDemo.ropeTemperature);
+  for (const p of [0, 8190, 8191, 262143]) assert.ok(positions.includes(p), `the curve includes p = ${p} (either side of the first step, the context's end)`);
+  positions.forEach((p, i) => {
+    const want = 1 + 0.1 * Math.log1p(Math.floor((p + 1) / 8192));
+    assert.ok(Math.abs(factors[i] - want) <= 2e-7 * want, `p = ${p}: ${factors[i]} vs ${want}`);
+  });
+  assert.match(await page.textContent('#rope-temperature-caption'), /1\.3497 at 262,144 tokens/);
+  assert.equal(await page.isVisible('#rope-layer-type'), false);
+  // Gemma 3: sliding_window_pattern 6 — five local layers (window 1024, base 10000) to one global (1e6, linear ×8)
+  await preset('Gemma 3 4B (local + global)');
+  c = await cells();
+  assert.equal(c.length, 34);
+  c.forEach((cls, i) => assert.equal(cls, i % 6 === 5 ? 'layer' : 'layer window', `layer ${i}`));
+  assert.equal(await page.isVisible('#rope-temperature'), false);
+  assert.deepEqual(await page.$$eval('#rope-layer-type option', (o) => o.map((x) => x.value)).then((v) => v.sort()), ['full_attention', 'sliding_attention']);
+  let cfg = await page.evaluate(() => window.posencDemo.ropeConfig.cfg);
+  assert.deepEqual([cfg.base, cfg.scaling?.type, cfg.scaling?.factor], [1000000, 'linear', 8]);
+  await page.selectOption('#rope-layer-type', 'sliding_attention');
+  cfg = await page.evaluate(() => window.posencDemo.ropeConfig.cfg);
+  assert.deepEqual([cfg.base, cfg.scaling], [10000, undefined]);
+  // Qwen2.5: use_mrope is in its config.json but Qwen2's code never reads it
+  await preset('Qwen2.5 0.5B (an unread key)');
+  assert.match(await page.textContent('#rope-ignored'), /config\.use_mrope = false \(Hugging Face's qwen2 code does not read it\)/);
+  assert.equal(await page.isVisible('#rope-layer-type'), false);
+  await preset('Llama 3.1 8B (llama3)');
+  assert.equal(await page.textContent('#rope-ignored'), '');
+  assert.deepEqual(consoleErrors, []);
+});
+
 test('the methods table filters by family and by property, and says how many it shows', async () => {
   const visible = () => page.$$eval('#compare-body tr', (rs) => rs.filter((r) => !r.hidden && r.getClientRects().length).map((r) => r.dataset.kind));
   const all = await visible();
