@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds posenc. `build.sh` = native library + tests + the wasm package; `build.sh wasm` = the
-# package only (dist/posenc_wasm.mjs); `build.sh native` = native only; `build.sh wasm-tests` = the
+# package only (dist/posenc_wasm.mjs + dist/posenc_wasm.wasm); `build.sh native` = native only; `build.sh wasm-tests` = the
 # doctest suite compiled to wasm (build/wasm/posenc_tests_wasm.cjs); `build.sh sanitize` = the native
 # doctest suite and the per-kernel-set kernel tests under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-sanitize); `build.sh
 # fuzz` = the libFuzzer targets (build/fuzz).
@@ -22,7 +22,7 @@ if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then
   fi
   cmake --build build/wasm -j "$jobs" --target posenc_wasm
   mkdir -p dist
-  cp build/wasm/posenc_wasm.mjs dist/posenc_wasm.mjs
+  cp build/wasm/posenc_wasm.mjs build/wasm/posenc_wasm.wasm dist/
 fi
 if [ "$what" = sanitize ]; then
   # -O1 keeps the sanitizers' reports readable; UBSan errors abort instead of printing and going on.

@@ -2,7 +2,7 @@
 // repository served by scripts/serve.mjs, their printed numbers held to values computed here:
 // - examples/browser/: no bundler, 'posenc' resolved by an import map;
 // - examples/esbuild/: build.mjs bundles app.mjs for the browser (platform 'browser', format 'esm');
-//   this is also the test that the package bundles (no Node-only imports, its wasm inlined).
+//   this is also the test that the package bundles (no Node-only imports; its .wasm a separate file).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -58,11 +58,13 @@ test('examples/browser: the import map resolves "posenc"; the page shows RoPE (c
 test('examples/esbuild: build.mjs bundles app.mjs for the browser, and index.html runs the bundle', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-esbuild-'));
   try {
-    // Build as a user would, but into a temp dir; the page's dist/app.js request is answered with it.
+    // Build as a user would, but into a temp dir; the page's dist/app.js and dist/posenc_wasm.wasm
+    // requests are answered from it.
     const outfile = join(dir, 'app.js');
     execFileSync(process.execPath, [join(root, 'examples/esbuild/build.mjs'), outfile], { cwd: root, stdio: 'pipe' });
     const { page, errors } = await open(`${base}/examples/esbuild/`, (p) =>
-      p.route('**/examples/esbuild/dist/app.js', (route) => route.fulfill({ path: outfile, contentType: 'text/javascript' })));
+      Promise.all([p.route('**/examples/esbuild/dist/app.js', (route) => route.fulfill({ path: outfile, contentType: 'text/javascript' })),
+        p.route('**/examples/esbuild/dist/posenc_wasm.wasm', (route) => route.fulfill({ path: join(dir, 'posenc_wasm.wasm'), contentType: 'application/wasm' }))]));
     await page.waitForFunction(() => document.getElementById('out').textContent !== 'Loading…', null, { timeout: 20000 });
     assert.deepEqual(errors, []);
     const lines = (await page.textContent('#out')).split('\n');
