@@ -295,7 +295,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     if (!packedBase) {
         packedStride = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
         ws.packedKeys.resize(static_cast<std::size_t>(d.kvHeads) * packedStride);
-        detail::parallelFor(static_cast<std::size_t>(d.kvHeads), work / 8, [&](std::size_t h, int) {
+        detail::parallelFor(static_cast<std::size_t>(d.kvHeads), 16.0 * d.kvHeads * d.kLen * static_cast<double>(hd), [&](std::size_t h, int) {
             kernels::packKeys(in.k + h * stride * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data() + h * packedStride);
         });
         packedBase = ws.packedKeys.data();
