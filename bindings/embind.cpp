@@ -621,6 +621,8 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("applyRope", &applyRope);
     function("rotateByDelta", &rotateByDelta);
     function("copyBytes", &copyBytes);
+    function("setThreadCount", &posenc::setThreadCount);  // the bindings pass a validated count >= 1
+    function("threadCount", &posenc::threadCount);
     value_object<EncodingSpec>("EncodingSpec")
         .field("kind", &EncodingSpec::kind)
         .field("heads", &EncodingSpec::heads)
