@@ -2,7 +2,7 @@
 // and owns the native object (delete() / [Symbol.dispose]).
 import * as v from './validate.mjs';
 import { HeapBuffer } from './heap.mjs';
-import { ropeSpec, ropeSpecOnHeap, ROPE_LAYOUTS } from './rope-config.mjs';
+import { ropeSpec } from './rope-config.mjs';
 import { encodingSpecs, NO_ENCODING } from './encoding.mjs';
 import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
 
@@ -29,14 +29,13 @@ export function makeKVCacheClass(m, run, check) {
       const hasRope = o.rope !== undefined;
       const rope = checkOptions(o.rope, 'KVCache.rope', { field: 'rope', prefix: 'rope.', elsewhere: belongsIn('rope.scaling', 'scaling') });
       const spec = ropeSpec(rope, { prefix: 'rope.', where: 'rope', headDim: this.#headDim, headDimOf: "the cache's headDim" });
-      const ropeLayout = v.oneOf(rope.layout, 'rope.layout', ROPE_LAYOUTS, 'half');
       const dynamic = v.oneOf(o.dynamic, 'dynamic', ['fixed', 'hf'], 'fixed');
-      this.#multiAxis = hasRope && spec.multiAxis !== 0;
+      this.#multiAxis = hasRope && Boolean(spec.multiAxis);
       const slots = this.#batch * this.#capacity * this.#kvHeads * this.#headDim;
       if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
       const handle = new m.KVCacheHandle();
       try {
-        run((s) => check(m, handle.create(this.#batch, this.#kvHeads, this.#headDim, this.#capacity, window, sinks, hasRope, ropeSpecOnHeap(s, spec), ropeLayout, dynamic)));
+        check(m, handle.create(this.#batch, this.#kvHeads, this.#headDim, this.#capacity, window, sinks, hasRope ? spec : undefined, dynamic));
       } catch (e) {
         handle.delete();
         throw e;

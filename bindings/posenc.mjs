@@ -3,9 +3,9 @@
 import createPosencModule from '../dist/posenc_wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
-import { ropeSpec, ropeSpecOnHeap, makeRopeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
+import { ropeSpec, makeRopeConfigFromHF } from './rope-config.mjs';
 import { encodingSpecs, encodingKinds, multiAxisRope, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
-import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
+import { checkOptions, belongsIn, installRegistry, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
 import { parameterCount } from './parameters.mjs';
@@ -22,6 +22,7 @@ function check(m, status) {
 }
 
 function makeApi(m) {
+  installRegistry(JSON.parse(m.registry()));
   const run = (fn) => withScope(m, fn);
 
   function sinusoidal(positions, options) {
@@ -41,12 +42,11 @@ function makeApi(m) {
   function ropeFrequencies(options) {
     const where = 'ropeFrequencies options';
     const o = checkOptions(options, 'ropeFrequencies', { where, elsewhere: belongsIn('scaling', 'scaling') });
-    const spec = ropeSpec(o, { where });
-    v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');  // frequencies do not depend on it, but it must be valid
+    const spec = ropeSpec(o, { where });  // layout is checked too: frequencies do not depend on it, but it must be valid
     return run((s) => {
       const n = 3 + spec.headDim;
       const out = s.alloc(n * 8, 'invFreq');
-      check(m, m.ropeFrequencies(ropeSpecOnHeap(s, spec), out));
+      check(m, m.ropeFrequencies(spec, out));
       const raw = new Float64Array(m.HEAPF64.buffer, out, n);
       const rotaryDim = raw[0], axes = raw[2], h = rotaryDim / 2;
       const result = { invFreq: Float32Array.from(raw.subarray(3, 3 + h)), attentionScale: raw[1], rotaryDim };
@@ -64,7 +64,6 @@ function makeApi(m) {
     const where = `${name} options`;
     const o = checkOptions(options, 'applyRope', { where, elsewhere: belongsIn('scaling', 'scaling') });
     const spec = ropeSpec(o, { where, headDim, headDimOf: "the shape's headDim" });
-    const layout = v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');
     const inPlace = v.boolean(o.inPlace, 'inPlace', false);
     if (inPlace && !(x instanceof Float32Array) && !(x instanceof HeapBuffer))
       throw new TypeError(`x must be a Float32Array or a buffer from pe.alloc with inPlace: true (got ${v.describe(x)})`);
@@ -78,7 +77,7 @@ function makeApi(m) {
         work = s.out(n);
         m.HEAPU8.copyWithin(work, ptr, ptr + n * 4);
       }
-      check(m, callBinding(ropeSpecOnHeap(s, spec), layout, work, heads, tokens, headDim, extra(s)));
+      check(m, callBinding(spec, work, heads, tokens, headDim, extra(s)));
       if (inPlace) return heapX ? x : s.result(work, n, x);
       return s.result(work, n, o.out);
     });
@@ -87,7 +86,7 @@ function makeApi(m) {
   function applyRope(x, shape, positions, options) {
     return rotate('applyRope', x, shape, options, (tokens, spec) => {
       const pos = v.positions(positions);
-      const axes = spec.multiAxis === 0 ? 1 : spec.multiAxis === 2 ? 2 : spec.sectionsList.length;
+      const axes = !spec.multiAxis ? 1 : spec.multiAxis === 2 ? 2 : spec.sections?.length ?? 0;
       v.requireLength(pos.length, tokens * axes, 'positions', axes > 1 ? `[axes = ${axes}, tokens]` : 'one per token');
       return (s) => s.i32(pos, 'positions');
     }, (...a) => m.applyRope(...a));
