@@ -1,6 +1,7 @@
 // posenc's JavaScript API: validates and converts arguments, calls the wasm core, copies results
 // out. All numeric work happens in C++ (src/); this layer only shapes data.
 import createPosencModule from '../dist/posenc_wasm.mjs';
+import { instantiate } from './load-wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, makeRopeConfigFromHF } from './rope-config.mjs';
@@ -248,7 +249,7 @@ function makeApi(m) {
 let loading;
 // Instantiates the wasm module (once) and resolves to the API object.
 export function load() {
-  loading ??= createPosencModule().then(makeApi);
+  loading ??= instantiate(createPosencModule).then(makeApi);
   return loading;
 }
 

@@ -15,6 +15,7 @@
 #include "posenc/cache/kv_cache.hpp"
 #include "posenc/describe.hpp"
 #include "posenc/registry.hpp"
+#include "posenc/threads.hpp"
 #include "posenc/additive/codes.hpp"
 #include "posenc/additive/factored.hpp"
 #include "posenc/additive/grid_resize.hpp"

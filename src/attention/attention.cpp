@@ -189,7 +189,7 @@ void requireFiniteResult(const float* out, std::size_t n, float scale) {
 
 void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     auto term = makeTerm(in, e);
-    ScoreTerm none;
+    NoScoreTerm none;
     runAttention(in, term ? *term : none, out, workspace);
     requireFiniteResult(out.out, static_cast<std::size_t>(in.dims.heads) * in.dims.qLen * in.dims.headDim, in.scale);
 }

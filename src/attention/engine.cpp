@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/attention_tile.hpp"  // the packed-key layout (kKeyBlock, packKeys): no instruction-set code
+#include "common/thread_pool.hpp"
 #include "kernels/kernel_set.hpp"
 
 namespace posenc {
@@ -52,6 +53,8 @@ struct Run {
     const kernels::KernelSet& K;  // the instruction set's kernels, chosen at run time
 };
 
+using Slot = AttentionWorkspace::Slot;
+
 // One tile: up to K.tileRows (<= kQueryTile) query rows of one kv head, and the kernels for its row count.
 struct Tile {
     int nr = 0;
@@ -61,13 +64,13 @@ struct Tile {
     kernels::SoftmaxTileFn softmaxTile;
 };
 
-// Sets up the tile's rows: score-term state, the queries transposed into ws.qTile with the softmax
+// Sets up the tile's rows: score-term state, the queries transposed into the slot's qTile with the softmax
 // scale folded in once, empty accumulators.
-void beginTile(const Run& run, Tile& t, int kvh, int group, int row0, bool mixHeads, const float* keyRows, int& begunHead) {
+void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, bool mixHeads, const float* keyRows, int& begunHead) {
     const AttentionInputs& in = run.in;
     const AttentionDims& d = in.dims;
     const std::size_t hd = run.hd;
-    float* const qTile = run.ws.qTile.data();
+    float* const qTile = sc.qTile.data();
     t.scoreTile = run.K.scoreTile[t.nr - 1];
     t.valueTile = run.K.valueTile[t.nr - 1];
     t.softmaxTile = run.K.softmaxTile[t.nr - 1];
@@ -84,9 +87,9 @@ void beginTile(const Run& run, Tile& t, int kvh, int group, int row0, bool mixHe
         for (std::size_t c = 0; c < hd; ++c) qTile[c * t.nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
         s.m = kNegInf;
         s.l = 0;
-        s.acc = run.ws.acc.data() + r * hd;
-        s.wsum = run.ws.wsum.data() + r * run.valueRows;
-        s.row = run.materialize ? run.ws.rows.data() + r * run.ld : nullptr;
+        s.acc = sc.acc.data() + r * hd;
+        s.wsum = sc.wsum.data() + r * run.valueRows;
+        s.row = run.materialize ? sc.rows.data() + r * run.ld : nullptr;
         std::fill(s.acc, s.acc + hd, 0.0f);
         std::fill(s.wsum, s.wsum + run.valueRows, 0.0f);
     }
@@ -96,13 +99,13 @@ void beginTile(const Run& run, Tile& t, int kvh, int group, int row0, bool mixHe
 // then masks (per key only where the block straddles a boundary). live[r] says whether row r sees the
 // block at all. Returns how many of the block's keys were scored (keys past the last one any row may
 // see are not), or -1 when no row sees the block. Stored rows (materialize) get the scores, -inf past them.
-int scoreBlock(const Run& run, Tile& t, const float* Kp, const float* V, std::size_t b, bool live[]) {
+int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* V, std::size_t b, bool live[]) {
     const AttentionInputs& in = run.in;
     const AttentionDims& d = in.dims;
     const std::vector<KeyBlockRange>& blocks = run.ws.blocks;
     constexpr std::size_t B = kernels::kKeyBlock;
     constexpr std::size_t kAhead = 1;
-    float* const S = run.ws.scores.data();
+    float* const S = sc.scores.data();
     const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
     bool skip[kQueryTile], any = false;
     for (int r = 0; r < t.nr; ++r) any |= !(skip[r] = blockSkipped(blocks[b], in.mask, t.st[r].qPos));
@@ -111,7 +114,7 @@ int scoreBlock(const Run& run, Tile& t, const float* Kp, const float* V, std::si
             for (int r = 0; r < t.nr; ++r) std::fill(t.st[r].row + j0, t.st[r].row + j1, kNegInf);
         return -1;
     }
-    if (run.streaming && b + kAhead < blocks.size()) run.ws.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.hd);
+    if (run.streaming && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.hd);
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
     int used = n;
@@ -128,7 +131,7 @@ int scoreBlock(const Run& run, Tile& t, const float* Kp, const float* V, std::si
                     }
         }
     }
-    t.scoreTile(run.ws.qTile.data(), Kp + b * run.hd * B, run.hd, S, static_cast<std::size_t>(used));
+    t.scoreTile(sc.qTile.data(), Kp + b * run.hd * B, run.hd, S, static_cast<std::size_t>(used));
     for (int r = 0; r < t.nr; ++r) {
         RowState& s = t.st[r];
         float* sb = S + r * B;
@@ -138,7 +141,7 @@ int scoreBlock(const Run& run, Tile& t, const float* Kp, const float* V, std::si
             continue;
         }
         if (run.term.hasContent()) {  // content x position terms, scaled like q.k
-            float* cb = run.ws.content.data();
+            float* cb = sc.content.data();
             std::fill(cb, cb + used, 0.0f);
             run.term.addContent(r, s.qPos, j0, j0 + used, in.kPos, cb);
             run.K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
@@ -157,9 +160,9 @@ int scoreBlock(const Run& run, Tile& t, const float* Kp, const float* V, std::si
 
 // The online-softmax block: running max and sum per row, the rescale of what was accumulated, the
 // weights of this block's `used` keys, and P.V (plus value-table weights) added into the tile's outputs.
-void softmaxBlock(const Run& run, Tile& t, const float* V, int j0, int used, const bool live[]) {
+void softmaxBlock(const Run& run, Slot& sc, Tile& t, const float* V, int j0, int used, const bool live[]) {
     constexpr std::size_t B = kernels::kKeyBlock;
-    float* const S = run.ws.scores.data();
+    float* const S = sc.scores.data();
     float m[kQueryTile], l[kQueryTile], corr[kQueryTile];
     for (int r = 0; r < t.nr; ++r) m[r] = t.st[r].m, l[r] = t.st[r].l;
     const bool contributes = t.softmaxTile(S, static_cast<std::size_t>(used), live, m, l, corr);
@@ -173,7 +176,7 @@ void softmaxBlock(const Run& run, Tile& t, const float* V, int j0, int used, con
         }
     }
     if (contributes)
-        t.valueTile(S, static_cast<std::size_t>(used), V + static_cast<std::size_t>(j0) * run.hd, run.hd, run.ws.acc.data(), corr);
+        t.valueTile(S, static_cast<std::size_t>(used), V + static_cast<std::size_t>(j0) * run.hd, run.hd, sc.acc.data(), corr);
 }
 
 // The materialised path's end of a row: scores out, softmax over the stored row, out = sum_j w_j (v_j
@@ -213,6 +216,43 @@ void finishRow(const Run& run, const RowState& s) {
 
 }  // namespace
 
+namespace {
+// A split run stores, per (tile, chunk), each row's running max, sum, accumulator and value weights.
+std::size_t partialFloats(std::size_t R, std::size_t hd, std::size_t valueRows) { return R * (2 + hd + valueRows); }
+
+// A split run's chunks of one tile merged in chunk order (the same order whatever ran them), then
+// finished like an unsplit row.
+void mergeChunks(const Run& run, const AttentionWorkspace::TileRows& tile, int group, const float* partial, std::size_t chunks, Slot& sc) {
+    const std::size_t hd = run.hd, R = run.K.tileRows, per = partialFloats(R, hd, run.valueRows);
+    const int qLen = run.in.dims.qLen;
+    for (int r = 0; r < tile.rows; ++r) {
+        RowState s;
+        s.h = tile.kvHead * group + (tile.row0 + r) / qLen;
+        s.i = (tile.row0 + r) % qLen;
+        s.acc = sc.acc.data();
+        s.wsum = sc.wsum.data();
+        float m = kNegInf;
+        for (std::size_t c = 0; c < chunks; ++c) m = std::max(m, partial[c * per + r]);
+        s.m = m;
+        s.l = 0;
+        std::fill(s.acc, s.acc + hd, 0.0f);
+        std::fill(s.wsum, s.wsum + run.valueRows, 0.0f);
+        if (m != kNegInf) {
+            for (std::size_t c = 0; c < chunks; ++c) {
+                const float* p = partial + c * per;
+                if (p[r] == kNegInf) continue;  // no key of this chunk seen
+                const float w = std::exp(p[r] - m);
+                s.l += p[R + r] * w;
+                run.K.axpy(w, p + 2 * R + r * hd, s.acc, hd);
+                const float* ws = p + 2 * R + R * hd + r * run.valueRows;
+                for (std::size_t v = 0; v < run.valueRows; ++v) s.wsum[v] += ws[v] * w;
+            }
+        }
+        finishRow(run, s);
+    }
+}
+}  // namespace
+
 void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     AttentionWorkspace local;
     AttentionWorkspace& ws = workspace ? *workspace : local;
@@ -220,7 +260,6 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
     const std::size_t ld = (static_cast<std::size_t>(d.kLen) + kBlock - 1) / kBlock * kBlock;
     const std::size_t stride = in.kvStride ? in.kvStride : static_cast<std::size_t>(d.kLen);  // keys per kv head in storage
-    const std::size_t packedSize = kernels::packedKeysSize(stride, hd);
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
     keyBlockRanges(in.mask, in.kPos, d.kLen, kBlock, ws.blocks);
     const bool materialize = out.weights != nullptr || out.scores != nullptr;
@@ -228,64 +267,125 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const kernels::KernelSet& K = kernels::active();  // the instruction set's kernels, chosen at run time
     const std::size_t R = K.tileRows;
     constexpr std::size_t B = kernels::kKeyBlock;
+    const bool concurrent = term.concurrent();
 
-    ws.qTile.resize(R * hd);
-    ws.scores.resize(R * B);
-    ws.content.resize(B);
-    ws.acc.resize(R * hd);
-    ws.wsum.resize(R * valueRows);
-    if (materialize) ws.rows.resize(R * ld);
+    // Per-thread scratch, sized once per shape (a warm decode step allocates nothing).
+    ws.slots.resize(static_cast<std::size_t>(std::max(threadCount(), 1)));
+    for (Slot& sc : ws.slots) {
+        sc.qTile.resize(R * hd);
+        sc.scores.resize(R * B);
+        sc.content.resize(B);
+        sc.acc.resize(R * hd);
+        sc.wsum.resize(R * valueRows);
+        if (materialize) sc.rows.resize(R * ld);
+        sc.kvHead = sc.begunHead = -1;
+    }
     // Keys and values larger than a cache level stream from memory; wasm has no prefetch instruction,
     // so before computing on a block the engine reads one float per 64-byte line of the next one: its
     // misses are then in flight during this block's arithmetic (a decode step over 32768 cached
     // tokens: 26 -> 22 ms in wasm). Two or four blocks ahead measured no better.
     const bool streaming = static_cast<std::size_t>(d.kLen) * hd * 2 * sizeof(float) > (std::size_t(1) << 21);
     const Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K};
-    Tile tile;
+    // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
+    const double work = 2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd);
 
-    // Rows of one kv head: its query heads' rows, head-major. A tile mixes heads only when the score
-    // term allows it (then beginHead runs once per kv head, with its first query head).
+    // Keys packed for the score kernel, every kv head first (tasks of all kv heads then run at once).
+    const float* packedBase = in.kPacked;
+    std::size_t packedStride = kernels::packedKeysSize(stride, hd);
+    if (!packedBase) {
+        packedStride = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
+        ws.packedKeys.resize(static_cast<std::size_t>(d.kvHeads) * packedStride);
+        detail::parallelFor(static_cast<std::size_t>(d.kvHeads), 16.0 * d.kvHeads * d.kLen * static_cast<double>(hd), [&](std::size_t h, int) {
+            kernels::packKeys(in.k + h * stride * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data() + h * packedStride);
+        });
+        packedBase = ws.packedKeys.data();
+    }
+    // Row-major keys for a term that reads them (such terms run on one thread).
+    const float* keyRowsBase = nullptr;
+    std::size_t keyRowsStride = stride * hd;
+    if (term.readsKeys()) {
+        if (in.k) {
+            keyRowsBase = in.k;
+        } else {
+            keyRowsStride = static_cast<std::size_t>(d.kLen) * hd;
+            ws.keyRows.resize(static_cast<std::size_t>(d.kvHeads) * keyRowsStride);
+            for (int h = 0; h < d.kvHeads; ++h)
+                for (int j = 0; j < d.kLen; ++j)
+                    kernels::unpackKey(packedBase + h * packedStride, static_cast<std::size_t>(j), hd, ws.keyRows.data() + h * keyRowsStride + j * hd);
+            keyRowsBase = ws.keyRows.data();
+        }
+    }
+
+    // The tiles: rows of one kv head (its query heads' rows, head-major), up to R at a time. A tile
+    // mixes heads only when the score term allows it (then beginHead runs once per kv head, with its
+    // first query head). Every kv head gets the same tiles.
     const bool mixHeads = !term.headSpecificKeyState();
     const int rowsPerKv = group * d.qLen;
-
-    for (int kvh = 0; kvh < d.kvHeads; ++kvh) {
-        const float* Kp;
-        if (in.kPacked) {
-            Kp = in.kPacked + static_cast<std::size_t>(kvh) * packedSize;
-        } else {
-            ws.packedKeys.resize(kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd));
-            kernels::packKeys(in.k + kvh * stride * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data());
-            Kp = ws.packedKeys.data();
+    ws.tiles.clear();
+    for (int kvh = 0; kvh < d.kvHeads; ++kvh)
+        for (int row0 = 0, nr = 0; row0 < rowsPerKv; row0 += nr) {
+            nr = std::min(static_cast<int>(R), rowsPerKv - row0);
+            if (!mixHeads) nr = std::min(nr, (row0 / d.qLen + 1) * d.qLen - row0);  // stay within one head
+            ws.tiles.push_back({kvh, row0, nr});
         }
-        const float* keyRows = nullptr;
-        if (term.readsKeys()) {
-            if (in.k) {
-                keyRows = in.k + kvh * stride * hd;
-            } else {
-                ws.keyRows.resize(static_cast<std::size_t>(d.kLen) * hd);
-                for (int j = 0; j < d.kLen; ++j) kernels::unpackKey(Kp, static_cast<std::size_t>(j), hd, ws.keyRows.data() + j * hd);
-                keyRows = ws.keyRows.data();
-            }
-        }
-        const float* V = in.v + kvh * stride * hd;
-        int begunHead = -1;
+    const std::size_t nTiles = ws.tiles.size(), tilesPerKv = nTiles / static_cast<std::size_t>(d.kvHeads);
 
-        for (int row0 = 0; row0 < rowsPerKv; row0 += tile.nr) {
-            tile.nr = std::min(static_cast<int>(R), rowsPerKv - row0);
-            if (!mixHeads) tile.nr = std::min(tile.nr, (row0 / d.qLen + 1) * d.qLen - row0);  // stay within one head
-            beginTile(run, tile, kvh, group, row0, mixHeads, keyRows, begunHead);
-            for (std::size_t b = 0; b < ws.blocks.size(); ++b) {
-                bool live[kQueryTile];
-                const int used = scoreBlock(run, tile, Kp, V, b, live);
-                if (used < 0 || materialize) continue;  // materialised: the softmax runs over whole stored rows
-                softmaxBlock(run, tile, V, static_cast<int>(b) * kBlock, used, live);
+    // Runs key blocks [b0, b1) for one tile in scratch `sc`; leaves the rows' states in `tile`.
+    auto runTile = [&](const AttentionWorkspace::TileRows& tr, Slot& sc, Tile& tile, std::size_t b0, std::size_t b1) {
+        const float* Kp = packedBase + static_cast<std::size_t>(tr.kvHead) * packedStride;
+        const float* V = in.v + tr.kvHead * stride * hd;
+        if (sc.kvHead != tr.kvHead) sc.kvHead = tr.kvHead, sc.begunHead = -1;
+        tile.nr = tr.rows;
+        beginTile(run, sc, tile, tr.kvHead, group, tr.row0, mixHeads, keyRowsBase ? keyRowsBase + tr.kvHead * keyRowsStride : nullptr,
+                  sc.begunHead);
+        for (std::size_t b = b0; b < b1; ++b) {
+            bool live[kQueryTile];
+            const int used = scoreBlock(run, sc, tile, Kp, V, b, live);
+            if (used < 0 || materialize) continue;  // materialised: the softmax runs over whole stored rows
+            softmaxBlock(run, sc, tile, V, static_cast<int>(b) * kBlock, used, live);
+        }
+        return V;
+    };
+
+    // Few tiles over many keys (a decode step): each tile's keys in fixed chunks, so every thread has
+    // work; the chunking depends on the shapes only.
+    constexpr std::size_t kChunkBlocks = kDecodeChunkKeys / kBlock;
+    constexpr std::size_t kSplitBelowTiles = 64;
+    const std::size_t nChunks = (ws.blocks.size() + kChunkBlocks - 1) / kChunkBlocks;
+    const bool split = !materialize && concurrent && nChunks > 1 && nTiles < kSplitBelowTiles;
+
+    if (split) {
+        const std::size_t per = partialFloats(R, hd, valueRows);
+        ws.partials.resize(nTiles * nChunks * per);
+        detail::parallelFor(nTiles * nChunks, work, [&](std::size_t task, int slot) {
+            const std::size_t ti = task / nChunks, c = task % nChunks;
+            Slot& sc = ws.slots[static_cast<std::size_t>(slot)];
+            Tile tile;
+            runTile(ws.tiles[ti], sc, tile, c * kChunkBlocks, std::min(ws.blocks.size(), (c + 1) * kChunkBlocks));
+            float* p = ws.partials.data() + task * per;
+            for (int r = 0; r < tile.nr; ++r) {
+                p[r] = tile.st[r].m;
+                p[R + r] = tile.st[r].l;
+                std::copy(tile.st[r].acc, tile.st[r].acc + hd, p + 2 * R + r * hd);
+                std::copy(tile.st[r].wsum, tile.st[r].wsum + valueRows, p + 2 * R + R * hd + r * valueRows);
             }
+        });
+        for (std::size_t ti = 0; ti < nTiles; ++ti) mergeChunks(run, ws.tiles[ti], group, ws.partials.data() + ti * nChunks * per, nChunks, ws.slots[0]);
+    } else {
+        detail::parallelFor(nTiles, concurrent ? work : 0.0, [&](std::size_t task, int slot) {
+            // Concurrent: the heaviest tiles first (under a causal mask the last rows see the most keys),
+            // kv heads interleaved. Otherwise in order (the term's head state carries from tile to tile).
+            const std::size_t ti = concurrent ? (task % static_cast<std::size_t>(d.kvHeads)) * tilesPerKv + (tilesPerKv - 1 - task / static_cast<std::size_t>(d.kvHeads)) : task;
+            Slot& sc = ws.slots[static_cast<std::size_t>(slot)];
+            Tile tile;
+            const float* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
             for (int r = 0; r < tile.nr; ++r) {
                 if (materialize) finishStoredRow(run, tile.st[r], V);
                 finishRow(run, tile.st[r]);
             }
-        }
+        });
     }
+    for (Slot& sc : ws.slots) ws.sink += sc.sink, sc.sink = 0;
 }
 
 }  // namespace posenc

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "posenc/common/errors.hpp"
+#include "common/thread_pool.hpp"
 #include "kernels/kernel_set.hpp"
 #include "kernels/rotate.hpp"  // toFloatScaled (scalar)
 
@@ -87,20 +89,25 @@ void checkShape(int heads, int tokens, int headDim, const RopeFrequencies& f) {
 }
 
 // Rotates x [heads, tokens, headDim] by angle multipliers m[t] (positions or deltas). Tokens go in
-// small chunks so the cos/sin tables stay in L1 and no large buffer is allocated per call (fresh
-// pages cost more than the rotation itself on this kind of machine).
+// chunks of 128, each chunk's cos/sin tables built afresh (so they stay in L1, no large buffer is
+// allocated per call, and a chunk's result does not depend on which thread ran it or what it ran
+// before); the chunks are tasks on posenc's thread pool.
 void rotateAll(float* x, int heads, int tokens, int headDim, const double* m, double scale, const RopeFrequencies& f,
                RopeLayout layout, RopeRole role) {
     constexpr int kChunk = 128;
-    RopeTables tables(f, layout);
-    for (int t0 = 0; t0 < tokens; t0 += kChunk) {
-        const int n = std::min(kChunk, tokens - t0);
-        tables.build(m + t0, static_cast<std::size_t>(n), scale, role, static_cast<std::size_t>(tokens));
+    const std::size_t chunks = static_cast<std::size_t>((tokens + kChunk - 1) / kChunk);
+    std::vector<std::unique_ptr<RopeTables>> tables(static_cast<std::size_t>(std::max(threadCount(), 1)));  // one per thread, made on first use
+    const double work = 16.0 * heads * tokens * headDim;  // memory-bound: 16 units per float (common/thread_pool.hpp)
+    detail::parallelFor(chunks, work, [&](std::size_t c, int slot) {
+        auto& t = tables[static_cast<std::size_t>(slot)];
+        if (!t) t = std::make_unique<RopeTables>(f, layout);
+        const int t0 = static_cast<int>(c) * kChunk, n = std::min(kChunk, tokens - t0);
+        t->build(m + t0, static_cast<std::size_t>(n), scale, role, static_cast<std::size_t>(tokens));
         for (int h = 0; h < heads; ++h) {
             float* base = x + (static_cast<std::size_t>(h) * tokens + t0) * headDim;
-            tables.rotateRows(base, static_cast<std::size_t>(n), static_cast<std::size_t>(headDim));
+            t->rotateRows(base, static_cast<std::size_t>(n), static_cast<std::size_t>(headDim));
         }
-    }
+    });
 }
 }  // namespace
 

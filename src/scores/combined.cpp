@@ -10,6 +10,7 @@ CombinedTerm::CombinedTerm(std::vector<std::unique_ptr<ScoreTerm>> parts) : part
         headSpecific_ |= p->headSpecificKeyState();
         hasContent_ |= p->hasContent();
         hasBias_ |= p->hasBias();
+        concurrent_ &= p->concurrent();
         if (p->valueRows() > 0) {
             if (valueTerm_) fail("encoding", "combines two value-side terms (Shaw with a valueTable): at most one is allowed");
             valueTerm_ = p.get();

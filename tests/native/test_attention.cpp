@@ -246,6 +246,23 @@ TEST_CASE("ALiBi on the engine: -m(i - j), symmetric variant, n = 3, 6, 12 heads
     CHECK(b == std::vector<float>{-3 * 0.0625f, -2 * 0.0625f, 0, -3 / 256.0f, -2 / 256.0f, 0});
 }
 
+TEST_CASE("few query rows over more keys than one chunk (decode): the keys' chunks merged equal the reference") {
+    // 2 kv heads: few enough tiles that the engine splits the 5000 keys into chunks of kDecodeChunkKeys
+    // (2048, 2048, 904), runs them apart and merges their softmax states; a window hides the whole first chunk.
+    for (int qLen : {1, 3}) {
+        Problem p(8, 2, 16, qLen, 5000, 70u + qLen);
+        p.causal = true;
+        checkAgainstNaive(p, NoEncoding{}, NaiveTerms{}, defaultScale(16));
+        std::vector<float> slopes;  // slow decay: keys of every chunk carry weight
+        for (double m : alibiSlopes(8)) slopes.push_back(static_cast<float>(m / 64));
+        NaiveTerms t;
+        t.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * (p.qPos[i] - p.kPos[j]); };
+        checkAgainstNaive(p, AlibiEncoding{8, slopes, false}, t, defaultScale(16));
+        p.window = 2500;
+        checkAgainstNaive(p, NoEncoding{}, NaiveTerms{}, defaultScale(16));
+    }
+}
+
 TEST_CASE("T5 buckets, hand-worked (HF _relative_position_bucket, relative = key - query)") {
     T5BucketOptions bi{true, 32, 128};
     CHECK(t5Bucket(0, bi) == 0);

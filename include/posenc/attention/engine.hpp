@@ -44,12 +44,30 @@ struct AttentionOutputs {
 
 // Scratch memory of the engine. A caller that runs many small attentions (the KV cache, one decode
 // step at a time) keeps one and passes it in, so a step allocates nothing once the buffers are warm.
+// The work runs as tasks on posenc's thread pool (posenc/threads.hpp): one tile of query rows of one
+// kv head each, or for few tiles over many keys (decode) a tile against one fixed chunk of
+// kDecodeChunkKeys keys, whose partial softmax states are merged in chunk order. Neither the tiles nor
+// the chunks depend on the thread count, so neither does the result.
 struct AttentionWorkspace {
     using BlockRange = KeyBlockRange;
+    // One thread's scratch (slot 0 = the calling thread), on cache lines of its own.
+    struct alignas(64) Slot {
+        std::vector<float> qTile, scores, content, acc, wsum, rows;
+        float sink = 0;
+        int kvHead = -1, begunHead = -1;  // the score term's head state this slot last set up
+    };
+    struct TileRows {
+        int kvHead, row0, rows;
+    };
     std::vector<BlockRange> blocks;
-    std::vector<float> qTile, scores, content, acc, wsum, packedKeys, keyRows, rows;
+    std::vector<Slot> slots;
+    std::vector<TileRows> tiles;
+    std::vector<float> packedKeys, keyRows, partials;
     float sink = 0;
 };
+
+// Keys per chunk of a split (decode) run: fixed, never derived from the thread count.
+constexpr int kDecodeChunkKeys = 2048;
 
 // Shapes and pointers are assumed validated (see attention/attention.hpp for the checked entry).
 // A query whose every key is masked gets out = 0 and weights = 0 (never NaN).

@@ -21,6 +21,7 @@ class AlibiTerm final : public ScoreTerm {
 public:
     AlibiTerm(const AlibiEncoding& e, int heads);
     bool hasBias() const override { return true; }
+    bool concurrent() const override { return true; }  // constant tables only
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     double slope(int h) const { return slopes_[h]; }
 

@@ -20,6 +20,7 @@ public:
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     bool hasContent() const override { return hasContent_; }
     bool hasBias() const override { return hasBias_; }
+    bool concurrent() const override { return concurrent_; }
     int valueRows() const override { return valueTerm_ ? valueTerm_->valueRows() : 0; }
     const float* valueTable() const override { return valueTerm_ ? valueTerm_->valueTable() : nullptr; }
     int valueIndex(std::int32_t qPos, std::int32_t kPos) const override { return valueTerm_ ? valueTerm_->valueIndex(qPos, kPos) : 0; }
@@ -27,7 +28,7 @@ public:
 private:
     std::vector<std::unique_ptr<ScoreTerm>> parts_;
     ScoreTerm* valueTerm_ = nullptr;
-    bool readsKeys_ = false, headSpecific_ = false, hasContent_ = false, hasBias_ = false;
+    bool readsKeys_ = false, headSpecific_ = false, hasContent_ = false, hasBias_ = false, concurrent_ = true;
 };
 
 }  // namespace posenc

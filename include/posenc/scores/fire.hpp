@@ -28,6 +28,7 @@ class FireTerm final : public ScoreTerm {
 public:
     FireTerm(const FireEncoding& e, int heads);
     bool hasBias() const override { return true; }
+    bool concurrent() const override { return true; }  // constant tables only
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     // The MLP's output for head h at normalised distance x (exposed for tests).
     double mlp(int h, double x) const;

@@ -23,6 +23,7 @@ class KerpleTerm final : public ScoreTerm {
 public:
     KerpleTerm(const KerpleEncoding& e, int heads);
     bool hasBias() const override { return true; }
+    bool concurrent() const override { return true; }  // constant tables only
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
 
 private:

@@ -50,6 +50,16 @@ public:
     virtual int valueRows() const { return 0; }
     virtual const float* valueTable() const { return nullptr; }
     virtual int valueIndex(std::int32_t /*qPos*/, std::int32_t /*kPos*/) const { return 0; }
+    // Whether the engine may call this term from several threads at once: true only for terms that keep
+    // no per-head or per-query state (beginHead / beginQuery not overridden, add* reading constant tables).
+    // Other terms run on the calling thread.
+    virtual bool concurrent() const { return false; }
+};
+
+// The term of an attention without one: nothing added, any thread.
+class NoScoreTerm final : public ScoreTerm {
+public:
+    bool concurrent() const override { return true; }
 };
 
 }  // namespace posenc

@@ -24,6 +24,7 @@ class SwinTerm final : public ScoreTerm {
 public:
     SwinTerm(const SwinEncoding& e, int heads);
     bool hasBias() const override { return true; }
+    bool concurrent() const override { return true; }  // constant tables only
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     // Positions must lie inside the window.
     void checkPositions(const std::int32_t* p, int n, const char* field) const;

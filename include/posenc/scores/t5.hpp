@@ -31,6 +31,7 @@ public:
     // callDistance: the largest |key - query| position distance the call can ask about.
     T5Term(const T5Encoding& e, int heads, std::int64_t callDistance);
     bool hasBias() const override { return true; }
+    bool concurrent() const override { return true; }  // constant tables only
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
     int bucket(std::int64_t rel) const;
 
