@@ -41,10 +41,25 @@ export function checkValue(entry, x, field) {
   switch (entry.type) {
     case 'number': return v.number(x, field);
     case 'boolean': return v.boolean(x, field);
-    case 'integer': return entry.min === 1 ? v.positive(x, field) : entry.min === 0 ? v.nonNegative(x, field) : v.integer(x, field);
+    case 'integer': return v.integer(x, field, { min: entry.min, max: entry.max });
     default: throw new Error(`posenc internal error: no check for ${field} of type ${entry.type}`);
   }
 }
+
+// Checks an options object against its table (checkOptions) and returns a copy whose plain values
+// (numbers, integers, flags, choices) are checked (checkValue) with the registry's defaults filled in
+// (choices as their index); tensors and nested objects stay as given, for the caller. `prefix` is put
+// before keys in messages ('rope.').
+export function readOptions(value, name, context = {}) {
+  const o = checkOptions(value, name, context);
+  const out = { ...o };
+  for (const [key, entry] of Object.entries(OPTIONS[name].keys)) {
+    const x = o[key] ?? entry.default;
+    if (x !== undefined && (Array.isArray(entry.type) || PLAIN.includes(entry.type))) out[key] = checkValue(entry, x, (context.prefix ?? '') + key);
+  }
+  return out;
+}
+const PLAIN = ['number', 'integer', 'boolean'];
 
 // The choices of a key (an array of strings), and its default, as the registry gives them.
 export const choices = (table, key) => OPTIONS[table].keys[key].type;

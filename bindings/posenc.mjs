@@ -6,12 +6,10 @@ import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, makeRopeConfigFromHF } from './rope-config.mjs';
 import { encodingSpecs, encodingKinds, multiAxisRope, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
-import { checkOptions, belongsIn, installRegistry, ENCODING_TABLES } from './options.mjs';
+import { checkOptions, readOptions, belongsIn, installRegistry, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
 import { parameterCount } from './parameters.mjs';
-
-const SINUSOID_LAYOUTS = ['interleaved', 'concat', 'tensor2tensor'];
 
 // Turns a binding status into the matching JS error.
 function check(m, status) {
@@ -27,12 +25,9 @@ function makeApi(m) {
   const run = (fn) => withScope(m, fn);
 
   function sinusoidal(positions, options) {
-    const o = checkOptions(options, 'sinusoidal');
+    const o = readOptions(options, 'sinusoidal');
     const pos = v.positions(positions);
-    const dim = v.positive(o.dim, 'dim');
-    const base = v.optionalNumber(o.base, 'base', 10000);
-    const layout = v.oneOf(o.layout, 'layout', SINUSOID_LAYOUTS, 'interleaved');
-    const paddingIdx = o.paddingIdx === undefined ? -1 : v.nonNegative(o.paddingIdx, 'paddingIdx');
+    const { dim, base, layout, paddingIdx = -1 } = o;
     return run((s) => {
       const out = s.out(pos.length * dim);
       check(m, m.sinusoidal(s.i32(pos, 'positions'), pos.length, dim, base, layout, paddingIdx, out));
@@ -58,10 +53,7 @@ function makeApi(m) {
 
   // Shared by applyRope and rotateByDelta (`name`): validate, place x on the heap, rotate, copy out.
   function rotate(name, x, shape, options, prepare, callBinding) {
-    const sh = checkOptions(shape, 'shape', { field: 'shape', where: `${name} shape` });
-    const heads = v.positive(sh.heads, 'heads');
-    const tokens = v.positive(sh.tokens, 'tokens');
-    const headDim = v.positive(sh.headDim, 'headDim');
+    const { heads, tokens, headDim } = readOptions(shape, 'shape', { field: 'shape', where: `${name} shape` });
     const where = `${name} options`;
     const o = checkOptions(options, 'applyRope', { where, elsewhere: belongsIn('scaling', 'scaling') });
     const spec = ropeSpec(o, { where, headDim, headDimOf: "the shape's headDim" });
@@ -105,17 +97,8 @@ function makeApi(m) {
 
   // --- attention and score terms ------------------------------------------------------------------
   function attention(args) {
-    const a = checkOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
-    const heads = v.positive(a.heads, 'heads');
-    const kvHeads = a.kvHeads === undefined ? heads : v.positive(a.kvHeads, 'kvHeads');
-    const headDim = v.positive(a.headDim, 'headDim');
-    const qLen = v.positive(a.qLen, 'qLen');
-    const kLen = v.positive(a.kLen, 'kLen');
-    const causal = v.boolean(a.causal, 'causal', false);
-    const window = a.window === undefined ? 0 : v.positive(a.window, 'window');
-    const scale = a.scale === undefined ? NaN : v.number(a.scale, 'scale');
-    const returnWeights = v.boolean(a.returnWeights, 'returnWeights', false);
-    const returnScores = v.boolean(a.returnScores, 'returnScores', false);
+    const a = readOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
+    const { heads, kvHeads = heads, headDim, qLen, kLen, causal, window = 0, scale = NaN, returnWeights, returnScores } = a;
     const qPositions = a.qPositions === undefined ? null : v.positions(a.qPositions, 'qPositions');
     const kPositions = a.kPositions === undefined ? null : v.positions(a.kPositions, 'kPositions');
     const maskPositions = a.maskPositions === undefined ? null : v.positions(a.maskPositions, 'maskPositions');
@@ -167,22 +150,18 @@ function makeApi(m) {
   }
 
   function t5Bucket(relativePositions, options) {
-    const o = checkOptions(options, 't5Bucket');
+    const o = readOptions(options, 't5Bucket');
     const rel = v.int32Array(relativePositions, 'relativePositions');
     return run((s) => {
       const out = s.alloc(rel.length * 4, 'out');
-      check(m, m.t5Buckets(s.i32(rel, 'relativePositions'), rel.length, v.boolean(o.bidirectional, 'bidirectional', true),
-        o.numBuckets === undefined ? 32 : v.positive(o.numBuckets, 'numBuckets'), o.maxDistance === undefined ? 128 : v.positive(o.maxDistance, 'maxDistance'), out));
+      check(m, m.t5Buckets(s.i32(rel, 'relativePositions'), rel.length, o.bidirectional, o.numBuckets, o.maxDistance, out));
       return s.int32Result(out, rel.length);
     });
   }
 
   function debertaBucket(relativePositions, options) {
-    const o = checkOptions(options, 'debertaBucket');
+    const { bucketSize, maxPosition, convention } = readOptions(options, 'debertaBucket');
     const rel = v.int32Array(relativePositions, 'relativePositions');
-    const bucketSize = v.nonNegative(o.bucketSize, 'bucketSize');
-    const maxPosition = v.positive(o.maxPosition, 'maxPosition');
-    const convention = v.oneOf(o.convention, 'convention', ['hf', 'microsoft'], 'hf');
     return run((s) => {
       const out = s.alloc(rel.length * 4, 'out');
       check(m, m.debertaBuckets(s.i32(rel, 'relativePositions'), rel.length, bucketSize, maxPosition, convention, out));

@@ -14,6 +14,7 @@ namespace {
 // The source data: plain constant arrays (strings as literals, choices as "a|b|c"), so the registry
 // costs its text and a short loop, not code per field. tables() turns them into the Table structs.
 constexpr int kNoMin = Field::kNoMin;
+constexpr double kIntMax = 2147483647.0;
 
 struct Raw {
     const char* name;
@@ -28,7 +29,8 @@ struct Raw {
     const char* doc = "";
     const char* types = "";    // scaling only: "linear|ntk|..."
     const char* requiredBy = "";
-    int min = kNoMin;          // integers: the least valid value (1 = positive, 0 = non-negative)
+    int min = 1;               // integers: the least valid value (kNoMin: any); positive unless said
+    double max = kIntMax;      // integers: the largest valid value
 };
 #define POSENC_DEFAULT(expr) [] { return static_cast<double>(expr); }
 
@@ -42,9 +44,14 @@ constexpr Raw pick(const char* name, const char* choices, const char* doc, doubl
     return {name, "", choices, false, Default::Kind::string, value, "", doc};
 }
 constexpr Raw pickRequired(const char* name, const char* choices, const char* doc) { return {name, "", choices, true, Default::Kind::none, nullptr, "", doc}; }
-// An integer field whose values start at `min` (1: a positive integer, 0: a non-negative one).
+// An integer field whose values start at `min` (0: a non-negative integer; kNoMin: any integer);
+// integer fields are positive unless they say so.
 constexpr Raw atLeast(int min, Raw r) {
     r.min = min;
+    return r;
+}
+constexpr Raw upTo(double max, Raw r) {
+    r.max = max;
     return r;
 }
 constexpr Raw scaling(Raw r, const char* types, const char* requiredBy = "") {
@@ -63,7 +70,7 @@ constexpr Raw kRope[] = {
     num("base", "number", "rotary base θ", POSENC_DEFAULT(RopeConfig().base)),
     num("partialRotaryFactor", "number", "fraction of the head channels that rotate", POSENC_DEFAULT(RopeConfig().partialRotaryFactor)),
     opt("scaling", "RopeScaling", "frequency schedule for longer contexts"),
-    opt("seqLen", "integer", "sequence length: dynamic NTK and longrope choose their frequencies by it"),
+    atLeast(0, opt("seqLen", "integer", "sequence length: dynamic NTK and longrope choose their frequencies by it")),
     pick("convention", "hf|ggml", "whose formulas to follow where Hugging Face and ggml differ", POSENC_DEFAULT(RopeConfig().convention)),
     pick("multiAxis", "none|mrope|axial2d", "several position axes; positions become [axes, tokens]", POSENC_DEFAULT(RopeConfig().multiAxis)),
     opt("sections", "IntInput", "M-RoPE pairs per axis (t, h, w), summing to rotaryDim/2"),
@@ -81,7 +88,7 @@ constexpr Raw kScaling[] = {
                  "the schedule ('default' = 'none', 'su' = 'longrope', 'ntk_aware' = 'ntk')"),
     scaling(opt("factor", "number", "context extension factor (>= 1)"), kAllScaled, "linear|ntk|dynamic|yarn|llama3"),
     // Hugging Face falls back to config.max_position_embeddings; these options have no such field.
-    scaling(atLeast(1, opt("originalMaxPositionEmbeddings", "integer", "the context length the model was trained on")), kWithLength, kWithLength),
+    scaling(opt("originalMaxPositionEmbeddings", "integer", "the context length the model was trained on"), kWithLength, kWithLength),
     scaling(num("betaFast", "number", "YaRN: rotations above which pairs keep their frequency", POSENC_DEFAULT(RopeScaling().betaFast)), "yarn"),
     scaling(num("betaSlow", "number", "YaRN: rotations below which pairs are interpolated", POSENC_DEFAULT(RopeScaling().betaSlow)), "yarn"),
     scaling(num("mscale", "number", "YaRN attention-scale coefficient (DeepSeek)", POSENC_DEFAULT(RopeScaling().mscale)), "yarn"),
@@ -95,13 +102,13 @@ constexpr Raw kScaling[] = {
 };
 
 constexpr Raw kOut = opt("out", "FloatOut", "write the result here instead of allocating");
-constexpr Raw kHeads = atLeast(1, opt("heads", "integer", "heads of the bias (default: the call's heads)"));
+constexpr Raw kHeads = opt("heads", "integer", "heads of the bias (default: the call's heads)");
 
 constexpr Raw kSinusoidal[] = {
     req("dim", "integer", "width of each row"),
     num("base", "number", "wavelength base", POSENC_DEFAULT(SinusoidalOptions().base)),
     pick("layout", "interleaved|concat|tensor2tensor", "channel order", POSENC_DEFAULT(SinusoidalOptions().layout)),
-    opt("paddingIdx", "integer", "that position's row is zeros (fairseq; pair with positionIds style 'roberta')"),
+    atLeast(0, opt("paddingIdx", "integer", "that position's row is zeros (fairseq; pair with positionIds style 'roberta')")),
     kOut,
 };
 constexpr Raw kLearned[] = {
@@ -115,13 +122,13 @@ constexpr Raw kPositionIds[] = {
     num("batch", "integer", "rows of the mask", POSENC_DEFAULT(1)),
     opt("length", "integer", "tokens per row (default: mask length / batch)"),
     pick("style", "hf|roberta", "'hf' = cumsum − 1 + past; 'roberta' = (cumsum + past)·mask + paddingIdx", POSENC_DEFAULT(PositionIdStyle::hf)),
-    num("paddingIdx", "integer", "style 'roberta': the padding position", POSENC_DEFAULT(1)),
-    num("past", "integer", "tokens already seen", POSENC_DEFAULT(0)),
+    atLeast(0, num("paddingIdx", "integer", "style 'roberta': the padding position", POSENC_DEFAULT(1))),
+    atLeast(0, num("past", "integer", "tokens already seen", POSENC_DEFAULT(0))),
 };
 constexpr Raw kNextPositions[] = {
     num("batch", "integer", "rows of the mask", POSENC_DEFAULT(1)),
     opt("length", "integer", "tokens per row (default: mask length / batch)"),
-    num("past", "integer", "tokens already seen", POSENC_DEFAULT(0)),
+    atLeast(0, num("past", "integer", "tokens already seen", POSENC_DEFAULT(0))),
 };
 constexpr Raw kModalityPositions[] = {
     req("offsets", "IntInput", "first position of each modality"),
@@ -131,14 +138,14 @@ constexpr Raw kBinary[] = {
     req("bits", "integer", "digits per code"),
     opt("dim", "integer", "output width (default: bits)"),
     pick("code", "binary|gray", "digit code", POSENC_DEFAULT(CodeOptions().code)),
-    num("radix", "integer", "digit base", POSENC_DEFAULT(CodeOptions().radix)),
+    atLeast(2, num("radix", "integer", "digit base", POSENC_DEFAULT(CodeOptions().radix))),
     opt("table", "FloatInput", "learned vectors [bits, radix, dim] (default: ±1 digits)"),
     kOut,
 };
 constexpr Raw kCodeDistance[] = {
     req("bits", "integer", "digits per code"),
     pick("code", "binary|gray", "digit code", POSENC_DEFAULT(CodeOptions().code)),
-    num("radix", "integer", "digit base", POSENC_DEFAULT(CodeOptions().radix)),
+    atLeast(2, num("radix", "integer", "digit base", POSENC_DEFAULT(CodeOptions().radix))),
 };
 constexpr Raw kLowRank[] = {
     req("coefficients", "FloatInput", "[positions, rank]"), req("basis", "FloatInput", "[rank, dim]"), req("rank", "integer"), req("dim", "integer"), kOut,
@@ -153,7 +160,7 @@ constexpr Raw kSparse[] = {
 };
 constexpr Raw kRandomFeatures[] = {
     req("dim", "integer"),
-    num("seed", "integer", "the features are a function of the seed", POSENC_DEFAULT(RandomFeatureOptions().seed)),
+    upTo(9007199254740991.0, atLeast(0, num("seed", "integer", "the features are a function of the seed", POSENC_DEFAULT(RandomFeatureOptions().seed)))),
     pick("kind", "fourier|mlp", "feature map", POSENC_DEFAULT(RandomFeatureOptions().kind)),
     num("sigma", "number", "frequency spread", POSENC_DEFAULT(RandomFeatureOptions().sigma)),
     num("scale", "number", "position scale", POSENC_DEFAULT(RandomFeatureOptions().scale)),
@@ -192,7 +199,7 @@ constexpr Raw kResizeGrid[] = {
     req("dim", "integer"),
     pick("mode", "bicubic|bilinear", "interpolation", POSENC_DEFAULT(ResizeOptions().mode)),
     pick("mapping", "size|scaleFactor", "how output cells map to input cells (timm 'size', DINO 'scaleFactor')", POSENC_DEFAULT(ResizeOptions().mapping)),
-    num("prefixTokens", "integer", "rows before the grid (CLS, ...), copied unchanged", POSENC_DEFAULT(ResizeOptions().prefixTokens)),
+    atLeast(0, num("prefixTokens", "integer", "rows before the grid (CLS, ...), copied unchanged", POSENC_DEFAULT(ResizeOptions().prefixTokens))),
     kOut,
 };
 constexpr Raw kT5Bucket[] = {
@@ -201,7 +208,7 @@ constexpr Raw kT5Bucket[] = {
     num("maxDistance", "integer", "distances beyond share the last bucket", POSENC_DEFAULT(T5BucketOptions().maxDistance)),
 };
 constexpr Raw kDebertaBucket[] = {
-    req("bucketSize", "integer", "0 = no log bucketing"),
+    atLeast(0, req("bucketSize", "integer", "0 = no log bucketing")),
     req("maxPosition", "integer"),
     pick("convention", "hf|microsoft", "they differ beyond maxPosition", POSENC_DEFAULT(DebertaBucketOptions().convention)),
 };
@@ -244,12 +251,12 @@ constexpr Raw kT5[] = {
     kHeads,
     req("table", "FloatInput", "[numBuckets, heads]"),
     flag("bidirectional", "", POSENC_DEFAULT(T5BucketOptions().bidirectional)),
-    atLeast(1, num("numBuckets", "integer", "", POSENC_DEFAULT(T5BucketOptions().numBuckets))),
-    atLeast(1, num("maxDistance", "integer", "", POSENC_DEFAULT(T5BucketOptions().maxDistance))),
+    num("numBuckets", "integer", "", POSENC_DEFAULT(T5BucketOptions().numBuckets)),
+    num("maxDistance", "integer", "", POSENC_DEFAULT(T5BucketOptions().maxDistance)),
 };
 constexpr Raw kSwin[] = {kHeads, req("table", "FloatInput", "[(2wh−1)(2ww−1), heads]"), req("windowSize", "[number, number]", "[wh, ww]")};
 constexpr Raw kShaw[] = {
-    req("clip", "integer", "K: relative distances are clipped to [−K, K]"),
+    atLeast(kNoMin, req("clip", "integer", "K: relative distances are clipped to [−K, K]")),
     req("keyTable", "FloatInput", "[2K+1, headDim]"),
     opt("valueTable", "FloatInput", "[2K+1, headDim], added to the values"),
 };
@@ -258,20 +265,20 @@ constexpr Raw kXl[] = {
     req("v", "FloatInput", "[heads, headDim] position bias"),
     opt("r", "FloatInput", "[heads, distances, headDim], row δ = W_R·R_δ"),
     opt("wR", "FloatInput", "W_R, to project the sinusoid R in the core (with dModel)"),
-    atLeast(1, opt("dModel", "integer", "model width of W_R")),
+    opt("dModel", "integer", "model width of W_R"),
 };
 constexpr Raw kDeberta[] = {
     opt("posKey", "FloatInput", "[heads, 2·span, headDim]; required by term 'c2p'"),
     opt("posQuery", "FloatInput", "[heads, 2·span, headDim]; required by term 'p2c'"),
-    atLeast(1, req("span", "integer")),
+    req("span", "integer"),
     atLeast(0, num("bucketSize", "integer", "0 = no log bucketing", POSENC_DEFAULT(DebertaBucketOptions().bucketSize))),
-    atLeast(1, num("maxPosition", "integer", "", POSENC_DEFAULT(DebertaBucketOptions().maxPosition))),
+    num("maxPosition", "integer", "", POSENC_DEFAULT(DebertaBucketOptions().maxPosition)),
     pick("convention", "hf|microsoft", "", POSENC_DEFAULT(DebertaBucketOptions().convention)),
     {"terms", "Array<'c2p' | 'p2c'>", "", false, Default::Kind::strings, nullptr, "c2p|p2c", "position terms"},
 };
 constexpr Raw kRelativeKey[] = {
     req("table", "FloatInput", "[2·maxPosition − 1, headDim]"),
-    atLeast(1, req("maxPosition", "integer")),
+    req("maxPosition", "integer"),
     flag("keyQuery", "also add k_j·E (relative_key_query)", POSENC_DEFAULT(RelativeKeyEncoding().keyQuery)),
 };
 constexpr Raw kKerple[] = {
@@ -282,7 +289,7 @@ constexpr Raw kKerple[] = {
 };
 constexpr Raw kFire[] = {
     kHeads,
-    atLeast(1, req("hidden", "integer", "width of the MLP")),
+    req("hidden", "integer", "width of the MLP"),
     req("w1", "FloatInput", "[hidden]: Linear(1, hidden).weight"),
     req("b1", "FloatInput", "[hidden]"),
     req("w2", "FloatInput", "[heads, hidden]: Linear(hidden, heads).weight, row h = head h"),
@@ -292,12 +299,12 @@ constexpr Raw kFire[] = {
     num("eps", "number", "added to the normaliser", POSENC_DEFAULT(FireEncoding().eps)),
 };
 constexpr Raw kCope[] = {
-    atLeast(1, req("npos", "integer", "position embeddings; positions clamp to npos − 1")),
+    req("npos", "integer", "position embeddings; positions clamp to npos − 1"),
     req("embeddings", "FloatInput", "[npos, headDim], row p = e[p], shared by every head"),
 };
 constexpr Raw kTemperature[] = {
     req("beta", "number", "queries × (1 + beta·ln(1 + ⌊(p + offset)/length⌋)) at their positions p"),
-    atLeast(1, req("length", "integer", "positions per step of the floor (Ministral 3: original_max_position_embeddings; Llama 4: floor_scale)")),
+    req("length", "integer", "positions per step of the floor (Ministral 3: original_max_position_embeddings; Llama 4: floor_scale)"),
     atLeast(0, num("offset", "integer", "added to the position before the floor (Llama 4: 1)", POSENC_DEFAULT(TemperatureEncoding().offset))),
 };
 
@@ -307,7 +314,7 @@ constexpr Raw kKVCache[] = {
     req("headDim", "integer"),
     req("capacity", "integer", "slots per row"),
     opt("window", "integer", "keep only the last window tokens (ring buffer) after the sinks"),
-    num("sinks", "integer", "first tokens that are always kept", POSENC_DEFAULT(KVCacheConfig().sinks)),
+    atLeast(0, num("sinks", "integer", "first tokens that are always kept", POSENC_DEFAULT(KVCacheConfig().sinks))),
     opt("rope", "KVCacheRope", "rotates keys at their logical positions"),
     pick("dynamic", "fixed|hf", "dynamic NTK: 'fixed' keeps the configured schedule; 'hf' re-derives it as the cache grows (as Hugging Face)",
          POSENC_DEFAULT(KVCacheConfig().dynamic)),
@@ -330,13 +337,13 @@ constexpr Raw kAttend[] = {
 // parameterCount: the shapes of each method's learned tables (fixed functions learn none).
 constexpr Raw size(const char* name) { return req(name, "integer"); }
 constexpr Raw kLearnedShape[] = {size("maxPositions"), size("dim")};
-constexpr Raw kBinaryShape[] = {size("bits"), size("dim"), num("radix", "integer", "", POSENC_DEFAULT(CodeOptions().radix)), flag("learned", "false: fixed ±1 digits", POSENC_DEFAULT(true))};
+constexpr Raw kBinaryShape[] = {size("bits"), size("dim"), atLeast(2, num("radix", "integer", "", POSENC_DEFAULT(CodeOptions().radix))), flag("learned", "false: fixed ±1 digits", POSENC_DEFAULT(true))};
 constexpr Raw kLowRankShape[] = {size("maxPositions"), size("rank"), size("dim")};
 constexpr Raw kSparseShape[] = {size("maxPositions"), size("k"), size("basisSize"), size("dim")};
 constexpr Raw kAxialShape[] = {req("shape", "IntInput"), req("dims", "IntInput")};
 constexpr Raw kT5Shape[] = {size("heads"), num("numBuckets", "integer", "", POSENC_DEFAULT(T5BucketOptions().numBuckets))};
 constexpr Raw kSwinShape[] = {req("windowSize", "[number, number]"), size("heads")};
-constexpr Raw kShawShape[] = {size("clip"), size("headDim"), flag("values", "a value table too", POSENC_DEFAULT(true))};
+constexpr Raw kShawShape[] = {atLeast(0, size("clip")), size("headDim"), flag("values", "a value table too", POSENC_DEFAULT(true))};
 constexpr Raw kRelativeKeyShape[] = {size("maxPosition"), size("headDim")};
 constexpr Raw kXlShape[] = {size("heads"), size("headDim"), size("dModel")};
 constexpr Raw kDebertaShape[] = {size("span"), size("hidden")};
@@ -447,6 +454,7 @@ Field field(const Raw& r) {
     f.types = split(r.types);
     f.requiredBy = split(r.requiredBy);
     f.min = r.min;
+    f.max = r.max;
     return f;
 }
 
@@ -604,7 +612,8 @@ std::string json() {
             else quoteAll(o, f.choices);
             if (f.required) o += ",\"required\":true";
             if (!f.doc.empty()) o += ",\"doc\":", quote(o, f.doc);
-            if (f.min != Field::kNoMin) o += ",\"min\":", number(o, f.min);
+            if (f.type == "integer" && f.min != Field::kNoMin) o += ",\"min\":", number(o, f.min);
+            if (f.type == "integer" && f.max != kIntMax) o += ",\"max\":", number(o, f.max);
             switch (f.value.kind) {
                 case Default::Kind::none: break;
                 case Default::Kind::number: o += ",\"default\":", number(o, f.value.number); break;

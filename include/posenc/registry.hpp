@@ -33,9 +33,10 @@ struct Field {
     std::string doc;
     // RopeScaling only: the scaling types that take this field, and those that require it.
     std::vector<std::string> types, requiredBy;
-    // Integers: the least valid value (1 = a positive integer, 0 = a non-negative one).
+    // Integers: the least and largest valid values (kNoMin: no least value).
     static constexpr int kNoMin = -(1 << 30);
     int min = kNoMin;
+    double max = 2147483647.0;
 };
 
 struct Table {
