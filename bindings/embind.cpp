@@ -488,7 +488,7 @@ struct AttentionSpec {
     int qPositionsLength, kPositionsLength;           // [qLen] / [kLen], or [axes, len] with multi-axis RoPE
     double maskPositions; int maskPositionsLength;    // multi-axis RoPE: the keys' sequence index; 0 = default
     bool causal;
-    int window;
+    int window, chunk;
     double scale;  // NaN = the encoding's default
     double out, weights, scores;  // weights / scores: 0 = not requested
 };
@@ -508,6 +508,7 @@ int attention(const AttentionSpec& a, const val& e) {
         if (a.keyMask) r.keyMask = posenc::View<std::uint8_t>(at<const std::uint8_t>(a.keyMask), static_cast<std::size_t>(a.kLen));
         r.causal = a.causal;
         r.window = a.window;
+        r.chunk = a.chunk;
         r.scale = a.scale;
         r.encoding = toEncodings(e);
         posenc::attention(r, at<float>(a.out), a.weights ? at<float>(a.weights) : nullptr, a.scores ? at<float>(a.scores) : nullptr);
@@ -554,7 +555,7 @@ int swinRelativeIndex(int windowH, int windowW, double out) {
 // Owns one posenc::KVCache; every method returns a status like the free functions.
 class KVCacheHandle {
 public:
-    int create(int batch, int kvHeads, int headDim, int capacity, int window, int sinks, const val& rope, int dynamic) {
+    int create(int batch, int kvHeads, int headDim, int capacity, int window, int sinks, int chunk, const val& rope, int dynamic) {
         return guarded([&] {
             posenc::KVCacheConfig c;
             c.batch = batch;
@@ -563,6 +564,7 @@ public:
             c.capacity = capacity;
             c.window = window;
             c.sinks = sinks;
+            c.chunk = chunk;
             if (!rope.isUndefined()) c.rope = toRope(rope);
             c.dynamic = static_cast<posenc::KVCacheConfig::DynamicNtk>(dynamic);
             cache_ = std::make_unique<posenc::KVCache>(c);
@@ -664,6 +666,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
         .field("keyMask", &AttentionSpec::keyMask)
         .field("causal", &AttentionSpec::causal)
         .field("window", &AttentionSpec::window)
+        .field("chunk", &AttentionSpec::chunk)
         .field("scale", &AttentionSpec::scale)
         .field("out", &AttentionSpec::out)
         .field("weights", &AttentionSpec::weights)

@@ -1861,6 +1861,12 @@ export interface AttentionArgs {
   causal?: boolean;
   /** Sliding window, in positions: admit a key when 0 ≤ qPos − kPos < window. A positive integer. @defaultValue none */
   window?: number;
+  /**
+   * Chunked attention (Llama 4's chunked layers, HF `chunked_overlay`): admit a key when
+   * ⌊kPos / chunk⌋ = ⌊qPos / chunk⌋ — a query sees only the keys of its own chunk. With `causal` this is
+   * Llama 4's mask for `attention_chunk_size` = chunk. A positive integer. @defaultValue none
+   */
+  chunk?: number;
   /** [kLen] 0/1, 1 = attend (e.g. 0 for padding keys). @defaultValue all keys */
   keyMask?: MaskInput;
   /**
@@ -1912,6 +1918,12 @@ export interface KVCacheOptions {
   window?: number;
   /** First tokens of each row that are always kept (attention sinks, StreamingLLM). An integer ≥ 0. @defaultValue `0` */
   sinks?: number;
+  /**
+   * Chunked attention (Llama 4's chunked layers): {@link KVCache.attend} shows a query only the keys of
+   * its own chunk, ⌊position / chunk⌋. With `window` = `chunk` the cache holds one chunk — all a query can
+   * see. Not with `sinks`. A positive integer. @defaultValue none
+   */
+  chunk?: number;
   /**
    * The cache's own RoPE: keys are rotated with it at their logical positions when appended, queries
    * when attending. @defaultValue none: keys stored as given

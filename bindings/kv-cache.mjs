@@ -24,7 +24,7 @@ export function makeKVCacheClass(m, run, check) {
       this.#kvHeads = o.kvHeads;
       this.#headDim = o.headDim;
       this.#capacity = o.capacity;
-      const { window = 0, sinks, dynamic } = o;
+      const { window = 0, sinks, chunk = 0, dynamic } = o;
       const hasRope = o.rope !== undefined;
       const rope = checkOptions(o.rope, 'KVCache.rope', { field: 'rope', prefix: 'rope.', elsewhere: belongsIn('rope.scaling', 'scaling') });
       const spec = ropeSpec(rope, { prefix: 'rope.', where: 'rope', headDim: this.#headDim, headDimOf: "the cache's headDim" });
@@ -33,7 +33,7 @@ export function makeKVCacheClass(m, run, check) {
       if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
       const handle = new m.KVCacheHandle();
       try {
-        check(m, handle.create(this.#batch, this.#kvHeads, this.#headDim, this.#capacity, window, sinks, hasRope ? spec : undefined, dynamic));
+        check(m, handle.create(this.#batch, this.#kvHeads, this.#headDim, this.#capacity, window, sinks, chunk, hasRope ? spec : undefined, dynamic));
       } catch (e) {
         handle.delete();
         throw e;

@@ -98,7 +98,7 @@ function makeApi(m) {
   // --- attention and score terms ------------------------------------------------------------------
   function attention(args) {
     const a = readOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
-    const { heads, kvHeads = heads, headDim, qLen, kLen, causal, window = 0, scale = NaN, returnWeights, returnScores } = a;
+    const { heads, kvHeads = heads, headDim, qLen, kLen, causal, window = 0, chunk = 0, scale = NaN, returnWeights, returnScores } = a;
     const qPositions = a.qPositions === undefined ? null : v.positions(a.qPositions, 'qPositions');
     const kPositions = a.kPositions === undefined ? null : v.positions(a.kPositions, 'kPositions');
     const maskPositions = a.maskPositions === undefined ? null : v.positions(a.maskPositions, 'maskPositions');
@@ -124,7 +124,7 @@ function makeApi(m) {
         qPositions: qPositions ? s.i32(qPositions, 'qPositions') : 0, kPositions: kPositions ? s.i32(kPositions, 'kPositions') : 0,
         qPositionsLength: qPositions ? qPositions.length : 0, kPositionsLength: kPositions ? kPositions.length : 0,
         maskPositions: maskPositions ? s.i32(maskPositions, 'maskPositions') : 0, maskPositionsLength: maskPositions ? maskPositions.length : 0,
-        keyMask: mask, causal, window, scale, out, weights, scores,
+        keyMask: mask, causal, window, chunk, scale, out, weights, scores,
       }, spec));
       const result = { out: s.result(out, qn, a.out) };
       if (returnWeights) result.weights = s.result(weights, wn);

@@ -203,3 +203,40 @@ test("dynamic NTK in the cache: 'fixed' keeps the configured base; 'hf' re-deriv
   assert.throws(() => new pe.KVCache({ kvHeads: 1, headDim: d, capacity: 8, rope: { base: 100 }, dynamic: 'hf' }), (e) => e instanceof RangeError && /dynamic NTK/.test(e.message));
   assert.throws(() => new pe.KVCache({ kvHeads: 1, headDim: d, capacity: 8, rope, dynamic: 'HF' }), (e) => e instanceof RangeError && /dynamic must be one of 'fixed', 'hf'/.test(e.message));
 });
+
+// Llama 4's chunked layers (HF masking_utils.chunked_overlay): the query at p sees key j iff j <= p and
+// floor(j / C) = floor(p / C). Reference: float64 attention with RoPE written here, per query.
+test('chunked attention: pe.attention and a cache with window = chunk equal the chunked causal reference', () => {
+  const C = 16, T = 45, invFreq = Array.from({ length: 2 }, (_, i) => 10000 ** (-(2 * i) / 4));  // rotary dim 4 of 8
+  const k = randomFloats(kvHeads * T * headDim, 61), v = randomFloats(kvHeads * T * headDim, 62), q = randomFloats(heads * T * headDim, 63);
+  const rot = (x, p) => [...ropeReference(x.subarray(0, 4), p, invFreq, 'half'), ...x.subarray(4)];
+  const reference = (p) => {  // [heads, headDim] output of the query at p
+    const out = new Float64Array(heads * headDim);
+    for (let h = 0; h < heads; h++) {
+      const g = Math.floor(h / (heads / kvHeads));
+      const qr = rot(q.subarray((h * T + p) * headDim, (h * T + p + 1) * headDim), p);
+      const keys = [];
+      for (let j = 0; j <= p; j++) if (Math.floor(j / C) === Math.floor(p / C)) keys.push(j);
+      const s = keys.map((j) => { const kr = rot(k.subarray((g * T + j) * headDim, (g * T + j + 1) * headDim), j); return qr.reduce((a, x, c) => a + x * kr[c], 0) / Math.sqrt(headDim); });
+      const m = Math.max(...s), e = s.map((x) => Math.exp(x - m)), z = e.reduce((a, b) => a + b, 0);
+      keys.forEach((j, n) => { for (let c = 0; c < headDim; c++) out[h * headDim + c] += (e[n] / z) * v[(g * T + j) * headDim + c]; });
+    }
+    return out;
+  };
+  const want = Array.from({ length: T }, (_, p) => reference(p));
+  const outAt = (out, n, i) => { const o = new Float64Array(heads * headDim); for (let h = 0; h < heads; h++) for (let c = 0; c < headDim; c++) o[h * headDim + c] = out[(h * n + i) * headDim + c]; return o; };
+  const { out } = pe.attention({ q, k, v, heads, kvHeads, headDim, qLen: T, kLen: T, causal: true, chunk: C, encoding: { kind: 'rope', ...rope } });
+  for (let p = 0; p < T; p++) assert.ok(maxAbsDiff(outAt(out, T, p), want[p]) < 2e-5, `attention, query ${p}`);
+  // the cache: one append of 30 (more than a chunk: keys of the first chunk held for its own queries), then decode
+  const cache = new pe.KVCache({ kvHeads, headDim, capacity: C, window: C, chunk: C, rope });
+  const first = Array.from({ length: 30 }, (_, t) => t);
+  cache.append(pick(k, kvHeads, T, first), pick(v, kvHeads, T, first));
+  const prefill = cache.attend(pick(q, heads, T, first), { heads }).out;
+  for (let p = 0; p < 30; p++) assert.ok(maxAbsDiff(outAt(prefill, 30, p), want[p]) < 2e-5, `cache prefill, query ${p}`);
+  for (let p = 30; p < T; p++) {
+    cache.append(token(k, kvHeads, T, p), token(v, kvHeads, T, p));
+    assert.ok(maxAbsDiff(outAt(cache.attend(token(q, heads, T, p), { heads }).out, 1, 0), want[p]) < 2e-5, `cache decode, query ${p}`);
+  }
+  assert.throws(() => new pe.KVCache({ kvHeads, headDim, capacity: 20, chunk: C, sinks: 2 }), (e) => e instanceof RangeError && /sinks/.test(e.message));
+  assert.throws(() => pe.attention({ q, k, v, heads, kvHeads, headDim, qLen: T, kLen: T, chunk: 0 }), (e) => e instanceof RangeError && /chunk/.test(e.message));
+});
