@@ -1,5 +1,5 @@
 // Native benchmarks. Prints one JSON object per line; bench/run.mjs collects them with the wasm
-// figures measured in the same run.
+// figures measured in the same run. Threads: POSENC_THREADS (bench/run.mjs runs 1 and all).
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "common/thread_pool.hpp"
 #include "kernels/rotate.hpp"
 #include <posenc/posenc.hpp>
 #include "timing.hpp"
@@ -129,6 +130,27 @@ void cacheBench(int cached, int heads) {
     std::printf("{\"bench\":\"decode step\",\"op\":\"D\",\"heads\":%d,\"kvHeads\":%d,\"cached\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"GBs\":%.2f,\"copyGBs\":%.2f}\n",
                 heads, kvHeads, cached, s.median * 1e3, s.min * 1e3, bytes / s.min / 1e9, copyGBs(n));
 }
+// Where threads start to pay: `work` dependent scalar multiply-adds (in L1) cut into 8 tasks, run on 1
+// thread and on 2 (the pool forced on, workers awake): the one-thread time at which a second thread
+// starts to gain sets the threshold in src/common/thread_pool.hpp.
+void thresholdBench() {
+    std::vector<float> a = randomFloats(1024), b = randomFloats(1024);
+    volatile float sink = 0;
+    for (double work = 1 << 13; work <= (1 << 22); work *= 2) {
+        const std::size_t perTask = static_cast<std::size_t>(work / 8);
+        auto task = [&](std::size_t, int) {
+            float s = 0;
+            for (std::size_t i = 0; i < perTask; ++i) s += a[i & 1023] * b[(i * 7) & 1023];
+            sink = sink + s;
+        };
+        double t[2];
+        for (int n : {1, 2}) {
+            setThreadCount(n);
+            t[n - 1] = bench::medianSeconds([&] { detail::parallelFor(8, 1e18, task); }, 201);
+        }
+        std::printf("{\"bench\":\"threshold\",\"work\":%.0f,\"t1_us\":%.2f,\"t2_us\":%.2f,\"speedup\":%.2f}\n", work, t[0] * 1e6, t[1] * 1e6, t[0] / t[1]);
+    }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,6 +161,7 @@ int main(int argc, char** argv) {
         cacheBench(32768, 8);
         cacheBench(32768, 32);
     }
+    if (!std::strcmp(which, "threshold")) thresholdBench();
     if (!std::strcmp(which, "attention-rss")) attentionRss(argc > 2 ? std::atoi(argv[2]) : 8, argc > 3 ? std::atoi(argv[3]) : 32768);
     return 0;
 }

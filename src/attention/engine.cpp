@@ -118,7 +118,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
     int used = n;
-    if (in.mask.causal || in.mask.window > 0) {
+    if (in.mask.causal || in.mask.window > 0 || in.mask.chunk > 0) {
         bool whole = true;
         for (int r = 0; r < t.nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, t.st[r].qPos);
         if (!whole) {
@@ -295,7 +295,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     if (!packedBase) {
         packedStride = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
         ws.packedKeys.resize(static_cast<std::size_t>(d.kvHeads) * packedStride);
-        detail::parallelFor(static_cast<std::size_t>(d.kvHeads), work / 8, [&](std::size_t h, int) {
+        detail::parallelFor(static_cast<std::size_t>(d.kvHeads), 16.0 * d.kvHeads * d.kLen * static_cast<double>(hd), [&](std::size_t h, int) {
             kernels::packKeys(in.k + h * stride * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data() + h * packedStride);
         });
         packedBase = ws.packedKeys.data();

@@ -15,10 +15,13 @@
 
 namespace posenc::detail {
 
-// Below this much work (about one multiply-add per unit) a call stays on the calling thread: waking a
-// worker and sharing the cache lines costs ~10-30 us here, about 1.5e5 multiply-adds of one core
-// (measured: bench/bench_native.cpp `threshold`).
-constexpr double kParallelMinWork = 2.0e5;
+// Below this much work a call stays on the calling thread. The unit is one multiply-add of the
+// attention engine (its QK and PV products); memory-bound passes count 16 units per float moved (they
+// run at about that fraction of the engine's rate). With the workers awake, 8 tasks of a known cost
+// ran no faster on 2 threads than on 1 at 8.6 us of one thread's work and 1.8x faster at 17 us
+// (bench/bench_native.cpp `threshold`); 5e5 units are about 8 us of the native engine (about 25 us in
+// wasm), so a call that gains nothing from a second thread never pays to wake it.
+constexpr double kParallelMinWork = 5.0e5;
 
 using TaskFn = void (*)(void* ctx, std::size_t task, int slot);
 void runTasks(std::size_t tasks, TaskFn fn, void* ctx, bool parallel);

@@ -97,7 +97,7 @@ void rotateAll(float* x, int heads, int tokens, int headDim, const double* m, do
     constexpr int kChunk = 128;
     const std::size_t chunks = static_cast<std::size_t>((tokens + kChunk - 1) / kChunk);
     std::vector<std::unique_ptr<RopeTables>> tables(static_cast<std::size_t>(std::max(threadCount(), 1)));  // one per thread, made on first use
-    const double work = static_cast<double>(heads) * tokens * headDim;
+    const double work = 16.0 * heads * tokens * headDim;  // memory-bound: 16 units per float (common/thread_pool.hpp)
     detail::parallelFor(chunks, work, [&](std::size_t c, int slot) {
         auto& t = tables[static_cast<std::size_t>(slot)];
         if (!t) t = std::make_unique<RopeTables>(f, layout);

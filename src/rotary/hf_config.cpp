@@ -9,6 +9,7 @@
 
 #include "common/json.hpp"
 #include "posenc/common/errors.hpp"
+#include "posenc/registry.hpp"
 
 namespace posenc {
 namespace {
@@ -201,45 +202,37 @@ std::vector<double> numberList(const Json& v, const std::string& path) {
 }
 
 // --- scaling fields ------------------------------------------------------------------------------
-// One rope_scaling / rope_parameters field: its config.json key, posenc's name, the scaling types that
-// use it, and those that require it.
-enum TypeBit : unsigned {
-    kLinear = 1u << 1, kNtk = 1u << 2, kDynamic = 1u << 3, kYarn = 1u << 4, kLlama3 = 1u << 5, kLongrope = 1u << 6,
-};
-unsigned bit(RopeScalingType t) { return 1u << static_cast<unsigned>(t); }
-
+// One rope_scaling / rope_parameters field: its config.json key and posenc's name. Which scaling types
+// take and require it is the registry's 'scaling' table (posenc/registry.hpp), as for every caller.
 // The member it fills is one of three kinds; factor and original_max_position_embeddings (none of
 // them) are read with their fallbacks by the reader itself.
 struct ScalingField {
     const char* key;
     const char* name;
-    unsigned usedBy;
-    unsigned requiredBy;
     double RopeScaling::*number = nullptr;
     bool RopeScaling::*flag = nullptr;
     std::vector<double> RopeScaling::*list = nullptr;
 };
-constexpr unsigned kAllScaled = kLinear | kNtk | kDynamic | kYarn | kLlama3 | kLongrope;
 const ScalingField kScalingFields[] = {
-    {"factor", "factor", kAllScaled, kAllScaled & ~kLongrope},
-    {"original_max_position_embeddings", "originalMaxPositionEmbeddings", kDynamic | kYarn | kLlama3 | kLongrope, kDynamic | kYarn | kLlama3 | kLongrope},
-    {"beta_fast", "betaFast", kYarn, 0, &RopeScaling::betaFast},
-    {"beta_slow", "betaSlow", kYarn, 0, &RopeScaling::betaSlow},
-    {"mscale", "mscale", kYarn, 0, &RopeScaling::mscale},
-    {"mscale_all_dim", "mscaleAllDim", kYarn, 0, &RopeScaling::mscaleAllDim},
-    {"attention_factor", "attentionFactor", kYarn | kLongrope, 0, &RopeScaling::attentionFactor},
-    {"truncate", "truncate", kYarn, 0, nullptr, &RopeScaling::truncate},
-    {"low_freq_factor", "lowFreqFactor", kLlama3, kLlama3, &RopeScaling::lowFreqFactor},
-    {"high_freq_factor", "highFreqFactor", kLlama3, kLlama3, &RopeScaling::highFreqFactor},
-    {"short_factor", "shortFactor", kLongrope, kLongrope, nullptr, nullptr, &RopeScaling::shortFactor},
-    {"long_factor", "longFactor", kLongrope, kLongrope, nullptr, nullptr, &RopeScaling::longFactor},
+    {"factor", "factor"},
+    {"original_max_position_embeddings", "originalMaxPositionEmbeddings"},
+    {"beta_fast", "betaFast", &RopeScaling::betaFast},
+    {"beta_slow", "betaSlow", &RopeScaling::betaSlow},
+    {"mscale", "mscale", &RopeScaling::mscale},
+    {"mscale_all_dim", "mscaleAllDim", &RopeScaling::mscaleAllDim},
+    {"attention_factor", "attentionFactor", &RopeScaling::attentionFactor},
+    {"truncate", "truncate", nullptr, &RopeScaling::truncate},
+    {"low_freq_factor", "lowFreqFactor", &RopeScaling::lowFreqFactor},
+    {"high_freq_factor", "highFreqFactor", &RopeScaling::highFreqFactor},
+    {"short_factor", "shortFactor", nullptr, nullptr, &RopeScaling::shortFactor},
+    {"long_factor", "longFactor", nullptr, nullptr, &RopeScaling::longFactor},
 };
-
 // Keys Hugging Face knows inside rope_scaling / rope_parameters besides the fields above. Anything
 // else there is refused: a rotary field posenc does not understand is never dropped silently.
 const char* const kOtherRopeKeys[] = {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
                                       "mrope_interleaved", "short_mscale", "long_mscale"};
 
+// The rope types config.json spells ('default' is posenc's 'none'; 'su' and 'ntk_aware' are older names).
 struct NamedType {
     const char* name;
     RopeScalingType type;
@@ -736,16 +729,17 @@ private:
         if (type == "mrope") type = "default";
         if (family_->yarnMeansLongrope && (type == "yarn" || type == "su")) type = "longrope";  // Phi3Config's own rewrite
 
-        RopeScalingType scalingType = RopeScalingType::none;
-        bool found = false;
+        int index = -1;
         for (const NamedType& n : kScalingNames)
-            if (type == n.name) scalingType = n.type, found = true;
-        if (!found) fail(typeKey, "must be one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope' (got '" + type + "')");
+            if (type == n.name) index = static_cast<int>(n.type);
+        if (index < 0) fail(typeKey, "must be one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope' (got '" + type + "')");
+        const auto scalingType = static_cast<RopeScalingType>(index);
         if (scalingType == RopeScalingType::none) return;
         RopeScaling& s = out_.rope.scaling;
         s.type = scalingType;
         given("scaling.type", typeKey);
-        const unsigned tb = bit(scalingType);
+        // a reference into the registry: a local string would add a cleanup to every call below
+        const std::string& typeName = registry::scalingTypes()[static_cast<std::size_t>(scalingType)];
 
         std::optional<std::int64_t> maxPos, original;
         if (const Json* m = field("max_position_embeddings")) maxPos = positiveInteger(*m, key("max_position_embeddings"));
@@ -769,7 +763,7 @@ private:
             factor = ratio;
         }
         if (factor) s.factor = *factor, given("scaling.factor", param("factor") && !derive ? source_ + ".factor" : key("max_position_embeddings"));
-        if (tb & (kDynamic | kYarn | kLlama3 | kLongrope)) {
+        if (registry::scalingTakes(typeName, "originalMaxPositionEmbeddings")) {
             const auto L0 = original ? original : maxPos;
             if (!L0) fail(where_, "needs original_max_position_embeddings (or max_position_embeddings) for '" + type + "' scaling");
             s.originalMaxPositionEmbeddings = *L0;
@@ -779,11 +773,11 @@ private:
         for (const ScalingField& f : kScalingFields) {
             const Json* v = param(f.key);
             const std::string path = source_ + "." + f.key;
-            if (!(f.usedBy & tb)) continue;  // HF warns about fields a type does not use, and ignores them
+            if (!registry::scalingTakes(typeName, f.name)) continue;  // HF warns about fields a type does not use, and ignores them
             const std::string name = std::string("scaling.") + f.name;
             const bool readAbove = !f.number && !f.flag && !f.list;  // factor, original length: read with their fallbacks
             if (readAbove ? !out_.isGiven(name) : !v) {
-                if (f.requiredBy & tb) fail(path, "is required by '" + type + "' scaling");
+                if (registry::scalingRequires(typeName, f.name)) fail(path, "is required by '" + type + "' scaling");
                 continue;
             }
             if (readAbove) continue;
