@@ -2,7 +2,7 @@
 // process (so a noisy neighbour slows all alike): the hot paths a build flag could slow. Used to choose
 // the wasm build flags (README "Package size"). Each argument is a build folder holding
 // posenc_wasm.mjs + posenc_wasm.wasm (e.g. made with different -DPOSENC_WASM_* options):
-//   node --no-liftoff bench/builds.mjs build/wasm /tmp/other-build ...
+//   node --no-liftoff bench/builds.mjs build/wasm /tmp/other-build ...   (ROUNDS=15: rounds per op, default 9)
 import { cpSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -52,7 +52,7 @@ function setups(pe) {
 }
 
 const perBuild = apis.map(setups);
-const rounds = 9;
+const rounds = Number(process.env.ROUNDS ?? 9);
 console.log(`| op | ${dirs.join(' | ')} |\n|---|${dirs.map(() => '---').join('|')}|`);
 for (const op of Object.keys(perBuild[0])) {
   const times = dirs.map(() => []);

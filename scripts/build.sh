@@ -26,9 +26,7 @@ if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then
   # the threaded modules (pthreads), a build of their own: Node's (CommonJS; its worker script renamed
   # .cjs, since the package is "type": "module") and browsers' (ES6, beside its worker script)
   if [ ! -f build/wasm-threads/Makefile ]; then
-    # JS-emulated C++ exceptions here: with pthreads, wasm exception handling lost the exception's type
-    # (every error reached the bindings as "unknown error")
-    emcmake cmake -S . -B build/wasm-threads -DCMAKE_BUILD_TYPE=Release -DPOSENC_WASM_THREADS=ON -DPOSENC_BUILD_TESTS=OFF -DPOSENC_WASM_EH=-fexceptions \
+    emcmake cmake -S . -B build/wasm-threads -DCMAKE_BUILD_TYPE=Release -DPOSENC_WASM_THREADS=ON -DPOSENC_BUILD_TESTS=OFF \
       -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
   fi
   cmake --build build/wasm-threads -j "$jobs" --target posenc_wasm_threads_node posenc_wasm_threads_web
