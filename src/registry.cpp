@@ -11,6 +11,9 @@ namespace posenc::registry {
 
 namespace {
 
+// Each field's description is written next to it for readers of this table, but not compiled in: the
+// user documentation is bindings/index.d.ts (held to these tables by tests/node/strict-options.test.mjs).
+//
 // The source data: plain constant arrays (strings as literals, choices as "a|b|c"), so the registry
 // costs its text and a short loop, not code per field. tables() turns them into the Table structs.
 constexpr int kNoMin = Field::kNoMin;
@@ -26,7 +29,6 @@ struct Raw {
     // member initialiser by a function, so that the arrays stay constant data.
     double (*value)() = nullptr;
     const char* text = "";     // a list-of-strings default, "a|b"
-    const char* doc = "";
     const char* types = "";    // scaling only: "linear|ntk|..."
     const char* requiredBy = "";
     int min = 1;               // integers: the least valid value (kNoMin: any); positive unless said
@@ -34,16 +36,16 @@ struct Raw {
 };
 #define POSENC_DEFAULT(expr) [] { return static_cast<double>(expr); }
 
-constexpr Raw req(const char* name, const char* type, const char* doc = "") { return {name, type, "", true, Default::Kind::none, nullptr, "", doc}; }
-constexpr Raw opt(const char* name, const char* type, const char* doc = "") { return {name, type, "", false, Default::Kind::none, nullptr, "", doc}; }
-constexpr Raw num(const char* name, const char* type, const char* doc, double (*value)()) {
-    return {name, type, "", false, Default::Kind::number, value, "", doc};
+constexpr Raw req(const char* name, const char* type, const char* /*doc*/ = "") { return {name, type, "", true}; }
+constexpr Raw opt(const char* name, const char* type, const char* /*doc*/ = "") { return {name, type}; }
+constexpr Raw num(const char* name, const char* type, const char* /*doc*/, double (*value)()) {
+    return {name, type, "", false, Default::Kind::number, value};
 }
-constexpr Raw flag(const char* name, const char* doc, double (*value)()) { return {name, "boolean", "", false, Default::Kind::boolean, value, "", doc}; }
-constexpr Raw pick(const char* name, const char* choices, const char* doc, double (*value)()) {
-    return {name, "", choices, false, Default::Kind::string, value, "", doc};
+constexpr Raw flag(const char* name, const char* /*doc*/, double (*value)()) { return {name, "boolean", "", false, Default::Kind::boolean, value}; }
+constexpr Raw pick(const char* name, const char* choices, const char* /*doc*/, double (*value)()) {
+    return {name, "", choices, false, Default::Kind::string, value};
 }
-constexpr Raw pickRequired(const char* name, const char* choices, const char* doc) { return {name, "", choices, true, Default::Kind::none, nullptr, "", doc}; }
+constexpr Raw pickRequired(const char* name, const char* choices, const char* /*doc*/) { return {name, "", choices, true}; }
 // An integer field whose values start at `min` (0: a non-negative integer; kNoMin: any integer);
 // integer fields are positive unless they say so.
 constexpr Raw atLeast(int min, Raw r) {
@@ -80,7 +82,7 @@ constexpr Raw kRope[] = {
     pick("layout", "half|interleaved", "which channels pair up (ropeFrequencies ignores it)", POSENC_DEFAULT(RopeEncoding().layout)),
 };
 // Outside an encoding, `kind` may still be given (as 'rope'), so one rope encoding object works anywhere.
-constexpr Raw kRopeKind[] = {{"kind", "", "rope", false, Default::Kind::none, nullptr, "", "only 'rope': lets a rope encoding be passed as it is"}};
+constexpr Raw kRopeKind[] = {{"kind", "", "rope"}};  // only 'rope': lets a rope encoding be passed as it is
 constexpr Raw kHeadDim[] = {req("headDim", "integer", "channels per head")};  // ropeFrequencies: replaces the optional one
 
 constexpr Raw kScaling[] = {
@@ -274,7 +276,7 @@ constexpr Raw kDeberta[] = {
     atLeast(0, num("bucketSize", "integer", "0 = no log bucketing", POSENC_DEFAULT(DebertaBucketOptions().bucketSize))),
     num("maxPosition", "integer", "", POSENC_DEFAULT(DebertaBucketOptions().maxPosition)),
     pick("convention", "hf|microsoft", "", POSENC_DEFAULT(DebertaBucketOptions().convention)),
-    {"terms", "Array<'c2p' | 'p2c'>", "", false, Default::Kind::strings, nullptr, "c2p|p2c", "position terms"},
+    {"terms", "Array<'c2p' | 'p2c'>", "", false, Default::Kind::strings, nullptr, "c2p|p2c"},  // position terms
 };
 constexpr Raw kRelativeKey[] = {
     req("table", "FloatInput", "[2·maxPosition − 1, headDim]"),
@@ -450,7 +452,6 @@ Field field(const Raw& r) {
     if (r.kind == Default::Kind::boolean) f.value.boolean = r.value() != 0;
     if (r.kind == Default::Kind::string) f.value.string = f.choices.at(static_cast<std::size_t>(r.value()));
     if (r.kind == Default::Kind::strings) f.value.strings = split(r.text);
-    f.doc = r.doc;
     f.types = split(r.types);
     f.requiredBy = split(r.requiredBy);
     f.min = r.min;
@@ -468,7 +469,6 @@ std::vector<Table> build() {
             kind.name = "kind";
             kind.choices = {name.substr(9)};
             kind.required = true;
-            kind.doc = "which encoding";
             t.keys.push_back(kind);
         }
         for (const Part& p : raw.parts)
@@ -611,7 +611,6 @@ std::string json() {
             if (f.choices.empty()) quote(o, f.type);
             else quoteAll(o, f.choices);
             if (f.required) o += ",\"required\":true";
-            if (!f.doc.empty()) o += ",\"doc\":", quote(o, f.doc);
             if (f.type == "integer" && f.min != Field::kNoMin) o += ",\"min\":", number(o, f.min);
             if (f.type == "integer" && f.max != kIntMax) o += ",\"max\":", number(o, f.max);
             switch (f.value.kind) {

@@ -30,7 +30,6 @@ struct Field {
     std::vector<std::string> choices;
     bool required = false;
     Default value;
-    std::string doc;
     // RopeScaling only: the scaling types that take this field, and those that require it.
     std::vector<std::string> types, requiredBy;
     // Integers: the least and largest valid values (kNoMin: no least value).
@@ -70,8 +69,8 @@ void validateScaling(const RopeScaling& s);
 bool scalingTakes(const std::string& type, std::string_view field);
 bool scalingRequires(const std::string& type, std::string_view field);
 
-// The whole registry as JSON text ({tables: {name: {interface, keys: {key: {type, required?, doc?,
-// default?, types?, requiredBy?}}}}, encodingKinds, scalingTypes, scalingAliases}): what the binding
+// The whole registry as JSON text ({tables: {name: {interface, keys: {key: {type, required?, default?,
+// min?, max?, types?, requiredBy?}}}}, encodingKinds, scalingTypes, scalingAliases}): what the binding
 // hands to JavaScript, one string instead of an object built field by field.
 std::string json();
 
