@@ -73,7 +73,7 @@ test('every registry choice list is the string union of its declaration in index
       const p = property(table.interface, key);
       assert.ok(p, `${table.interface}.${key} (table ${name}) is not declared`);
       // an inline union ('hf' | 'ggml') or a named one (SinusoidLayout)
-      const alias = dts.match(new RegExp(`export type ${p.type.trim()} =([^;]*);`));
+      const alias = /^\w+$/.test(p.type.trim()) && dts.match(new RegExp(`export type ${p.type.trim()} =([^;]*);`));
       const names = [...(alias ? alias[1] : p.type).matchAll(/'([^']*)'/g)].map(([, s]) => s);
       if (JSON.stringify([...names].sort()) !== JSON.stringify([...spec.type].sort())) wrong.push(`${table.interface}.${key}: registry ${spec.type}, index.d.ts ${p.type}`);
     }
