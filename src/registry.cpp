@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <type_traits>
 
 #include "posenc/posenc.hpp"
 
@@ -638,6 +639,148 @@ std::string json() {
         quote(o, scalingAliases()[i].type);
     }
     return o + "}}";
+}
+
+namespace {
+template <class T>
+void take(const Source& s, const char* key, T& to) {
+    if (!s.has(key)) return;
+    if constexpr (std::is_same_v<T, bool>) to = s.number(key) != 0;
+    else if constexpr (std::is_same_v<T, std::vector<double>>) to = s.numbers(key);
+    else if constexpr (std::is_same_v<T, std::vector<int>>) {
+        const std::vector<double> n = s.numbers(key);
+        to.assign(n.begin(), n.end());
+    } else if constexpr (std::is_enum_v<T>) to = static_cast<T>(static_cast<int>(s.number(key)));
+    else to = static_cast<T>(s.number(key));
+}
+}  // namespace
+
+RopeEncoding ropeFrom(const Source& s) {
+    RopeEncoding r;
+    RopeConfig& c = r.config;
+    take(s, "headDim", c.headDim);
+    take(s, "base", c.base);
+    take(s, "partialRotaryFactor", c.partialRotaryFactor);
+    take(s, "seqLen", c.seqLen);
+    take(s, "convention", c.convention);
+    take(s, "multiAxis", c.multiAxis);
+    take(s, "sections", c.sections);
+    take(s, "mropeInterleaved", c.mropeInterleaved);
+    take(s, "xposScaleBase", c.xposScaleBase);
+    take(s, "layout", r.layout);
+    if (!s.has("scaling")) return r;
+    const std::unique_ptr<Source> o = s.object("scaling");
+    RopeScaling& k = c.scaling;
+    take(*o, "type", k.type);
+    take(*o, "factor", k.factor);
+    take(*o, "originalMaxPositionEmbeddings", k.originalMaxPositionEmbeddings);
+    take(*o, "betaFast", k.betaFast);
+    take(*o, "betaSlow", k.betaSlow);
+    take(*o, "mscale", k.mscale);
+    take(*o, "mscaleAllDim", k.mscaleAllDim);
+    take(*o, "attentionFactor", k.attentionFactor);
+    take(*o, "truncate", k.truncate);
+    take(*o, "lowFreqFactor", k.lowFreqFactor);
+    take(*o, "highFreqFactor", k.highFreqFactor);
+    take(*o, "shortFactor", k.shortFactor);
+    take(*o, "longFactor", k.longFactor);
+    return r;
+}
+
+Encoding encodingFrom(const Source& s) {
+    const std::string kind = s.text("kind");
+    if (kind == "none") return NoEncoding{};
+    if (kind == "rope") return ropeFrom(s);
+    if (kind == "alibi") {
+        AlibiEncoding a;
+        take(s, "heads", a.heads);
+        a.slopes = s.floats("slopes");
+        take(s, "symmetric", a.symmetric);
+        return a;
+    }
+    if (kind == "t5") {
+        T5Encoding t;
+        take(s, "heads", t.heads);
+        t.table = s.floats("table");
+        take(s, "bidirectional", t.buckets.bidirectional);
+        take(s, "numBuckets", t.buckets.numBuckets);
+        take(s, "maxDistance", t.buckets.maxDistance);
+        return t;
+    }
+    if (kind == "swin") {
+        SwinEncoding w;
+        take(s, "heads", w.heads);
+        w.table = s.floats("table");
+        const std::vector<double> size = s.numbers("windowSize");  // [wh, ww]
+        if (size.size() == 2) w.windowH = static_cast<int>(size[0]), w.windowW = static_cast<int>(size[1]);
+        return w;
+    }
+    if (kind == "shaw") {
+        ShawEncoding h{0, s.floats("keyTable"), s.floats("valueTable")};
+        take(s, "clip", h.clip);
+        return h;
+    }
+    if (kind == "xl") {
+        XlEncoding x{s.floats("u"), s.floats("v"), s.floats("r"), s.floats("wR")};
+        take(s, "dModel", x.dModel);
+        return x;
+    }
+    if (kind == "deberta") {
+        DebertaEncoding d;
+        d.posKey = s.floats("posKey");
+        d.posQuery = s.floats("posQuery");
+        take(s, "span", d.span);
+        take(s, "bucketSize", d.buckets.bucketSize);
+        take(s, "maxPosition", d.buckets.maxPosition);
+        take(s, "convention", d.buckets.convention);
+        if (s.has("terms")) {  // of 'c2p', 'p2c'; default both
+            const std::vector<std::string> terms = s.texts("terms");
+            d.c2p = contains(terms, "c2p");
+            d.p2c = contains(terms, "p2c");
+        }
+        return d;
+    }
+    if (kind == "relativeKey") {
+        RelativeKeyEncoding r{s.floats("table")};
+        take(s, "maxPosition", r.maxPosition);
+        take(s, "keyQuery", r.keyQuery);
+        return r;
+    }
+    if (kind == "kerple") {
+        KerpleEncoding k;
+        take(s, "variant", k.variant);
+        take(s, "heads", k.heads);
+        k.r1 = s.floats("r1");
+        k.r2 = s.floats("r2");
+        return k;
+    }
+    if (kind == "fire") {
+        FireEncoding f;
+        take(s, "heads", f.heads);
+        take(s, "hidden", f.hidden);
+        f.w1 = s.floats("w1");
+        f.b1 = s.floats("b1");
+        f.w2 = s.floats("w2");
+        f.b2 = s.floats("b2");
+        take(s, "c", f.c);
+        take(s, "L", f.L);
+        take(s, "eps", f.eps);
+        return f;
+    }
+    if (kind == "cope") {
+        CopeEncoding c;
+        take(s, "npos", c.npos);
+        c.embeddings = s.floats("embeddings");
+        return c;
+    }
+    if (kind == "temperature") {
+        TemperatureEncoding t;
+        take(s, "beta", t.beta);
+        take(s, "length", t.length);
+        take(s, "offset", t.offset);
+        return t;
+    }
+    fail("encoding.kind", "must be one of the registered kinds (got '" + kind + "')");
 }
 
 }  // namespace posenc::registry

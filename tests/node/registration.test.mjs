@@ -10,9 +10,9 @@ import { PARAMETER_METHODS } from '../../bindings/parameters.mjs';
 const read = (p) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
 const pe = await load();
 
-test('every registered kind is converted to its C++ struct by the binding (bindings/embind.cpp toEncoding)', () => {
-  const src = read('bindings/embind.cpp');
-  for (const kind of ENCODING_KINDS) assert.ok(src.includes(`kind == "${kind}"`), `${kind}: no case in toEncoding (bindings/embind.cpp)`);
+test('every registered kind is read into its C++ struct (src/registry.cpp encodingFrom, which the binding calls)', () => {
+  const src = read('src/registry.cpp');
+  for (const kind of ENCODING_KINDS) assert.ok(src.includes(`kind == "${kind}"`), `${kind}: no case in encodingFrom (src/registry.cpp)`);
 });
 
 test('every kind has an options table, a parameter count, a describe() row and a typed interface', () => {
