@@ -202,6 +202,11 @@ private:
 
 posenc::RopeEncoding toRope(const val& o) { return posenc::registry::ropeFrom(ValSource(o)); }
 
+// result.count = the learned parameters of `method` for the checked shape object.
+int parameterCount(const std::string& method, const val& shape, val result) {
+    return guarded([&] { result.set("count", posenc::registry::parameterCount(method, ValSource(shape))); });
+}
+
 // out (float64): [rotaryDim, attentionScale, axes, invFreq[0..rotaryDim/2), axisOfPair[0..rotaryDim/2)];
 // room for 3 + headDim.
 int ropeFrequencies(const val& rope, double out) {
@@ -516,6 +521,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("describe", &describe);
     function("registry", &posenc::registry::json);
     function("ropeFrequencies", &ropeFrequencies);
+    function("parameterCount", &parameterCount);
     function("applyRope", &applyRope);
     function("rotateByDelta", &rotateByDelta);
     function("copyBytes", &copyBytes);

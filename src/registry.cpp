@@ -783,4 +783,56 @@ Encoding encodingFrom(const Source& s) {
     fail("encoding.kind", "must be one of the registered kinds (got '" + kind + "')");
 }
 
+double parameterCount(const std::string& method, const Source& s) {
+    const Table& t = table("parameterCount." + method);
+    // a key's value, or the table's default; an integer within its range
+    auto get = [&](const char* key) {
+        const Field& f = *t.find(key);
+        double v = f.value.kind == Default::Kind::boolean ? f.value.boolean : f.value.number;
+        if (s.has(key)) v = s.number(key);
+        else if (f.value.kind == Default::Kind::none) fail(key, "is required");
+        if (f.type == "integer" && (v < f.min || v > f.max || v != std::floor(v))) {
+            const std::string what = f.min == 1 ? "a positive integer" : f.min == 0 ? "a non-negative integer"
+                                                                                   : "an integer in [" + std::to_string(f.min) + ", 2147483647]";
+            fail(key, "must be " + what + " (got " + show(v) + ")");
+        }
+        return v;
+    };
+    auto list = [&](const char* key) {
+        const std::vector<double> v = s.numbers(key);
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (!(v[i] >= 1) || v[i] != std::floor(v[i])) fail(std::string(key) + "[" + std::to_string(i) + "]", "must be in [1, 2147483647] (got " + show(v[i]) + ")");
+        return v;
+    };
+    if (t.keys.empty()) return 0;  // a fixed function: nothing learned
+    if (method == "learned") return get("maxPositions") * get("dim");
+    if (method == "binary") return get("bits") * get("dim") * get("radix") * (get("learned") != 0);  // fixed ±1 digits learn nothing
+    if (method == "lowRank") return (get("maxPositions") + get("dim")) * get("rank");
+    if (method == "sparse") return get("maxPositions") * get("k") + get("basisSize") * get("dim");
+    if (method == "axial") {  // one [shape[a], dims[a]] table per axis
+        const std::vector<double> shape = list("shape"), dims = list("dims");
+        if (dims.size() != shape.size())
+            fail("dims", "must have " + std::to_string(shape.size()) + " elements (one per axis of shape) (got " + std::to_string(dims.size()) + ")");
+        double n = 0;
+        for (std::size_t a = 0; a < shape.size(); ++a) n += shape[a] * dims[a];
+        return n;
+    }
+    if (method == "t5") return get("numBuckets") * get("heads");
+    if (method == "swin") {
+        const std::vector<double> w = s.numbers("windowSize");  // [wh, ww], checked by the caller
+        return (2 * w.at(0) - 1) * (2 * w.at(1) - 1) * get("heads");
+    }
+    if (method == "shaw") return (2 * get("clip") + 1) * get("headDim") * (get("values") != 0 ? 2 : 1);
+    if (method == "relativeKey") return (2 * get("maxPosition") - 1) * get("headDim");
+    // W_R [heads*headDim, dModel] plus the u and v biases [heads, headDim]
+    if (method == "xl") return get("heads") * get("headDim") * (get("dModel") + 2);
+    // shared relative embeddings [2 span, hidden] (projections reuse the content W_q, W_k when share_att_key)
+    if (method == "deberta") return 2 * get("span") * get("hidden");
+    if (method == "kerple") return 2 * get("heads");  // r1, r2 per head
+    // Linear(1, hidden) + Linear(hidden, heads), and the learned c and L (FIRE's public code)
+    if (method == "fire") return 2 * get("hidden") + (get("hidden") + 1) * get("heads") + 2;
+    if (method == "cope") return get("npos") * get("headDim");
+    fail("method", "has no parameter count ('" + method + "')");
+}
+
 }  // namespace posenc::registry

@@ -99,4 +99,9 @@ RopeEncoding ropeFrom(const Source& s);
 // An encoding from the keys of 'encoding.<kind>', the kind named by `kind`.
 Encoding encodingFrom(const Source& s);
 
+// The learned parameters of `method` (a table 'parameterCount.<method>') for the shapes `s` gives;
+// absent keys take the table's defaults. Each size is checked against the table (a positive integer
+// unless it says otherwise). Computed in double: the binding refuses counts past 2^53.
+double parameterCount(const std::string& method, const Source& s);
+
 }  // namespace posenc::registry

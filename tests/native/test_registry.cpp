@@ -125,3 +125,22 @@ TEST_CASE("ropeFrequencies refuses a scaling field the type does not take (a giv
     CHECK_THROWS_WITH_AS(ropeFrequencies(yarn), "scaling.lowFreqFactor does not apply to 'yarn' scaling (it belongs to 'llama3' scaling)",
                          std::invalid_argument);
 }
+
+TEST_CASE("registry::parameterCount: the formulas of the methods' learned tables, sizes checked") {
+    auto count = [](const char* method, std::map<std::string, double> values) {
+        MapSource s;
+        s.values = std::move(values);
+        return registry::parameterCount(method, s);
+    };
+    CHECK(count("rope", {}) == 0);
+    CHECK(count("learned", {{"maxPositions", 512}, {"dim", 768}}) == 512.0 * 768);
+    CHECK(count("t5", {{"heads", 12}}) == 32.0 * 12);  // numBuckets defaults to T5's 32
+    CHECK(count("binary", {{"bits", 9}, {"dim", 16}}) == 9.0 * 16 * 2);
+    CHECK(count("binary", {{"bits", 9}, {"dim", 16}, {"learned", 0}}) == 0);
+    CHECK(count("shaw", {{"clip", 16}, {"headDim", 64}}) == 33.0 * 64 * 2);
+    CHECK(count("fire", {{"heads", 12}, {"hidden", 32}}) == 2.0 * 32 + 33 * 12 + 2);
+    CHECK_THROWS_WITH_AS(count("learned", {{"dim", 768}}), "maxPositions is required", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(count("learned", {{"maxPositions", 0}, {"dim", 768}}), "maxPositions must be a positive integer (got 0)", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(count("binary", {{"bits", 9}, {"dim", 16}, {"radix", 1}}), "radix must be an integer in [2, 2147483647] (got 1)",
+                         std::invalid_argument);
+}

@@ -23,7 +23,7 @@ test('every kind has an options table, a parameter count, a describe() row and a
     assert.ok(OPTIONS[`encoding.${kind}`], `${kind}: no 'encoding.${kind}' table in bindings/options.mjs`);
     assert.ok(described.has(kind), `${kind}: no row in src/describe.cpp`);
     if (kind === 'none') continue;  // NoPE: nothing to count (its describe() row has parameterMethod null)
-    assert.ok(PARAMETER_METHODS.includes(kind), `${kind}: no count in bindings/parameters.mjs`);
+    assert.ok(PARAMETER_METHODS.includes(kind), `${kind}: no 'parameterCount.${kind}' table in src/registry.cpp`);
     assert.ok(OPTIONS[`parameterCount.${kind}`], `${kind}: no 'parameterCount.${kind}' table in bindings/options.mjs`);
   }
   for (const kind of ENCODING_KINDS) assert.match(dts, new RegExp(`kind: '${kind}'`), `${kind}: no interface with kind: '${kind}' in bindings/index.d.ts`);
