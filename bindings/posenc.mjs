@@ -191,7 +191,7 @@ function makeApi(m) {
     });
   }
 
-  // One entry per encoding kind and additive function, from the C++ table (src/describe.cpp).
+  // One entry per encoding kind and additive function, from the C++ table (src/registry.cpp).
   let descriptions;
   function describe() {
     descriptions ??= Object.freeze(m.describe().map((d) => Object.freeze(d)));
