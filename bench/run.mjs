@@ -4,6 +4,9 @@
 // onnxruntime-web, tfjs-wasm). Contenders of one op run interleaved, round by round, so a noisy
 // neighbour slows all of them alike. Prints a summary, writes build/bench.json and build/bench.md
 // (the README table). Usage: node bench/run.mjs [all|rope|attention|cache|peak]
+// Threads: every posenc figure at 1 thread and at all cores (THREADS) side by side; the peers run on
+// one thread here and, for the equal-thread comparison, at THREADS in a second process
+// (`node bench/run.mjs peers-threaded`, POSENC_BENCH_PEER_THREADS: onnxruntime-web sizes its pool once).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,7 +15,9 @@ import { ropeJs, attentionJs } from '../web/plain-js.mjs';
 
 const which = process.argv[2] ?? 'all';
 const want = (s) => which === 'all' || which === s;
-const pe = await load();
+const THREADS = os.availableParallelism();
+const pe = await load({ threads: 1 });
+const peN = await load({ threads: THREADS });
 const here = (p) => new URL(p, import.meta.url).pathname;
 const results = { machine: machine(), ops: {} };
 
@@ -43,8 +48,8 @@ async function interleaved(contenders, rounds) {
 
 // build/native is the portable library (kernels chosen at run time; `kernels` forces a set through
 // POSENC_KERNELS); build/native-march the same code compiled with -march=native.
-function native(args, build = 'native', bin = 'posenc_bench', kernels = '') {
-  const env = { ...process.env };
+function native(args, build = 'native', bin = 'posenc_bench', kernels = '', threads = 1) {
+  const env = { ...process.env, POSENC_THREADS: String(threads) };
   if (kernels) env.POSENC_KERNELS = kernels; else delete env.POSENC_KERNELS;
   const out = execFileSync(here(`../build/${build}/${bin}`), args, { env }).toString();
   return out.trim().split('\n').map((l) => JSON.parse(l));
@@ -68,6 +73,7 @@ if (want('peak') || want('attention')) {
 // The native attention figures are taken before the peers load: for seconds after onnxruntime-web and
 // tfjs-wasm start, this 2-core machine's other core is busy (measured: native B 24 ms instead of 16).
 const natAttention = want('attention') ? native(['attention']) : null;
+const natAttentionN = want('attention') ? native(['attention'], 'native', 'posenc_bench', '', THREADS) : null;
 // the same native code at wasm's vector width (4 lanes): the portable library with its SSE4.1 kernels forced
 const natSseAttention = want('attention') ? native(['attention'], 'native', 'posenc_bench', 'sse4.1') : [];
 // the portable library's dispatched kernels against the whole library compiled with -march=native
@@ -79,8 +85,10 @@ const maxAbsDiff = (a, b) => { let m = 0; for (let i = 0; i < a.length; i++) m =
 if (want('rope')) {
   const heads = 32, tokens = 2048, headDim = 128, n = heads * tokens * headDim;
   const positions = Int32Array.from({ length: tokens }, (_, i) => i);
-  const nat = native(['rope']);
+  const nat = native(['rope']), natN = native(['rope'], 'native', 'posenc_bench', '', THREADS);
   const natCopy = nat.find((r) => r.bench === 'copy').GBs;
+  const bufN = peN.alloc(n);
+  bufN.view().fill(0.5);
   const buf = pe.alloc(n), dst = pe.alloc(n);
   buf.view().fill(0.5);
   const arr = Float32Array.from(buf.view());
@@ -88,6 +96,7 @@ if (want('rope')) {
     { id: 'copy', run: () => pe.copyBuffer(dst, buf) },
     { id: 'half', run: () => pe.applyRope(buf, { heads, tokens, headDim }, positions, { layout: 'half', inPlace: true }) },
     { id: 'interleaved', run: () => pe.applyRope(buf, { heads, tokens, headDim }, positions, { layout: 'interleaved', inPlace: true }) },
+    { id: 'halfThreads', run: () => peN.applyRope(bufN, { heads, tokens, headDim }, positions, { layout: 'half', inPlace: true }) },
     { id: 'js', run: () => ropeJs(arr, heads, tokens, headDim, positions) },
   ], 9);
   const bytes = 2 * n * 4, gbs = (ms) => bytes / (ms / 1e3) / 1e9;
@@ -95,15 +104,20 @@ if (want('rope')) {
   results.ops.A = { shape: '[32, 2048, 128]', copy_native_GBs: natCopy, copy_wasm_GBs: wasmCopy, plain_js: t.js };
   for (const layout of ['half', 'interleaved']) {
     const nr = nat.find((r) => r.bench === 'applyRope' && r.layout === layout);
-    results.ops.A[layout] = { native_ms: nr.ms, native_of_copy: nr.GBs / natCopy, wasm: t[layout], wasm_of_copy: gbs(t[layout].min_ms) / wasmCopy };
+    const nN = natN.find((r) => r.bench === 'applyRope' && r.layout === layout);
+    results.ops.A[layout] = { native_ms: nr.ms, native_of_copy: nr.GBs / natCopy, wasm: t[layout], wasm_of_copy: gbs(t[layout].min_ms) / wasmCopy,
+      native_threads_ms: nN.ms, native_threads_of_copy: nN.GBs / natCopy };
   }
+  results.ops.A.scaling = { native: results.ops.A.half.native_ms / results.ops.A.half.native_threads_ms, wasm: t.half.median_ms / t.halfThreads.median_ms,
+    wasm_1: t.half, wasm_threads: t.halfThreads };
+  bufN.delete();
   results.ops.A.js_over_wasm = t.js.median_ms / t.half.median_ms;
   buf.delete(); dst.delete();
 }
 
 // peers (installed by scripts/bench.sh into bench/peers/node_modules)
 let peers = null, peersError = null;
-if (want('attention')) {
+if (want('attention') || which === 'peers-threaded') {
   try {
     const mod = await import('./peers/peers.mjs');
     await mod.selfCheck();
@@ -114,7 +128,7 @@ if (want('attention')) {
 }
 
 // ---- B, B', C, C': causal attention ------------------------------------------------------------
-async function attentionOp(op, { heads, T, encoding, rounds, plainJs }) {
+async function attentionOp(op, { heads, T, encoding, rounds, plainJs }, threadedPeers = false) {
   const headDim = 64, n = heads * T * headDim;
   const inputs = peers ? peers.mod.makeInputs(heads, T, headDim) : null;
   const { q, k, v } = inputs ?? (() => {
@@ -130,8 +144,11 @@ async function attentionOp(op, { heads, T, encoding, rounds, plainJs }) {
     contenders.push({ id, run: () => { api.attention({ q: qb, k: kb, v: vb, heads, headDim, qLen: T, kLen: T, causal: true, encoding: enc, out: ob }); } });
     outputs[id] = () => Float32Array.from(ob.view());
   };
-  posencContender('posenc_wasm_simd', pe);
-  if (peScalar) posencContender('posenc_wasm_scalar', peScalar);
+  if (!threadedPeers) {
+    posencContender('posenc_wasm_simd', pe);
+    if (peScalar) posencContender('posenc_wasm_scalar', peScalar);
+  }
+  posencContender('posenc_wasm_simd_threads', peN);
   if (plainJs) contenders.push({ id: 'plain_js', run: () => attentionJs(q, k, v, heads, T, headDim, encoding) });
   if (peers) {
     const factory = { B: 'B', "B'": 'Bprime', C: 'C', "C'": 'Cprime' }[op];
@@ -148,11 +165,29 @@ async function attentionOp(op, { heads, T, encoding, rounds, plainJs }) {
   await new Promise((resolve) => setTimeout(resolve, 3000));  // let the peers' start-up work settle (see natAttention)
   const t = await interleaved(contenders, rounds);
   // every contender computed the same thing: its output against posenc's
-  const ref = outputs.posenc_wasm_simd();
+  const ref = (outputs.posenc_wasm_simd ?? outputs.posenc_wasm_simd_threads)();
   const agreement = {};
-  for (const [id, get] of Object.entries(outputs)) if (id !== 'posenc_wasm_simd' && get()) agreement[id] = maxAbsDiff(ref, get());
+  for (const [id, get] of Object.entries(outputs)) if (get() && get() !== ref) agreement[id] = maxAbsDiff(ref, get());
   for (const f of cleanup) await f();
   return { heads, T, headDim, encoding, times: t, not_run: notes, max_abs_diff_vs_posenc: agreement };
+}
+
+const attentionSpecs = [
+  ['B', { heads: 8, T: 1024, encoding: 'rope', rounds: 7, plainJs: true }],
+  ["B'", { heads: 8, T: 1024, encoding: 'alibi', rounds: 7, plainJs: true }],
+  ['C', { heads: 8, T: 4096, encoding: 'rope', rounds: 3, plainJs: false }],
+];
+// The second process: posenc and the peers at THREADS threads, interleaved; prints one JSON line.
+if (which === 'peers-threaded') {
+  const out = {};
+  for (const [op, spec] of attentionSpecs) {
+    const r = await attentionOp(op, { ...spec, plainJs: false }, true);
+    const ort = fastestPeer(r.times, 'ort-'), tf = fastestPeer(r.times, 'tfjs-'), w = r.times.posenc_wasm_simd_threads.median_ms;
+    out[op] = { threads: THREADS, times: r.times, not_run: r.not_run, max_abs_diff_vs_posenc: r.max_abs_diff_vs_posenc, onnxruntime_graph: ort,
+      wasm_over_onnxruntime: ort ? w / r.times[ort].median_ms : null, wasm_over_tfjs: tf ? w / r.times[tf].median_ms : null };
+  }
+  console.log(JSON.stringify(out));
+  process.exit(0);
 }
 
 function fastestPeer(times, family) {
@@ -164,15 +199,13 @@ function fastestPeer(times, family) {
 if (want('attention')) {
   const nat = natAttention, natSse = natSseAttention;
   const flops = (heads, T, d) => 2 * heads * T * T * d;  // causal: QK and PV over the kept half
-  const specs = [
-    ['B', { heads: 8, T: 1024, encoding: 'rope', rounds: 7, plainJs: true }],
-    ["B'", { heads: 8, T: 1024, encoding: 'alibi', rounds: 7, plainJs: true }],
-    ['C', { heads: 8, T: 4096, encoding: 'rope', rounds: 3, plainJs: false }],
-  ];
-  for (const [op, spec] of specs) {
+  for (const [op, spec] of attentionSpecs) {
     const r = await attentionOp(op, spec);
     const nr = nat.find((x) => x.op === op), ns = natSse.find((x) => x.op === op);
     r.native = { median_ms: nr.median_ms, min_ms: nr.min_ms };
+    const nN = natAttentionN.find((x) => x.op === op);
+    r.native_threads = { threads: THREADS, median_ms: nN.median_ms, min_ms: nN.min_ms };
+    r.scaling = { threads: THREADS, native: nr.median_ms / nN.median_ms, wasm: r.times.posenc_wasm_simd.median_ms / r.times.posenc_wasm_simd_threads.median_ms };
     if (ns) r.native_sse41 = { median_ms: ns.median_ms, min_ms: ns.min_ms };
     const nm = natMarchAttention.find((x) => x.op === op);
     if (nm) r.native_march = { median_ms: nm.median_ms, min_ms: nm.min_ms, dispatched_over_march: nr.median_ms / nm.median_ms };
@@ -196,11 +229,22 @@ if (want('attention')) {
     };
     results.ops[op] = r;
   }
+  // the peers at THREADS threads against posenc at THREADS, in a process of their own
+  if (peers && THREADS > 1) {
+    try {
+      const out = execFileSync(process.execPath, ['--no-liftoff', here('./run.mjs'), 'peers-threaded'],
+        { env: { ...process.env, POSENC_BENCH_PEER_THREADS: String(THREADS) }, maxBuffer: 1 << 26 }).toString().trim().split('\n').pop();
+      results.equal_threads = JSON.parse(out);
+    } catch (e) {
+      results.equal_threads_error = String(e?.message ?? e);
+    }
+  }
   results.ops["B'"].ratios.alibi_over_rope_wasm = results.ops["B'"].times.posenc_wasm_simd.median_ms / results.ops.B.times.posenc_wasm_simd.median_ms;
 
   // C': 32768 tokens, one head: memory must stay O(T d). Peers predicting a T x T matrix refuse.
   const T = 32768, n = T * 64;
   const rss = native(['attention-rss', '1', String(T)])[0];
+  const rssN = native(['attention-rss', '1', String(T)], 'native', 'posenc_bench', '', THREADS)[0];
   const bufs = ['q', 'k', 'v', 'o'].map(() => pe.alloc(n));
   for (const b of bufs.slice(0, 3)) b.view().fill(0.01);
   const [q, k, v, o] = bufs;
@@ -209,6 +253,12 @@ if (want('attention')) {
   pe.attention({ q, k, v, heads: 1, headDim: 64, qLen: T, kLen: T, causal: true, encoding: { kind: 'rope' }, out: o });
   const wasmMs = performance.now() - t0;
   bufs.forEach((b) => b.delete());
+  const bufsN = ['q', 'k', 'v', 'o'].map(() => peN.alloc(n));
+  for (const b of bufsN.slice(0, 3)) b.view().fill(0.01);
+  const t1 = performance.now();
+  peN.attention({ q: bufsN[0], k: bufsN[1], v: bufsN[2], heads: 1, headDim: 64, qLen: T, kLen: T, causal: true, encoding: { kind: 'rope' }, out: bufsN[3] });
+  const wasmThreadsMs = performance.now() - t1;
+  bufsN.forEach((b) => b.delete());
   const peerNotes = {};
   if (peers)
     for (const [id, c] of Object.entries(peers.contenders)) {
@@ -217,32 +267,41 @@ if (want('attention')) {
       if (r.ok) await r.dispose();
     }
   results.ops["C'"] = { heads: 1, T, headDim: 64, native_ms: rss.ms, native_peak_rss_MiB: rss.peakRssMiB, tensors_MiB: rss.tensorsMiB,
-    TxT_matrix_MiB: rss.TxT_floatMiB, wasm_ms: wasmMs, wasm_heap_growth_MiB: (pe.heapBytes() - heapBefore) / 2 ** 20, peers: peerNotes };
+    TxT_matrix_MiB: rss.TxT_floatMiB, wasm_ms: wasmMs, wasm_heap_growth_MiB: (pe.heapBytes() - heapBefore) / 2 ** 20, peers: peerNotes,
+    native_threads_ms: rssN.ms, native_threads_peak_rss_MiB: rssN.peakRssMiB, wasm_threads_ms: wasmThreadsMs,
+    scaling: { threads: THREADS, native: rss.ms / rssN.ms, wasm: wasmMs / wasmThreadsMs } };
   if (peersError) results.peers_error = peersError;
 }
 
 // ---- D: decode step against 32768 cached tokens -------------------------------------------------
 if (want('cache')) {
-  const nat = native(['cache']);
+  const nat = native(['cache']), natN = native(['cache'], 'native', 'posenc_bench', '', THREADS);
   const kvHeads = 8, headDim = 64, cached = 32768, n = kvHeads * cached * headDim;
   const k = pe.alloc(n), v = pe.alloc(n), dst = pe.alloc(n);
   k.view().fill(0.1); v.view().fill(0.2);
   const cache = new pe.KVCache({ kvHeads, headDim, capacity: cached + 1, rope: {} });
   cache.append(k, v);
+  const cacheN = new peN.KVCache({ kvHeads, headDim, capacity: cached + 1, rope: {} });
+  cacheN.append(k.view(), v.view());  // copied into the threaded module's heap
   const qs = { 8: new Float32Array(8 * headDim).fill(0.3), 32: new Float32Array(32 * headDim).fill(0.3) };
   const t = await interleaved([
     { id: 'copy', run: () => pe.copyBuffer(dst, k) },
     { id: 'heads8', run: () => cache.attend(qs[8], { heads: 8 }) },
     { id: 'heads32', run: () => cache.attend(qs[32], { heads: 32 }) },
+    { id: 'heads8Threads', run: () => cacheN.attend(qs[8], { heads: 8 }) },
+    { id: 'heads32Threads', run: () => cacheN.attend(qs[32], { heads: 32 }) },
   ], 15);
   const copyGBs = (2 * n * 4) / (t.copy.min_ms / 1e3) / 1e9;
   const bytes = 2 * n * 4;  // every cached key and value read once per step
   results.ops.D = { cached, kvHeads, headDim, copy_wasm_GBs: copyGBs };
   for (const heads of [8, 32]) {
-    const w = t[`heads${heads}`], nr = nat.find((x) => x.heads === heads);
+    const w = t[`heads${heads}`], wN = t[`heads${heads}Threads`], nr = nat.find((x) => x.heads === heads), nN = natN.find((x) => x.heads === heads);
     results.ops.D[`heads${heads}`] = { wasm: w, wasm_GBs: bytes / (w.min_ms / 1e3) / 1e9, wasm_of_copy: bytes / (w.min_ms / 1e3) / 1e9 / copyGBs,
-      native_min_ms: nr.min_ms, native_of_copy: nr.GBs / nr.copyGBs };
+      native_min_ms: nr.min_ms, native_median_ms: nr.median_ms, native_of_copy: nr.GBs / nr.copyGBs,
+      wasm_threads: wN, wasm_threads_GBs: bytes / (wN.min_ms / 1e3) / 1e9, native_threads_median_ms: nN.median_ms, native_threads_GBs: nN.GBs,
+      scaling: { threads: THREADS, native: nr.median_ms / nN.median_ms, wasm: w.median_ms / wN.median_ms } };
   }
+  cacheN.delete();
   cache.delete(); k.delete(); v.delete(); dst.delete();
 }
 
@@ -279,6 +338,27 @@ function markdown(r) {
     lines.push('', '| decode step (32768 cached, 8 kv heads × 64) | wasm | of copy bandwidth | native of copy |', '|---|---|---|---|');
     for (const h of [8, 32]) lines.push(`| ${h} query heads | ${ms(d[`heads${h}`].wasm)} | ${f(100 * d[`heads${h}`].wasm_of_copy, 0)} % | ${f(100 * d[`heads${h}`].native_of_copy, 0)} % |`);
   }
+  // threads: every op at 1 thread and at all cores, within this run
+  const scal = [['A applyRope half [32, 2048, 128]', r.ops.A && { ...r.ops.A.scaling, n1: r.ops.A.half.native_ms, nN: r.ops.A.half.native_threads_ms, w1: r.ops.A.scaling.wasm_1.median_ms, wN: r.ops.A.scaling.wasm_threads.median_ms }],
+    ...['B', "B'", 'C'].map((op) => [`${op} [8, ${r.ops[op]?.T}, 64]`, r.ops[op] && { ...r.ops[op].scaling, n1: r.ops[op].native.median_ms, nN: r.ops[op].native_threads.median_ms, w1: r.ops[op].times.posenc_wasm_simd.median_ms, wN: r.ops[op].times.posenc_wasm_simd_threads.median_ms }]),
+    ["C′ [1, 32768, 64] (one run)", c && { ...c.scaling, n1: c.native_ms, nN: c.native_threads_ms, w1: c.wasm_ms, wN: c.wasm_threads_ms }],
+    ...[8, 32].map((h) => [`D decode, ${h} query heads`, d && { ...d[`heads${h}`].scaling, n1: d[`heads${h}`].native_median_ms, nN: d[`heads${h}`].native_threads_median_ms, w1: d[`heads${h}`].wasm.median_ms, wN: d[`heads${h}`].wasm_threads.median_ms }])]
+    .filter(([, x]) => x);
+  if (scal.length) {
+    const n = scal[0][1].threads;
+    lines.push('', `| 1 → ${n} threads (medians, ms) | native 1 | native ${n} | speed-up (efficiency) | wasm 1 | wasm ${n} | speed-up (efficiency) |`, '|---|---|---|---|---|---|---|');
+    for (const [name, x] of scal)
+      lines.push(`| ${name} | ${f(x.n1, 2)} | ${f(x.nN, 2)} | **${f(x.native, 2)}×** (${f(100 * x.native / n, 0)} %) | ${f(x.w1, 1)} | ${f(x.wN, 1)} | **${f(x.wasm, 2)}×** (${f(100 * x.wasm / n, 0)} %) |`);
+  }
+  const eq = r.equal_threads;
+  if (eq) {
+    lines.push('', '| equal threads (medians, ms) | posenc wasm | onnxruntime-web | posenc / ORT | tfjs-wasm |', '|---|---|---|---|---|');
+    for (const [op, x] of Object.entries(eq)) {
+      const tf = fastestPeer(x.times, 'tfjs-');
+      lines.push(`| ${op} at ${x.threads} threads | ${ms(x.times.posenc_wasm_simd_threads)} | ${x.onnxruntime_graph ? `${ms(x.times[x.onnxruntime_graph])} ${x.onnxruntime_graph.replace('ort-', '')}` : '—'} | **${f(x.wasm_over_onnxruntime, 2)}×** | ${tf ? ms(x.times[tf]) : (x.not_run['tfjs-wasm'] ?? '—')} |`);
+    }
+  }
+  if (r.equal_threads_error) lines.push('', `equal-thread peers: ${r.equal_threads_error}`);
   const a = r.ops.A;
   if (a) {
     lines.push('', '| applyRope [32, 2048, 128] in place | native | wasm | wasm of copy |', '|---|---|---|---|');

@@ -525,6 +525,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("applyRope", &applyRope);
     function("rotateByDelta", &rotateByDelta);
     function("copyBytes", &copyBytes);
+    function("setThreadCount", &posenc::setThreadCount);  // the bindings pass a validated count >= 1
     value_object<AttentionSpec>("AttentionSpec")
         .field("heads", &AttentionSpec::heads)
         .field("kvHeads", &AttentionSpec::kvHeads)

@@ -1494,6 +1494,16 @@ export interface Posenc {
    */
   heapBytes(): number;
   /**
+   * The threads this module's calls use, the calling thread included: what {@link load} chose — 1
+   * for the single-thread module, else the threaded module's count. Results never depend on it.
+   *
+   * @example
+   * ```ts
+   * const label = `posenc: ${pe.threads} thread${pe.threads === 1 ? '' : 's'}`;
+   * ```
+   */
+  readonly threads: number;
+  /**
    * Benchmark yardstick: copies `src` into `dst` inside wasm (memcpy), the bandwidth an in-place
    * operation is measured against.
    *
@@ -2090,17 +2100,38 @@ export interface KVCache {
   [Symbol.dispose](): void;
 }
 
+/** Options of {@link load}. */
+export interface LoadOptions {
+  /**
+   * Threads for attention, `KVCache.attend` and `applyRope`. `'auto'` (default): every core (at most 16)
+   * where shared memory works — Node (≥ 20.16), or a browser page that is `crossOriginIsolated`
+   * (served with `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy:
+   * require-corp`) — through the threaded module (its worker pool is created at load); elsewhere the
+   * single-thread module. A positive integer caps that count; `1` always loads the single-thread
+   * module. Results are the same bytes whatever the count. See {@link Posenc.threads}.
+   *
+   * In a browser the threaded module is loaded at run time from `../dist/posenc_wasm_threads.mjs`
+   * relative to `bindings/posenc.mjs` (with its `posenc_wasm_threads.worker.js`); a bundler does not
+   * copy them, so a bundled page uses the single-thread module unless those two files are served at
+   * that place relative to the bundle.
+   */
+  threads?: 'auto' | number;
+}
+
 /**
- * Instantiates the WebAssembly module (once; later calls resolve to the same object) and resolves to
- * the API. Works in Node ≥ 20, browsers and bundlers.
+ * Instantiates the WebAssembly module (once per thread count; later calls resolve to the same object)
+ * and resolves to the API. Works in Node ≥ 20, browsers and bundlers.
  *
+ * @param options - The thread count ({@link LoadOptions}); an unknown key is a `TypeError` naming it,
+ * `threads` that is not `'auto'` or a positive integer a `TypeError` / `RangeError` naming `threads`.
  * @returns The {@link Posenc} API object.
  * @example
  * ```ts
  * import { load } from 'posenc';
  * const pe = await load();
  * const table = pe.sinusoidal([0, 1, 2], { dim: 16 });   // [3, 16]
+ * const single = await load({ threads: 1 });              // single.threads === 1
  * ```
  */
-export function load(): Promise<Posenc>;
+export function load(options?: LoadOptions): Promise<Posenc>;
 export default load;

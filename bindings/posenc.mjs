@@ -226,11 +226,63 @@ function makeApi(m) {
   };
 }
 
-let loading;
-// Instantiates the wasm module (once) and resolves to the API object.
-export function load() {
-  loading ??= instantiate(createPosencModule).then(makeApi);
-  return loading;
+// ---- loading: the single-thread module, or the threaded one (pthreads) where SharedArrayBuffer works ----
+const loading = new Map();  // thread count -> Promise<API>
+
+// What `threads` asks for, resolved to a count: 'auto' = every core where shared memory works (Node;
+// a browser page only when crossOriginIsolated), else 1; a number caps that.
+function resolveThreads(options) {
+  if (options === undefined) options = {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`load options must be an object (got ${v.describe(options)})`);
+  for (const key of Object.keys(options))
+    if (key !== 'threads') throw new TypeError(`unknown load option '${key}' (known: threads)`);
+  const t = options.threads ?? 'auto';
+  if (t !== 'auto' && typeof t !== 'number') throw new TypeError(`threads must be 'auto' or a positive integer (got ${v.describe(t)})`);
+  if (typeof t === 'number' && !(Number.isInteger(t) && t >= 1)) throw new RangeError(`threads must be 'auto' or a positive integer (got ${t})`);
+  const shared = typeof SharedArrayBuffer === 'function' && (isNode() || globalThis.crossOriginIsolated === true);
+  if (!shared) return 1;
+  const cores = Math.max(1, Number(globalThis.navigator?.hardwareConcurrency) || nodeCores() || 1);
+  return Math.min(t === 'auto' ? cores : t, cores, MAX_THREADS);
+}
+const MAX_THREADS = 16;  // workers are created at load, each holding an instance of the module
+const isNode = () => typeof process === 'object' && typeof process.versions?.node === 'string';
+const nodeCores = () => (isNode() ? process.getBuiltinModule?.('node:os')?.availableParallelism?.() : 0);
+
+// The threaded module: `threads - 1` pthread workers created at load (the calling thread is the other).
+// Node loads the CommonJS build (its workers are reached through require); browsers the ES6 one, from
+// next to this file. Resolves to null where it cannot load, and the single-thread module is used.
+async function createThreadedModule(threads) {
+  const config = { posencWorkers: threads - 1 };
+  try {
+    if (isNode()) {
+      const nodeRequire = process.getBuiltinModule?.('node:module')?.createRequire(import.meta.url);
+      if (!nodeRequire) return null;  // Node before 20.16
+      const worker = nodeRequire.resolve('../dist/posenc_wasm_threads_node.worker.cjs');
+      const m = await nodeRequire('../dist/posenc_wasm_threads_node.cjs')({ ...config, locateFile: (f) => (f.endsWith('.worker.js') ? worker : f) });
+      for (const w of m.posencPthreadWorkers()) w.unref?.();  // idle workers never keep Node running
+      return m;
+    }
+    const url = new URL('../dist/posenc_wasm_threads.mjs', import.meta.url).href;  // not bundled: loaded from beside this file
+    return await (await import(/* @vite-ignore */ url)).default(config);
+  } catch {
+    return null;
+  }
+}
+
+async function loadApi(threads) {
+  const m = (threads > 1 && (await createThreadedModule(threads))) || (await instantiate(createPosencModule));
+  const api = makeApi(m);
+  const chosen = m.setThreadCount(m.posencPthreadWorkers ? threads : 1);  // the C++ pool's count, read back
+  Object.defineProperty(api, 'threads', { value: chosen, enumerable: true });
+  return api;
+}
+
+// Instantiates the wasm module (once per thread count) and resolves to the API object.
+export function load(options) {
+  const threads = resolveThreads(options);
+  if (!loading.has(threads)) loading.set(threads, loadApi(threads));
+  return loading.get(threads);
 }
 
 export default load;

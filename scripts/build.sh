@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds posenc. `build.sh` = native library + tests + the wasm package; `build.sh wasm` = the
-# package only (dist/posenc_wasm.mjs + dist/posenc_wasm.wasm); `build.sh native` = native only; `build.sh wasm-tests` = the
+# package only (dist/posenc_wasm.mjs + dist/posenc_wasm.wasm, and the threaded dist/posenc_wasm_threads*); `build.sh native` = native only; `build.sh wasm-tests` = the
 # doctest suite compiled to wasm (build/wasm/posenc_tests_wasm.cjs); `build.sh sanitize` = the native
 # doctest suite and the per-kernel-set kernel tests under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-sanitize); `build.sh
 # fuzz` = the libFuzzer targets (build/fuzz).
@@ -23,6 +23,17 @@ if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then
   cmake --build build/wasm -j "$jobs" --target posenc_wasm
   mkdir -p dist
   cp build/wasm/posenc_wasm.mjs build/wasm/posenc_wasm.wasm dist/
+  # the threaded modules (pthreads), a build of their own: Node's (CommonJS; its worker script renamed
+  # .cjs, since the package is "type": "module") and browsers' (ES6, beside its worker script)
+  if [ ! -f build/wasm-threads/Makefile ]; then
+    emcmake cmake -S . -B build/wasm-threads -DCMAKE_BUILD_TYPE=Release -DPOSENC_WASM_THREADS=ON -DPOSENC_BUILD_TESTS=OFF \
+      -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
+  fi
+  cmake --build build/wasm-threads -j "$jobs" --target posenc_wasm_threads_node posenc_wasm_threads_web
+  cp build/wasm-threads/posenc_wasm_threads_node.cjs dist/posenc_wasm_threads_node.cjs
+  cp build/wasm-threads/posenc_wasm_threads_node.worker.js dist/posenc_wasm_threads_node.worker.cjs
+  cp build/wasm-threads/posenc_wasm_threads.mjs dist/posenc_wasm_threads.mjs
+  cp build/wasm-threads/posenc_wasm_threads.worker.js dist/posenc_wasm_threads.worker.js
 fi
 if [ "$what" = sanitize ]; then
   # -O1 keeps the sanitizers' reports readable; UBSan errors abort instead of printing and going on.

@@ -1,6 +1,7 @@
 // Static server for the demo: serves web/ (and the package files it imports) on 127.0.0.1, and the API
 // reference (`npm run docs` writes it to build/docs/api) at /api/, and the browser examples at /examples/.
-// `PORT` picks the port (default 8080; 0 = any free port). Runs until stopped.
+// `PORT` picks the port (default 8080; 0 = any free port). Runs until stopped. Pages are served
+// cross-origin isolated (COOP/COEP), so the demo runs posenc's threaded module.
 import { createServer } from 'node:http';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -15,6 +16,12 @@ const TYPES = {
   '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
   '.png': 'image/png', '.ts': 'text/plain; charset=utf-8',
 };
+
+// Cross-origin isolation: with these headers the page (and its workers) may use SharedArrayBuffer, so
+// load() picks posenc's threaded module. Everything the pages embed comes from this server. Not for
+// the esbuild example: its bundle does not carry the threaded module's files (see index.d.ts, load).
+const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+const isolated = (path) => !path.startsWith('/examples/esbuild/');
 
 export function startServer(port = Number(process.env.PORT ?? 8080)) {
   const server = createServer(async (req, res) => {
@@ -34,7 +41,7 @@ export function startServer(port = Number(process.env.PORT ?? 8080)) {
       }
       if (!(await stat(file)).isFile()) throw new Error('not a file');
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache' });
+      res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache', ...(isolated(path) ? ISOLATION : {}) });
       res.end(body);
     } catch {
       res.writeHead(404); res.end('not found');

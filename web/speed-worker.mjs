@@ -1,4 +1,4 @@
-// The speed panel's worker: times posenc (wasm SIMD128) against plain JS loops off the page's thread,
+// The speed panel's worker: times posenc (wasm SIMD128, on the threads load() chose) against plain JS loops off the page's thread,
 // so the page stays responsive while it runs. Message in: { op: 'rope' | 'attention', T, reps };
 // message out: the median times, the speedup and how far the two results differ.
 import { load } from '../bindings/posenc.mjs';
@@ -44,7 +44,7 @@ self.onmessage = async ({ data: { op, T, reps = 5 } }) => {
       bufs.forEach((b) => b.delete());
       shape = `[${heads}, ${T}, ${headDim}]`;
     }
-    self.postMessage({ op, T, shape, posencMs, jsMs, speedup: jsMs / posencMs, maxDiff: diff });
+    self.postMessage({ op, T, shape, posencMs, jsMs, speedup: jsMs / posencMs, maxDiff: diff, threads: pe.threads });
   } catch (err) {
     self.postMessage({ op, T, error: `${err.name}: ${err.message}` });
   }

@@ -272,10 +272,14 @@ function ortFootprint(variant, { encoding, heads, T, headDim }) {
   return { heap: 2 * S + 2 * bias + 8 * n, js: 2 * bias + 4 * n };
 }
 
+// The peers' thread count: once per process (onnxruntime-web sizes its pool when its wasm starts), from
+// POSENC_BENCH_PEER_THREADS (bench/run.mjs runs a second process with the threads posenc has).
+const THREADS = Math.max(1, Number(process.env.POSENC_BENCH_PEER_THREADS) || 1);
+
 async function loadOrt() {
   const ort = await import('onnxruntime-web');
   const onnxProto = (await import('onnx-proto')).default;
-  ort.env.wasm.numThreads = 1; // no worker threads at all (documented: "If set to 1, no worker thread will be spawned")
+  ort.env.wasm.numThreads = THREADS; // 1: no worker threads at all (documented: "If set to 1, no worker thread will be spawned")
   ort.env.wasm.simd = true; // the only binary ORT 1.30 ships is ort-wasm-simd-threaded.wasm; this makes it check SIMD
   ort.env.wasm.proxy = false; // run on the calling thread
   ort.env.logLevel = 'fatal'; // failures come back as exceptions; don't also print them in colour
@@ -289,13 +293,13 @@ function ortContender(lib, variant) {
     executionProviders: ['wasm'],
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
-    intraOpNumThreads: 1,
+    intraOpNumThreads: THREADS,
     interOpNumThreads: 1,
   };
   const build = { decomposed: decomposedGraph, fused: fusedGraph, gqa: gqaGraph }[variant];
   const label = { decomposed: 'decomposed graph', fused: 'opset-23 RotaryEmbedding + Attention', gqa: 'com.microsoft GroupQueryAttention, do_rotary' }[variant];
   return {
-    name: `onnxruntime-web ${version} (${label})`,
+    name: `onnxruntime-web ${version} (${label}, ${THREADS} thread${THREADS > 1 ? 's' : ''})`,
     family: 'onnxruntime-web',
     variant,
     async make(spec) {
@@ -352,8 +356,9 @@ async function loadTfjs() {
   // pick the non-threaded SIMD binary anyway (tfjs reports WASM_HAS_MULTITHREAD_SUPPORT=false under
   // Node); we pin that flag and ask XNNPACK for one thread as well.
   wasm.setWasmPaths(dist);
-  wasm.setThreadsCount(1);
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  wasm.setThreadsCount(THREADS);
+  // threaded (THREADS > 1): tfjs's own check says no under Node; the threaded binary is tried anyway
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', THREADS > 1);
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   if (!simd) throw new Error('tfjs reports no wasm SIMD support; refusing to benchmark the scalar binary');
   const ok = await tf.setBackend('wasm');

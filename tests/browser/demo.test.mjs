@@ -200,6 +200,11 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   assert.equal(speed.shape, '[8, 128, 64]');
   assert.ok(speed.posencMs > 0 && speed.jsMs > 0);
   assert.ok(speed.maxDiff < 1e-4, `posenc and plain JS attention differ by ${speed.maxDiff}`);
+  // the server sends COOP/COEP: the page is cross-origin isolated, so posenc ran its threaded module on every core
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  assert.equal(speed.threads, Math.min(cores, 16));
+  assert.match(await page.textContent('#speed-out'), new RegExp(`on ${speed.threads} thread`));
   assert.match(await page.textContent('#speed-out'), /faster/);
   await page.click('#speed-op [data-value="rope"]');
   await page.click('#speed-run');

@@ -10,6 +10,8 @@ export function speedSection() {
   let running = false;
   const labels = { rope: 'applyRope, 8 heads × 128, positions 0..T−1', attention: 'causal attention with RoPE, 8 heads × 64' };
 
+  // posenc runs on every core when the page is cross-origin isolated (npm start's server sends COOP/COEP)
+  const threadsLabel = (n) => `${n} thread${n === 1 ? '' : 's'}`;
   const results = {};  // the last result of each operation, shown again when the reader switches back
   const shapeOf = (op, T) => (op === 'rope' ? `[8, ${T}, 128]` : `[8, ${T}, 64]`);
   // before a run: the chart says what "run" will measure, instead of an empty box
@@ -21,7 +23,7 @@ export function speedSection() {
     ctx.clearRect(0, 0, w, h);
     const lines = [
       ['600 13px', '#1c2330', `Not run yet. “run” will time ${state.op === 'rope' ? 'applyRope' : 'causal attention with RoPE'} at ${shapeOf(state.op, T)} [heads, tokens, head dim]:`],
-      ['12px', '#1f8a70', '■ posenc (wasm SIMD128)'],
+      ['12px', '#1f8a70', `■ posenc (wasm SIMD128, ${globalThis.crossOriginIsolated ? 'on every core: this page is cross-origin isolated' : 'one thread: this page is not cross-origin isolated'})`],
       ['12px', '#c0392b', '■ plain JavaScript loops (float64)'],
       ['12px', '#4a5368', 'median of 5 runs each after a warm-up (plain-JS attention: 3), in a Web Worker; then both outputs are compared.'],
     ];
@@ -46,10 +48,10 @@ export function speedSection() {
       return;
     }
     barChart($('speed-bars'), [
-      { name: 'posenc (wasm SIMD128)', value: r.posencMs, color: '#1f8a70' },
+      { name: `posenc (wasm SIMD128, ${threadsLabel(r.threads)})`, value: r.posencMs, color: '#1f8a70' },
       { name: 'plain JavaScript', value: r.jsMs, color: '#c0392b' },
     ], { unit: 'ms' });
-    out.textContent = `${r.T === T ? 'Last result' : `Last result (at T = ${r.T}; press run for ${T})`}, ${r.shape}: posenc ${r.posencMs.toFixed(1)} ms, plain JS ${r.jsMs.toFixed(1)} ms — ${r.speedup.toFixed(1)}× faster; `
+    out.textContent = `${r.T === T ? 'Last result' : `Last result (at T = ${r.T}; press run for ${T})`}, ${r.shape}: posenc ${r.posencMs.toFixed(1)} ms on ${threadsLabel(r.threads)}, plain JS ${r.jsMs.toFixed(1)} ms — ${r.speedup.toFixed(1)}× faster; `
       + `the two results differ by at most ${r.maxDiff.toExponential(1)} (float32 against float64 arithmetic).`;
   }
   worker.onmessage = ({ data }) => {
