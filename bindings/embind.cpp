@@ -180,64 +180,38 @@ int resizeGrid(double grid, int gridLength, int fromH, int fromW, int toH, int t
 }
 
 // --- rotary --------------------------------------------------------------------------------------
-// Reading the JS layer's checked option objects into posenc's own structs: a key that is absent (or
-// undefined) leaves the member's initialiser, so defaults live in the C++ structs only. Choices arrive
-// as their index in the registry's list (= the enum value), tensors as [heap offset, length].
-template <class T>
-void take(const val& o, const char* key, T& to) {
-    const val x = o[key];
-    if (x.isUndefined()) return;
-    if constexpr (std::is_same_v<T, bool>) to = x.as<bool>();
-    else if constexpr (std::is_same_v<T, std::vector<double>> || std::is_same_v<T, std::vector<int>>) to = vecFromJSArray<typename T::value_type>(x);
-    else if constexpr (std::is_enum_v<T>) to = static_cast<T>(x.as<int>());
-    else to = static_cast<T>(x.as<double>());
-}
-posenc::View<float> floats(const val& o, const char* key) {
-    const val t = o[key];
-    return t.isUndefined() ? posenc::View<float>() : view<float>(t[0].as<double>(), t[1].as<int>());
-}
+// The JS layer's checked option objects as a registry::Source: posenc's own code reads them into its
+// structs (posenc::registry::encodingFrom). Choices arrive as indices, tensors as [heap offset, length].
+class ValSource final : public posenc::registry::Source {
+public:
+    explicit ValSource(val o) : o_(std::move(o)) {}
+    bool has(const char* key) const override { return !o_[key].isUndefined(); }
+    double number(const char* key) const override { return o_[key].as<double>(); }
+    std::string text(const char* key) const override { return o_[key].as<std::string>(); }
+    std::vector<double> numbers(const char* key) const override { return vecFromJSArray<double>(o_[key]); }
+    std::vector<std::string> texts(const char* key) const override { return vecFromJSArray<std::string>(o_[key]); }
+    posenc::View<float> floats(const char* key) const override {
+        const val t = o_[key];
+        return t.isUndefined() ? posenc::View<float>() : view<float>(t[0].as<double>(), t[1].as<int>());
+    }
+    std::unique_ptr<posenc::registry::Source> object(const char* key) const override { return std::make_unique<ValSource>(o_[key]); }
 
-posenc::RopeConfig toConfig(const val& o) {
-    posenc::RopeConfig c;
-    take(o, "headDim", c.headDim);
-    take(o, "base", c.base);
-    take(o, "partialRotaryFactor", c.partialRotaryFactor);
-    take(o, "seqLen", c.seqLen);
-    take(o, "convention", c.convention);
-    take(o, "multiAxis", c.multiAxis);
-    take(o, "sections", c.sections);
-    take(o, "mropeInterleaved", c.mropeInterleaved);
-    take(o, "xposScaleBase", c.xposScaleBase);
-    const val s = o["scaling"];
-    if (s.isUndefined()) return c;
-    posenc::RopeScaling& k = c.scaling;
-    take(s, "type", k.type);
-    take(s, "factor", k.factor);
-    take(s, "originalMaxPositionEmbeddings", k.originalMaxPositionEmbeddings);
-    take(s, "betaFast", k.betaFast);
-    take(s, "betaSlow", k.betaSlow);
-    take(s, "mscale", k.mscale);
-    take(s, "mscaleAllDim", k.mscaleAllDim);
-    take(s, "attentionFactor", k.attentionFactor);
-    take(s, "truncate", k.truncate);
-    take(s, "lowFreqFactor", k.lowFreqFactor);
-    take(s, "highFreqFactor", k.highFreqFactor);
-    take(s, "shortFactor", k.shortFactor);
-    take(s, "longFactor", k.longFactor);
-    return c;
-}
+private:
+    val o_;
+};
 
-posenc::RopeEncoding toRope(const val& o) {
-    posenc::RopeEncoding r{toConfig(o)};
-    take(o, "layout", r.layout);
-    return r;
+posenc::RopeEncoding toRope(const val& o) { return posenc::registry::ropeFrom(ValSource(o)); }
+
+// result.count = the learned parameters of `method` for the checked shape object.
+int parameterCount(const std::string& method, const val& shape, val result) {
+    return guarded([&] { result.set("count", posenc::registry::parameterCount(method, ValSource(shape))); });
 }
 
 // out (float64): [rotaryDim, attentionScale, axes, invFreq[0..rotaryDim/2), axisOfPair[0..rotaryDim/2)];
 // room for 3 + headDim.
 int ropeFrequencies(const val& rope, double out) {
     return guarded([&] {
-        const auto f = posenc::ropeFrequencies(toConfig(rope));
+        const auto f = posenc::ropeFrequencies(toRope(rope).config);
         double* o = at<double>(out);
         o[0] = f.rotaryDim;
         o[1] = f.attentionScale;
@@ -378,107 +352,12 @@ val describe() {
 }
 
 // --- score terms and attention ---------------------------------------------------------------------
-// One encoding object ({kind: 'alibi', heads, slopes: [offset, length], ...}) as posenc's struct.
-posenc::Encoding toEncoding(const val& e) {
-    const std::string kind = e["kind"].as<std::string>();
-    if (kind == "none") return posenc::NoEncoding{};
-    if (kind == "rope") return toRope(e);
-    if (kind == "alibi") {
-        posenc::AlibiEncoding a;
-        take(e, "heads", a.heads);
-        a.slopes = floats(e, "slopes");
-        take(e, "symmetric", a.symmetric);
-        return a;
-    }
-    if (kind == "t5") {
-        posenc::T5Encoding t;
-        take(e, "heads", t.heads);
-        t.table = floats(e, "table");
-        take(e, "bidirectional", t.buckets.bidirectional);
-        take(e, "numBuckets", t.buckets.numBuckets);
-        take(e, "maxDistance", t.buckets.maxDistance);
-        return t;
-    }
-    if (kind == "swin") {
-        posenc::SwinEncoding w;
-        take(e, "heads", w.heads);
-        w.table = floats(e, "table");
-        const val size = e["windowSize"];  // [wh, ww]
-        w.windowH = size[0].as<int>();
-        w.windowW = size[1].as<int>();
-        return w;
-    }
-    if (kind == "shaw") return posenc::ShawEncoding{e["clip"].as<int>(), floats(e, "keyTable"), floats(e, "valueTable")};
-    if (kind == "xl") {
-        posenc::XlEncoding x{floats(e, "u"), floats(e, "v"), floats(e, "r"), floats(e, "wR")};
-        take(e, "dModel", x.dModel);
-        return x;
-    }
-    if (kind == "deberta") {
-        posenc::DebertaEncoding d;
-        d.posKey = floats(e, "posKey");
-        d.posQuery = floats(e, "posQuery");
-        take(e, "span", d.span);
-        take(e, "bucketSize", d.buckets.bucketSize);
-        take(e, "maxPosition", d.buckets.maxPosition);
-        take(e, "convention", d.buckets.convention);
-        const val terms = e["terms"];  // of 'c2p', 'p2c'; default both
-        if (!terms.isUndefined()) {
-            const auto names = vecFromJSArray<std::string>(terms);
-            d.c2p = std::find(names.begin(), names.end(), "c2p") != names.end();
-            d.p2c = std::find(names.begin(), names.end(), "p2c") != names.end();
-        }
-        return d;
-    }
-    if (kind == "relativeKey") {
-        posenc::RelativeKeyEncoding r{floats(e, "table")};
-        take(e, "maxPosition", r.maxPosition);
-        take(e, "keyQuery", r.keyQuery);
-        return r;
-    }
-    if (kind == "kerple") {
-        posenc::KerpleEncoding k;
-        take(e, "variant", k.variant);
-        take(e, "heads", k.heads);
-        k.r1 = floats(e, "r1");
-        k.r2 = floats(e, "r2");
-        return k;
-    }
-    if (kind == "fire") {
-        posenc::FireEncoding f;
-        take(e, "heads", f.heads);
-        take(e, "hidden", f.hidden);
-        f.w1 = floats(e, "w1");
-        f.b1 = floats(e, "b1");
-        f.w2 = floats(e, "w2");
-        f.b2 = floats(e, "b2");
-        take(e, "c", f.c);
-        take(e, "L", f.L);
-        take(e, "eps", f.eps);
-        return f;
-    }
-    if (kind == "cope") {
-        posenc::CopeEncoding c;
-        take(e, "npos", c.npos);
-        c.embeddings = floats(e, "embeddings");
-        return c;
-    }
-    if (kind == "temperature") {
-        posenc::TemperatureEncoding t;
-        take(e, "beta", t.beta);
-        take(e, "length", t.length);
-        take(e, "offset", t.offset);
-        return t;
-    }
-    posenc::fail("encoding.kind", "is not a known encoding");
-}
-
 // `encoding` may be an array of encodings applied together (posenc::CombinedEncoding).
 posenc::Encoding toEncodings(const val& specs) {
     const unsigned n = specs["length"].as<unsigned>();
-    if (n == 1) return toEncoding(specs[0]);
+    if (n == 1) return posenc::registry::encodingFrom(ValSource(specs[0]));
     posenc::CombinedEncoding c;
-    for (unsigned i = 0; i < n; ++i) c.parts.push_back(toEncoding(specs[i]));
+    for (unsigned i = 0; i < n; ++i) c.parts.push_back(posenc::registry::encodingFrom(ValSource(specs[i])));
     return c;
 }
 
@@ -644,6 +523,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("describe", &describe);
     function("registry", &posenc::registry::json);
     function("ropeFrequencies", &ropeFrequencies);
+    function("parameterCount", &parameterCount);
     function("applyRope", &applyRope);
     function("rotateByDelta", &rotateByDelta);
     function("copyBytes", &copyBytes);

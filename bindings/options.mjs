@@ -5,9 +5,9 @@
 // one equal to its interface in index.d.ts.
 //
 // A table is { interface, keys }: `interface` names its declaration in index.d.ts, and each key is
-// { type, required?, default?, doc? }. Types are spelt as in index.d.ts ('integer' is a number that
-// must be an integer); an array of strings is the closed set of choices, in the order the C++ enum
-// numbers them. Scaling keys also say which scaling types use them (`types`) and which require them
+// { type, required?, default?, min?, max? }. Types are spelt as in index.d.ts ('integer' is a number
+// that must be an integer, within [min, max]); an array of strings is the closed set of choices, in the
+// order the C++ enum numbers them. Scaling keys also say which scaling types use them (`types`) and which require them
 // (`requiredBy`): RopeScaling is one object whose valid keys depend on its `type`.
 import * as v from './validate.mjs';
 

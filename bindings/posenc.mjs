@@ -9,7 +9,7 @@ import { encodingSpecs, encodingKinds, multiAxisRope, SCALAR_BIAS, NO_ENCODING }
 import { checkOptions, readOptions, belongsIn, installRegistry, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
-import { parameterCount } from './parameters.mjs';
+import { makeParameterCount, installParameterMethods } from './parameters.mjs';
 
 // Turns a binding status into the matching JS error.
 function check(m, status) {
@@ -22,6 +22,7 @@ function check(m, status) {
 
 function makeApi(m) {
   installRegistry(JSON.parse(m.registry()));
+  installParameterMethods();
   const run = (fn) => withScope(m, fn);
 
   function sinusoidal(positions, options) {
@@ -190,7 +191,7 @@ function makeApi(m) {
     });
   }
 
-  // One entry per encoding kind and additive function, from the C++ table (src/describe.cpp).
+  // One entry per encoding kind and additive function, from the C++ table (src/registry.cpp).
   let descriptions;
   function describe() {
     descriptions ??= Object.freeze(m.describe().map((d) => Object.freeze(d)));
@@ -200,7 +201,7 @@ function makeApi(m) {
   return {
     sinusoidal,
     ...makeAdditive(m, run, check),
-    parameterCount,
+    parameterCount: makeParameterCount(m, check),
     ropeFrequencies,
     ropeConfigFromHF: makeRopeConfigFromHF(m, check),
     applyRope,

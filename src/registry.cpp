@@ -4,13 +4,18 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <type_traits>
 
+#include "posenc/describe.hpp"
 #include "posenc/posenc.hpp"
 
 namespace posenc::registry {
 
 namespace {
 
+// Each field's description is written next to it for readers of this table, but not compiled in: the
+// user documentation is bindings/index.d.ts (held to these tables by tests/node/strict-options.test.mjs).
+//
 // The source data: plain constant arrays (strings as literals, choices as "a|b|c"), so the registry
 // costs its text and a short loop, not code per field. tables() turns them into the Table structs.
 constexpr int kNoMin = Field::kNoMin;
@@ -26,7 +31,6 @@ struct Raw {
     // member initialiser by a function, so that the arrays stay constant data.
     double (*value)() = nullptr;
     const char* text = "";     // a list-of-strings default, "a|b"
-    const char* doc = "";
     const char* types = "";    // scaling only: "linear|ntk|..."
     const char* requiredBy = "";
     int min = 1;               // integers: the least valid value (kNoMin: any); positive unless said
@@ -34,16 +38,16 @@ struct Raw {
 };
 #define POSENC_DEFAULT(expr) [] { return static_cast<double>(expr); }
 
-constexpr Raw req(const char* name, const char* type, const char* doc = "") { return {name, type, "", true, Default::Kind::none, nullptr, "", doc}; }
-constexpr Raw opt(const char* name, const char* type, const char* doc = "") { return {name, type, "", false, Default::Kind::none, nullptr, "", doc}; }
-constexpr Raw num(const char* name, const char* type, const char* doc, double (*value)()) {
-    return {name, type, "", false, Default::Kind::number, value, "", doc};
+constexpr Raw req(const char* name, const char* type, const char* /*doc*/ = "") { return {name, type, "", true}; }
+constexpr Raw opt(const char* name, const char* type, const char* /*doc*/ = "") { return {name, type}; }
+constexpr Raw num(const char* name, const char* type, const char* /*doc*/, double (*value)()) {
+    return {name, type, "", false, Default::Kind::number, value};
 }
-constexpr Raw flag(const char* name, const char* doc, double (*value)()) { return {name, "boolean", "", false, Default::Kind::boolean, value, "", doc}; }
-constexpr Raw pick(const char* name, const char* choices, const char* doc, double (*value)()) {
-    return {name, "", choices, false, Default::Kind::string, value, "", doc};
+constexpr Raw flag(const char* name, const char* /*doc*/, double (*value)()) { return {name, "boolean", "", false, Default::Kind::boolean, value}; }
+constexpr Raw pick(const char* name, const char* choices, const char* /*doc*/, double (*value)()) {
+    return {name, "", choices, false, Default::Kind::string, value};
 }
-constexpr Raw pickRequired(const char* name, const char* choices, const char* doc) { return {name, "", choices, true, Default::Kind::none, nullptr, "", doc}; }
+constexpr Raw pickRequired(const char* name, const char* choices, const char* /*doc*/) { return {name, "", choices, true}; }
 // An integer field whose values start at `min` (0: a non-negative integer; kNoMin: any integer);
 // integer fields are positive unless they say so.
 constexpr Raw atLeast(int min, Raw r) {
@@ -80,7 +84,7 @@ constexpr Raw kRope[] = {
     pick("layout", "half|interleaved", "which channels pair up (ropeFrequencies ignores it)", POSENC_DEFAULT(RopeEncoding().layout)),
 };
 // Outside an encoding, `kind` may still be given (as 'rope'), so one rope encoding object works anywhere.
-constexpr Raw kRopeKind[] = {{"kind", "", "rope", false, Default::Kind::none, nullptr, "", "only 'rope': lets a rope encoding be passed as it is"}};
+constexpr Raw kRopeKind[] = {{"kind", "", "rope"}};  // only 'rope': lets a rope encoding be passed as it is
 constexpr Raw kHeadDim[] = {req("headDim", "integer", "channels per head")};  // ropeFrequencies: replaces the optional one
 
 constexpr Raw kScaling[] = {
@@ -275,7 +279,7 @@ constexpr Raw kDeberta[] = {
     atLeast(0, num("bucketSize", "integer", "0 = no log bucketing", POSENC_DEFAULT(DebertaBucketOptions().bucketSize))),
     num("maxPosition", "integer", "", POSENC_DEFAULT(DebertaBucketOptions().maxPosition)),
     pick("convention", "hf|microsoft", "", POSENC_DEFAULT(DebertaBucketOptions().convention)),
-    {"terms", "Array<'c2p' | 'p2c'>", "", false, Default::Kind::strings, nullptr, "c2p|p2c", "position terms"},
+    {"terms", "Array<'c2p' | 'p2c'>", "", false, Default::Kind::strings, nullptr, "c2p|p2c"},  // position terms
 };
 constexpr Raw kRelativeKey[] = {
     req("table", "FloatInput", "[2·maxPosition − 1, headDim]"),
@@ -452,7 +456,6 @@ Field field(const Raw& r) {
     if (r.kind == Default::Kind::boolean) f.value.boolean = r.value() != 0;
     if (r.kind == Default::Kind::string) f.value.string = f.choices.at(static_cast<std::size_t>(r.value()));
     if (r.kind == Default::Kind::strings) f.value.strings = split(r.text);
-    f.doc = r.doc;
     f.types = split(r.types);
     f.requiredBy = split(r.requiredBy);
     f.min = r.min;
@@ -470,7 +473,6 @@ std::vector<Table> build() {
             kind.name = "kind";
             kind.choices = {name.substr(9)};
             kind.required = true;
-            kind.doc = "which encoding";
             t.keys.push_back(kind);
         }
         for (const Part& p : raw.parts)
@@ -613,7 +615,6 @@ std::string json() {
             if (f.choices.empty()) quote(o, f.type);
             else quoteAll(o, f.choices);
             if (f.required) o += ",\"required\":true";
-            if (!f.doc.empty()) o += ",\"doc\":", quote(o, f.doc);
             if (f.type == "integer" && f.min != Field::kNoMin) o += ",\"min\":", number(o, f.min);
             if (f.type == "integer" && f.max != kIntMax) o += ",\"max\":", number(o, f.max);
             switch (f.value.kind) {
@@ -643,4 +644,282 @@ std::string json() {
     return o + "}}";
 }
 
+namespace {
+template <class T>
+void take(const Source& s, const char* key, T& to) {
+    if (!s.has(key)) return;
+    if constexpr (std::is_same_v<T, bool>) to = s.number(key) != 0;
+    else if constexpr (std::is_same_v<T, std::vector<double>>) to = s.numbers(key);
+    else if constexpr (std::is_same_v<T, std::vector<int>>) {
+        const std::vector<double> n = s.numbers(key);
+        to.assign(n.begin(), n.end());
+    } else if constexpr (std::is_enum_v<T>) to = static_cast<T>(static_cast<int>(s.number(key)));
+    else to = static_cast<T>(s.number(key));
+}
+}  // namespace
+
+RopeEncoding ropeFrom(const Source& s) {
+    RopeEncoding r;
+    RopeConfig& c = r.config;
+    take(s, "headDim", c.headDim);
+    take(s, "base", c.base);
+    take(s, "partialRotaryFactor", c.partialRotaryFactor);
+    take(s, "seqLen", c.seqLen);
+    take(s, "convention", c.convention);
+    take(s, "multiAxis", c.multiAxis);
+    take(s, "sections", c.sections);
+    take(s, "mropeInterleaved", c.mropeInterleaved);
+    take(s, "xposScaleBase", c.xposScaleBase);
+    take(s, "layout", r.layout);
+    if (!s.has("scaling")) return r;
+    const std::unique_ptr<Source> o = s.object("scaling");
+    RopeScaling& k = c.scaling;
+    take(*o, "type", k.type);
+    take(*o, "factor", k.factor);
+    take(*o, "originalMaxPositionEmbeddings", k.originalMaxPositionEmbeddings);
+    take(*o, "betaFast", k.betaFast);
+    take(*o, "betaSlow", k.betaSlow);
+    take(*o, "mscale", k.mscale);
+    take(*o, "mscaleAllDim", k.mscaleAllDim);
+    take(*o, "attentionFactor", k.attentionFactor);
+    take(*o, "truncate", k.truncate);
+    take(*o, "lowFreqFactor", k.lowFreqFactor);
+    take(*o, "highFreqFactor", k.highFreqFactor);
+    take(*o, "shortFactor", k.shortFactor);
+    take(*o, "longFactor", k.longFactor);
+    return r;
+}
+
+Encoding encodingFrom(const Source& s) {
+    const std::string kind = s.text("kind");
+    if (kind == "none") return NoEncoding{};
+    if (kind == "rope") return ropeFrom(s);
+    if (kind == "alibi") {
+        AlibiEncoding a;
+        take(s, "heads", a.heads);
+        a.slopes = s.floats("slopes");
+        take(s, "symmetric", a.symmetric);
+        return a;
+    }
+    if (kind == "t5") {
+        T5Encoding t;
+        take(s, "heads", t.heads);
+        t.table = s.floats("table");
+        take(s, "bidirectional", t.buckets.bidirectional);
+        take(s, "numBuckets", t.buckets.numBuckets);
+        take(s, "maxDistance", t.buckets.maxDistance);
+        return t;
+    }
+    if (kind == "swin") {
+        SwinEncoding w;
+        take(s, "heads", w.heads);
+        w.table = s.floats("table");
+        const std::vector<double> size = s.numbers("windowSize");  // [wh, ww]
+        if (size.size() == 2) w.windowH = static_cast<int>(size[0]), w.windowW = static_cast<int>(size[1]);
+        return w;
+    }
+    if (kind == "shaw") {
+        ShawEncoding h{0, s.floats("keyTable"), s.floats("valueTable")};
+        take(s, "clip", h.clip);
+        return h;
+    }
+    if (kind == "xl") {
+        XlEncoding x{s.floats("u"), s.floats("v"), s.floats("r"), s.floats("wR")};
+        take(s, "dModel", x.dModel);
+        return x;
+    }
+    if (kind == "deberta") {
+        DebertaEncoding d;
+        d.posKey = s.floats("posKey");
+        d.posQuery = s.floats("posQuery");
+        take(s, "span", d.span);
+        take(s, "bucketSize", d.buckets.bucketSize);
+        take(s, "maxPosition", d.buckets.maxPosition);
+        take(s, "convention", d.buckets.convention);
+        if (s.has("terms")) {  // of 'c2p', 'p2c'; default both
+            const std::vector<std::string> terms = s.texts("terms");
+            d.c2p = contains(terms, "c2p");
+            d.p2c = contains(terms, "p2c");
+        }
+        return d;
+    }
+    if (kind == "relativeKey") {
+        RelativeKeyEncoding r{s.floats("table")};
+        take(s, "maxPosition", r.maxPosition);
+        take(s, "keyQuery", r.keyQuery);
+        return r;
+    }
+    if (kind == "kerple") {
+        KerpleEncoding k;
+        take(s, "variant", k.variant);
+        take(s, "heads", k.heads);
+        k.r1 = s.floats("r1");
+        k.r2 = s.floats("r2");
+        return k;
+    }
+    if (kind == "fire") {
+        FireEncoding f;
+        take(s, "heads", f.heads);
+        take(s, "hidden", f.hidden);
+        f.w1 = s.floats("w1");
+        f.b1 = s.floats("b1");
+        f.w2 = s.floats("w2");
+        f.b2 = s.floats("b2");
+        take(s, "c", f.c);
+        take(s, "L", f.L);
+        take(s, "eps", f.eps);
+        return f;
+    }
+    if (kind == "cope") {
+        CopeEncoding c;
+        take(s, "npos", c.npos);
+        c.embeddings = s.floats("embeddings");
+        return c;
+    }
+    if (kind == "temperature") {
+        TemperatureEncoding t;
+        take(s, "beta", t.beta);
+        take(s, "length", t.length);
+        take(s, "offset", t.offset);
+        return t;
+    }
+    fail("encoding.kind", "must be one of the registered kinds (got '" + kind + "')");
+}
+
+double parameterCount(const std::string& method, const Source& s) {
+    const Table& t = table("parameterCount." + method);
+    // a key's value, or the table's default; an integer within its range
+    auto get = [&](const char* key) {
+        const Field& f = *t.find(key);
+        double v = f.value.kind == Default::Kind::boolean ? f.value.boolean : f.value.number;
+        if (s.has(key)) v = s.number(key);
+        else if (f.value.kind == Default::Kind::none) fail(key, "is required");
+        if (f.type == "integer" && (v < f.min || v > f.max || v != std::floor(v))) {
+            const std::string what = f.min == 1 ? "a positive integer" : f.min == 0 ? "a non-negative integer"
+                                                                                   : "an integer in [" + std::to_string(f.min) + ", 2147483647]";
+            fail(key, "must be " + what + " (got " + show(v) + ")");
+        }
+        return v;
+    };
+    auto list = [&](const char* key) {
+        const std::vector<double> v = s.numbers(key);
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (!(v[i] >= 1) || v[i] != std::floor(v[i])) fail(std::string(key) + "[" + std::to_string(i) + "]", "must be in [1, 2147483647] (got " + show(v[i]) + ")");
+        return v;
+    };
+    if (t.keys.empty()) return 0;  // a fixed function: nothing learned
+    if (method == "learned") return get("maxPositions") * get("dim");
+    if (method == "binary") return get("bits") * get("dim") * get("radix") * (get("learned") != 0);  // fixed ±1 digits learn nothing
+    if (method == "lowRank") return (get("maxPositions") + get("dim")) * get("rank");
+    if (method == "sparse") return get("maxPositions") * get("k") + get("basisSize") * get("dim");
+    if (method == "axial") {  // one [shape[a], dims[a]] table per axis
+        const std::vector<double> shape = list("shape"), dims = list("dims");
+        if (dims.size() != shape.size())
+            fail("dims", "must have " + std::to_string(shape.size()) + " elements (one per axis of shape) (got " + std::to_string(dims.size()) + ")");
+        double n = 0;
+        for (std::size_t a = 0; a < shape.size(); ++a) n += shape[a] * dims[a];
+        return n;
+    }
+    if (method == "t5") return get("numBuckets") * get("heads");
+    if (method == "swin") {
+        const std::vector<double> w = s.numbers("windowSize");  // [wh, ww], checked by the caller
+        return (2 * w.at(0) - 1) * (2 * w.at(1) - 1) * get("heads");
+    }
+    if (method == "shaw") return (2 * get("clip") + 1) * get("headDim") * (get("values") != 0 ? 2 : 1);
+    if (method == "relativeKey") return (2 * get("maxPosition") - 1) * get("headDim");
+    // W_R [heads*headDim, dModel] plus the u and v biases [heads, headDim]
+    if (method == "xl") return get("heads") * get("headDim") * (get("dModel") + 2);
+    // shared relative embeddings [2 span, hidden] (projections reuse the content W_q, W_k when share_att_key)
+    if (method == "deberta") return 2 * get("span") * get("hidden");
+    if (method == "kerple") return 2 * get("heads");  // r1, r2 per head
+    // Linear(1, hidden) + Linear(hidden, heads), and the learned c and L (FIRE's public code)
+    if (method == "fire") return 2 * get("hidden") + (get("hidden") + 1) * get("heads") + 2;
+    if (method == "cope") return get("npos") * get("headDim");
+    fail("method", "has no parameter count ('" + method + "')");
+}
+
 }  // namespace posenc::registry
+
+namespace posenc {
+
+// What posenc implements, one row per encoding kind and additive function (posenc/describe.hpp): kept
+// here with the kinds' tables, so a new kind is registered in one file.
+const std::vector<MethodDescription>& describe() {
+    static const std::vector<MethodDescription> table = {
+        // --- no position terms ---
+        {"none", "none", "nothing: a causal mask alone orders tokens (NoPE)", "0", "-", true,
+         "no positions to run out of; decoder-only models learn order from the causal mask (Haviv et al. 2022; Kazemnejad et al. 2023)",
+         true, "nothing position-dependent is cached", "plain scaled dot-product attention", "interleaved NoPE layers of Llama 4, SmolLM3, Cohere2"},
+        // --- additive: vectors added to the token embeddings ---
+        {"sinusoidal", "additive", "absolute position, added to embeddings", "0", "", true,
+         "a fixed function of p (angles computed in double)", true, "added once to the input; cached keys never change",
+         "Vaswani et al. 2017; HF DistilBERT (interleaved), Marian / Transformer-XL (concat), tensor2tensor get_timing_signal_1d",
+         "Transformer, Marian, fairseq"},
+        {"learned", "additive", "absolute position, a learned table row", "maxPositions·dim", "", false,
+         "the table ends at maxPositions (error, clamp or interpolate — chosen explicitly)", true,
+         "added once to the input", "BERT / GPT-2 position ids; RoBERTa / fairseq padding-aware ids", "BERT, GPT-2, RoBERTa, OPT"},
+        {"binary", "additive", "absolute position as binary, Gray or radix-r digits", "bits·radix·dim (learned digit vectors)", "", false,
+         "up to radix^bits − 1", true, "added once to the input", "the design's digit codes (no single upstream)", "position-code studies"},
+        {"lowRank", "additive", "absolute position, coefficients × shared basis", "(maxPositions + dim)·rank", "", false,
+         "the coefficient table ends", true, "added once to the input", "factorised learned table", "parameter-efficient variants"},
+        {"sparse", "additive", "absolute position, k sparse coefficients over a basis", "maxPositions·k + basisSize·dim", "", false,
+         "the coefficient table ends", true, "added once to the input", "sparse-coded learned table", "parameter-efficient variants"},
+        {"randomFeatures", "additive", "absolute position, random Fourier features", "0", "", true, "a fixed (seeded) function of p",
+         true, "added once to the input", "Rahimi & Recht random features (seeded, documented)", "function-generated encodings"},
+        {"axial", "additive", "absolute position split over a grid's axes", "Σ shape[a]·dims[a]", "", false,
+         "within the grid's shape", true, "added once to the input", "Reformer AxialPositionEmbeddings", "Reformer"},
+        {"twoLevel", "additive", "segment and in-segment position", "segments·segmentDim + inner·innerDim", "-", false,
+         "within both tables", true, "added once to the input", "hierarchical (segment, offset) tables", "long-document models"},
+        {"sine2d", "additive", "2-D image position (y, x)", "0", "", true, "a fixed function of the pixel counts", true,
+         "added to image features", "DETR PositionEmbeddingSine", "DETR, Deformable DETR"},
+        {"sine3d", "additive", "3-D video position (t, y, x)", "0", "", true, "a fixed function of the counts", true,
+         "added to video features", "DETR-style sine over (t, y, x)", "video transformers"},
+        {"resizeGrid", "additive", "a learned 2-D table resized to a new grid", "(the table being resized)", "-", true,
+         "bicubic interpolation to the new grid", true, "added once to the input", "HF ViT interpolate_pos_encoding (size and legacy scale_factor)",
+         "ViT, DINO, DeiT at new resolutions"},
+        // --- rotary: q and k rotated by position ---
+        {"rope", "rotary", "relative position through rotation of q and k", "0", "", true,
+         "with PI, NTK, dynamic NTK, YaRN, llama3 or longrope scaling", true,
+         "keys are rotated once at their position; renumbering needs a re-rotation (KVCache.renumber)",
+         "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml')", "Llama, Mistral, Qwen, Phi, Gemma, DeepSeek, GPT-J, NeoX"},
+        // --- query temperature: q scaled by position ---
+        {"temperature", "score", "absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋))", "0", "", true,
+         "1 up to length − offset, then grows logarithmically so attention stays selective at long positions", true,
+         "only queries are scaled, at their logical positions; cached keys never change",
+         "Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1)",
+         "Ministral 3 (every layer), Llama 4 (NoPE layers)"},
+        // --- score terms: added to q·k ---
+        {"alibi", "score", "relative distance, a linear bias per head", "0", "", true, "a fixed slope per head extends to any distance",
+         true, "the bias depends on positions only", "Press et al. 2022 (slopes for any head count); Bloom", "Bloom, MPT, Falcon (ALiBi)"},
+        {"t5", "score", "relative distance in log buckets, a learned bias", "numBuckets·heads", "", true,
+         "every distance past maxDistance shares the last bucket", true, "the bias depends on positions only",
+         "HF T5Attention._relative_position_bucket", "T5, mT5, Flan-T5"},
+        {"swin", "score", "relative 2-D offset inside a window, a learned bias", "(2wh − 1)(2ww − 1)·heads", "", false,
+         "fixed window size", true, "the bias depends on positions only", "Swin WindowAttention relative_position_index", "Swin, Swin V2"},
+        {"shaw", "score", "relative distance, clipped; key and value embeddings", "(2·clip + 1)·headDim (×2 with values)", "", true,
+         "distances past the clip share the last embedding", true, "cached keys unchanged; the term is added per query",
+         "tensor2tensor _relative_attention_inner", "Shaw et al. 2018, Music Transformer"},
+        {"xl", "score", "relative distance through a projected sinusoid, with u and v biases", "heads·headDim·(dModel + 2)", "", true,
+         "the sinusoid R is a fixed function", true, "made for segment memory: cached keys stay valid",
+         "kimiyoung transformer-xl RelPartialLearnableMultiHeadAttn", "Transformer-XL, XLNet"},
+        {"deberta", "score", "relative distance in log buckets; disentangled c2p and p2c", "2·span·hidden", "", true,
+         "log buckets up to maxPosition", true, "the position terms are recomputed per query from cached keys",
+         "HF DisentangledSelfAttention and microsoft/DeBERTa (they differ past maxPosition)", "DeBERTa, DeBERTa-v3"},
+        {"relativeKey", "score", "relative distance, a learned embedding per distance", "(2·maxPosition − 1)·headDim", "", false,
+         "distances must stay below maxPosition", true, "cached keys unchanged", "HF BertSelfAttention relative_key / relative_key_query",
+         "BERT variants"},
+        {"kerple", "score", "relative distance through a log or power kernel, per head", "2·heads", "", true,
+         "kernels of |i − j| defined for any distance", true, "the bias depends on positions only",
+         "Chi et al. 2022 (KERPLE), log and power variants", "KERPLE models (length-extrapolation studies)"},
+        {"fire", "score", "relative distance, progressively normalised, through an MLP per head", "2·hidden + (hidden + 1)·heads + 2", "", true,
+         "the normalised distance stays in [0, 1] at any length", true, "the bias depends on positions only",
+         "Li et al. 2024 (FIRE), public code's eps", "FIRE models (length-generalisation studies)"},
+        {"cope", "score", "contextual position: a count of gated keys, interpolated embeddings", "npos·headDim", "", true,
+         "positions clamp at npos − 1 (counts, not indices, grow)", false,
+         "each query recounts gates over all keys; nothing position-dependent is cached, but every step rescans",
+         "Golovneva et al. 2024, facebookresearch/RAM projects/cope", "CoPE models"},
+    };
+    return table;
+}
+
+}  // namespace posenc

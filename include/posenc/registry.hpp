@@ -9,6 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include <memory>
+
+#include "posenc/attention/attention.hpp"
+#include "posenc/common/view.hpp"
 #include "posenc/rotary/frequencies.hpp"
 
 namespace posenc::registry {
@@ -30,7 +34,6 @@ struct Field {
     std::vector<std::string> choices;
     bool required = false;
     Default value;
-    std::string doc;
     // RopeScaling only: the scaling types that take this field, and those that require it.
     std::vector<std::string> types, requiredBy;
     // Integers: the least and largest valid values (kNoMin: no least value).
@@ -70,9 +73,35 @@ void validateScaling(const RopeScaling& s);
 bool scalingTakes(const std::string& type, std::string_view field);
 bool scalingRequires(const std::string& type, std::string_view field);
 
-// The whole registry as JSON text ({tables: {name: {interface, keys: {key: {type, required?, doc?,
-// default?, types?, requiredBy?}}}}, encodingKinds, scalingTypes, scalingAliases}): what the binding
+// The whole registry as JSON text ({tables: {name: {interface, keys: {key: {type, required?, default?,
+// min?, max?, types?, requiredBy?}}}}, encodingKinds, scalingTypes, scalingAliases}): what the binding
 // hands to JavaScript, one string instead of an object built field by field.
 std::string json();
+
+// Where option values come from when an options object is read into posenc's structs (the JS
+// binding's objects, bindings/embind.cpp; any other reader). Keys are the registry's; a key that is
+// not there leaves the member's initialiser, so the structs hold every default. Values arrive
+// checked for type: choices as their index (the enum value), flags as 0 / 1.
+class Source {
+public:
+    virtual ~Source() = default;
+    virtual bool has(const char* key) const = 0;
+    virtual double number(const char* key) const = 0;
+    virtual std::string text(const char* key) const = 0;
+    virtual std::vector<double> numbers(const char* key) const = 0;
+    virtual std::vector<std::string> texts(const char* key) const = 0;
+    virtual View<float> floats(const char* key) const = 0;  // a tensor the source keeps alive
+    virtual std::unique_ptr<Source> object(const char* key) const = 0;
+};
+
+// A rope encoding from the keys of 'encoding.rope' (scaling read from the nested 'scaling' object).
+RopeEncoding ropeFrom(const Source& s);
+// An encoding from the keys of 'encoding.<kind>', the kind named by `kind`.
+Encoding encodingFrom(const Source& s);
+
+// The learned parameters of `method` (a table 'parameterCount.<method>') for the shapes `s` gives;
+// absent keys take the table's defaults. Each size is checked against the table (a positive integer
+// unless it says otherwise). Computed in double: the binding refuses counts past 2^53.
+double parameterCount(const std::string& method, const Source& s);
 
 }  // namespace posenc::registry

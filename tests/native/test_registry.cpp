@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
+#include <memory>
 #include <set>
 
 #include <posenc/posenc.hpp>
@@ -11,6 +13,19 @@
 using namespace posenc;
 
 namespace {
+// A registry::Source over a few numbers and the kind (what a reader of any format provides).
+struct MapSource final : registry::Source {
+    std::map<std::string, double> values;
+    std::string kind;
+    bool has(const char* key) const override { return values.count(key) || (kind.size() && std::string(key) == "kind"); }
+    double number(const char* key) const override { return values.at(key); }
+    std::string text(const char*) const override { return kind; }
+    std::vector<double> numbers(const char*) const override { return {}; }
+    std::vector<std::string> texts(const char*) const override { return {}; }
+    View<float> floats(const char*) const override { return {}; }
+    std::unique_ptr<registry::Source> object(const char*) const override { return std::make_unique<MapSource>(); }
+};
+
 RopeConfig rope8(RopeScalingType type) {
     RopeConfig c;
     c.headDim = 8;
@@ -32,6 +47,27 @@ TEST_CASE("registry: every encoding kind has a table and a describe() row; table
     }
     CHECK(registry::encodingKinds().front() == "none");
     CHECK_THROWS_AS(registry::table("nope"), std::invalid_argument);
+}
+
+TEST_CASE("registry: every kind is read into its own struct; absent keys keep the struct's defaults") {
+    std::set<std::size_t> variants;
+    for (const std::string& kind : registry::encodingKinds()) {
+        MapSource s;
+        s.kind = kind;
+        INFO(kind);
+        variants.insert(registry::encodingFrom(s).index());
+    }
+    CHECK(variants.size() == registry::encodingKinds().size());
+    MapSource t;
+    t.kind = "temperature";
+    t.values = {{"beta", 0.5}, {"length", 8}};
+    const auto temperature = std::get<TemperatureEncoding>(registry::encodingFrom(t));
+    CHECK(temperature.beta == 0.5);
+    CHECK(temperature.length == 8);
+    CHECK(temperature.offset == TemperatureEncoding().offset);
+    MapSource unknown;
+    unknown.kind = "nope";
+    CHECK_THROWS_WITH_AS(registry::encodingFrom(unknown), "encoding.kind must be one of the registered kinds (got 'nope')", std::invalid_argument);
 }
 
 TEST_CASE("registry: defaults are the option structs' initialisers, choices in enum order") {
@@ -87,5 +123,24 @@ TEST_CASE("ropeFrequencies refuses a scaling field the type does not take (a giv
     yarn.scaling.originalMaxPositionEmbeddings = 16;
     yarn.scaling.lowFreqFactor = 1;
     CHECK_THROWS_WITH_AS(ropeFrequencies(yarn), "scaling.lowFreqFactor does not apply to 'yarn' scaling (it belongs to 'llama3' scaling)",
+                         std::invalid_argument);
+}
+
+TEST_CASE("registry::parameterCount: the formulas of the methods' learned tables, sizes checked") {
+    auto count = [](const char* method, std::map<std::string, double> values) {
+        MapSource s;
+        s.values = std::move(values);
+        return registry::parameterCount(method, s);
+    };
+    CHECK(count("rope", {}) == 0);
+    CHECK(count("learned", {{"maxPositions", 512}, {"dim", 768}}) == 512.0 * 768);
+    CHECK(count("t5", {{"heads", 12}}) == 32.0 * 12);  // numBuckets defaults to T5's 32
+    CHECK(count("binary", {{"bits", 9}, {"dim", 16}}) == 9.0 * 16 * 2);
+    CHECK(count("binary", {{"bits", 9}, {"dim", 16}, {"learned", 0}}) == 0);
+    CHECK(count("shaw", {{"clip", 16}, {"headDim", 64}}) == 33.0 * 64 * 2);
+    CHECK(count("fire", {{"heads", 12}, {"hidden", 32}}) == 2.0 * 32 + 33 * 12 + 2);
+    CHECK_THROWS_WITH_AS(count("learned", {{"dim", 768}}), "maxPositions is required", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(count("learned", {{"maxPositions", 0}, {"dim", 768}}), "maxPositions must be a positive integer (got 0)", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(count("binary", {{"bits", 9}, {"dim", 16}, {"radix", 1}}), "radix must be an integer in [2, 2147483647] (got 1)",
                          std::invalid_argument);
 }

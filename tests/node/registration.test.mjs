@@ -1,5 +1,6 @@
 // Every encoding kind is registered everywhere it must be (docs/adding-an-encoding.md lists the places):
-// a kind added to ENCODING_KINDS but missed in one of them fails here, not in a user's call.
+// a kind added to the registry (src/registry.cpp, whose tables ENCODING_KINDS comes from) but missed in
+// one of the other places fails here, not in a user's call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,9 +11,9 @@ import { PARAMETER_METHODS } from '../../bindings/parameters.mjs';
 const read = (p) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
 const pe = await load();
 
-test('every registered kind is converted to its C++ struct by the binding (bindings/embind.cpp toEncoding)', () => {
-  const src = read('bindings/embind.cpp');
-  for (const kind of ENCODING_KINDS) assert.ok(src.includes(`kind == "${kind}"`), `${kind}: no case in toEncoding (bindings/embind.cpp)`);
+test('every registered kind is read into its C++ struct (src/registry.cpp encodingFrom, which the binding calls)', () => {
+  const src = read('src/registry.cpp');
+  for (const kind of ENCODING_KINDS) assert.ok(src.includes(`kind == "${kind}"`), `${kind}: no case in encodingFrom (src/registry.cpp)`);
 });
 
 test('every kind has an options table, a parameter count, a describe() row and a typed interface', () => {
@@ -20,14 +21,24 @@ test('every kind has an options table, a parameter count, a describe() row and a
   const dts = read('bindings/index.d.ts');
   const docs = read('docs/adding-an-encoding.md');
   for (const kind of ENCODING_KINDS) {
-    assert.ok(OPTIONS[`encoding.${kind}`], `${kind}: no 'encoding.${kind}' table in bindings/options.mjs`);
-    assert.ok(described.has(kind), `${kind}: no row in src/describe.cpp`);
+    assert.ok(OPTIONS[`encoding.${kind}`], `${kind}: no 'encoding.${kind}' table in src/registry.cpp`);
+    assert.ok(described.has(kind), `${kind}: no describe() row in src/registry.cpp`);
     if (kind === 'none') continue;  // NoPE: nothing to count (its describe() row has parameterMethod null)
-    assert.ok(PARAMETER_METHODS.includes(kind), `${kind}: no count in bindings/parameters.mjs`);
-    assert.ok(OPTIONS[`parameterCount.${kind}`], `${kind}: no 'parameterCount.${kind}' table in bindings/options.mjs`);
+    assert.ok(PARAMETER_METHODS.includes(kind), `${kind}: no 'parameterCount.${kind}' table in src/registry.cpp`);
+    assert.ok(OPTIONS[`parameterCount.${kind}`], `${kind}: no 'parameterCount.${kind}' table in src/registry.cpp`);
   }
   for (const kind of ENCODING_KINDS) assert.match(dts, new RegExp(`kind: '${kind}'`), `${kind}: no interface with kind: '${kind}' in bindings/index.d.ts`);
-  assert.match(docs, /ENCODING_KINDS/);
+  assert.match(docs, /src\/registry\.cpp/);
+});
+
+test('every kind has a parameter formula (src/registry.cpp parameterCount) for its shapes', () => {
+  const sample = { integer: 3, IntInput: [3], '[number, number]': [3, 3] };
+  for (const kind of ENCODING_KINDS) {
+    if (kind === 'none') continue;
+    const shape = Object.fromEntries(Object.entries(OPTIONS[`parameterCount.${kind}`].keys).filter(([, s]) => s.required).map(([k, s]) => [k, sample[s.type]]));
+    const n = pe.parameterCount(kind, shape);
+    assert.ok(Number.isSafeInteger(n) && n >= 0, `${kind}: ${n}`);
+  }
 });
 
 test('the table-free kinds run through pe.attention, and an unknown key in each is a TypeError', () => {

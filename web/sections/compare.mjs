@@ -1,5 +1,5 @@
 // Every method in the library side by side, generated from the library's own table (pe.describe(),
-// src/describe.cpp): nothing here is typed into the page except the model size the counts are for.
+// src/registry.cpp): nothing here is typed into the page except the model size the counts are for.
 // Learned parameters are computed by pe.parameterCount for a BERT-base-sized model (512 positions,
 // d = 768, 12 heads of 64).
 import { $, demo, bindSegmented, timed } from '../common.mjs';
