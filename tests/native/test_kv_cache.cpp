@@ -17,8 +17,20 @@ void* operator new(std::size_t n) {
     if (void* p = std::malloc(n ? n : 1)) return p;
     throw std::bad_alloc();
 }
+// every form that pairs with the deletes below comes from malloc too (std::stable_sort's temporary
+// buffer uses the nothrow form: left to the runtime, ASan reports new-vs-free)
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+    if (gCountAllocations) ++gAllocations;
+    return std::malloc(n ? n : 1);
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 #include "reference.hpp"
 
 using namespace posenc;
