@@ -1,6 +1,6 @@
 // The additive family beyond sinusoidal: argument checks, heap copies and calls into the core.
 import * as v from './validate.mjs';
-import { checkOptions } from './options.mjs';
+import { readOptions } from './options.mjs';
 
 const len = (t) => t?.length;  // HeapBuffer and typed arrays both have .length
 
@@ -17,15 +17,11 @@ function intList(value, field, { min } = {}) {
   return v.int32Array(value, field, min === undefined ? {} : { min });
 }
 
-const COMBINE = ['concat', 'sum'];
-
 export function makeAdditive(m, run, check) {
   function learned(positions, options) {
-    const o = checkOptions(options, 'learned');
+    const o = readOptions(options, 'learned');
     const pos = v.positions(positions);
-    const dim = v.positive(o.dim, 'dim');
-    const outOfRange = v.oneOf(o.outOfRange, 'outOfRange', ['error', 'clamp', 'interpolate'], 'error');
-    const interpolateTo = o.interpolateTo === undefined ? 0 : v.positive(o.interpolateTo, 'interpolateTo');
+    const { dim, outOfRange, interpolateTo = 0 } = o;
     return run((s) => {
       const [table, tableLength] = floatTable(s, o.table, 'table');
       const out = s.out(pos.length * dim);
@@ -35,20 +31,18 @@ export function makeAdditive(m, run, check) {
   }
 
   function maskArgs(mask, o) {
-    const batch = o.batch === undefined ? 1 : v.positive(o.batch, 'batch');
+    const { batch, past } = o;
     const mk = v.mask(mask, 'mask');
-    const length = o.length === undefined ? mk.length / batch : v.positive(o.length, 'length');
+    const length = o.length ?? mk.length / batch;
     if (!Number.isInteger(length) || length < 1) throw new RangeError(`mask must have batch*length entries (got ${mk.length} for batch ${batch})`);
     v.requireLength(mk.length, batch * length, 'mask', 'batch*length');
-    const past = o.past === undefined ? 0 : v.nonNegative(o.past, 'past');
     return { mk, batch, length, past };
   }
 
   function positionIds(mask, options) {
-    const o = checkOptions(options, 'positionIds');
+    const o = readOptions(options, 'positionIds');
     const { mk, batch, length, past } = maskArgs(mask, o);
-    const style = v.oneOf(o.style, 'style', ['hf', 'roberta'], 'hf');
-    const paddingIdx = o.paddingIdx === undefined ? 1 : v.nonNegative(o.paddingIdx, 'paddingIdx');
+    const { style, paddingIdx } = o;
     return run((s) => {
       const mp = s.alloc(mk.length, 'mask');
       m.HEAPU8.set(mk, mp);
@@ -59,7 +53,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function nextPositions(mask, options) {
-    const o = checkOptions(options, 'nextPositions');
+    const o = readOptions(options, 'nextPositions');
     const { mk, batch, length, past } = maskArgs(mask, o);
     return run((s) => {
       const mp = s.alloc(mk.length, 'mask');
@@ -71,7 +65,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function modalityPositions(modalities, options) {
-    const o = checkOptions(options, 'modalityPositions');
+    const o = readOptions(options, 'modalityPositions');
     const mods = v.int32Array(modalities, 'modalities');
     const offsets = intList(o.offsets, 'offsets');
     const lengths = o.lengths === undefined ? null : intList(o.lengths, 'lengths');
@@ -82,28 +76,20 @@ export function makeAdditive(m, run, check) {
     });
   }
 
-  const codeOptions = (o) => ({
-    bits: v.positive(o.bits, 'bits'),
-    radix: o.radix === undefined ? 2 : v.integer(o.radix, 'radix', { min: 2 }),
-    code: v.oneOf(o.code, 'code', ['binary', 'gray'], 'binary'),
-  });
-
   function binary(positions, options) {
-    const o = checkOptions(options, 'binary');
+    const c = readOptions(options, 'binary');
     const pos = v.positions(positions);
-    const c = codeOptions(o);
-    const dim = o.dim === undefined ? c.bits : v.positive(o.dim, 'dim');
+    const dim = c.dim ?? c.bits;
     return run((s) => {
-      const [table, tableLength] = floatTable(s, o.table, 'table', false);
+      const [table, tableLength] = floatTable(s, c.table, 'table', false);
       const out = s.out(pos.length * dim);
       check(m, m.binaryEncoding(s.i32(pos, 'positions'), pos.length, dim, c.bits, c.radix, c.code, table, tableLength, out));
-      return s.result(out, pos.length * dim, o.out);
+      return s.result(out, pos.length * dim, c.out);
     });
   }
 
   function codeDistance(a, b, options) {
-    const o = checkOptions(options, 'codeDistance');
-    const c = codeOptions(o);
+    const c = readOptions(options, 'codeDistance');
     v.nonNegative(a, 'a');
     v.nonNegative(b, 'b');
     return run((s) => {
@@ -114,9 +100,9 @@ export function makeAdditive(m, run, check) {
   }
 
   function lowRank(positions, options) {
-    const o = checkOptions(options, 'lowRank');
+    const o = readOptions(options, 'lowRank');
     const pos = v.positions(positions);
-    const rank = v.positive(o.rank, 'rank'), dim = v.positive(o.dim, 'dim');
+    const { rank, dim } = o;
     return run((s) => {
       const [coef, coefLength] = floatTable(s, o.coefficients, 'coefficients');
       const [basis, basisLength] = floatTable(s, o.basis, 'basis');
@@ -127,9 +113,9 @@ export function makeAdditive(m, run, check) {
   }
 
   function sparse(positions, options) {
-    const o = checkOptions(options, 'sparse');
+    const o = readOptions(options, 'sparse');
     const pos = v.positions(positions);
-    const k = v.positive(o.k, 'k'), dim = v.positive(o.dim, 'dim');
+    const { k, dim } = o;
     const indices = intList(o.indices, 'indices');
     return run((s) => {
       const values = s.f32(o.values, 'values');
@@ -142,13 +128,9 @@ export function makeAdditive(m, run, check) {
   }
 
   function randomFeatures(positions, options) {
-    const o = checkOptions(options, 'randomFeatures');
+    const o = readOptions(options, 'randomFeatures');
     const pos = v.positions(positions);
-    const dim = v.positive(o.dim, 'dim');
-    const seed = o.seed === undefined ? 0 : v.integer(o.seed, 'seed', { min: 0, max: Number.MAX_SAFE_INTEGER });
-    const kind = v.oneOf(o.kind, 'kind', ['fourier', 'mlp'], 'fourier');
-    const sigma = v.optionalNumber(o.sigma, 'sigma', 1), scale = v.optionalNumber(o.scale, 'scale', 1);
-    const hidden = o.hidden === undefined ? 64 : v.positive(o.hidden, 'hidden');
+    const { dim, seed, kind, sigma, scale, hidden } = o;
     return run((s) => {
       const out = s.out(pos.length * dim);
       check(m, m.randomFeatures(s.i32(pos, 'positions'), pos.length, dim, seed, kind, sigma, scale, hidden, out));
@@ -157,14 +139,14 @@ export function makeAdditive(m, run, check) {
   }
 
   function axial(positions, options) {
-    const o = checkOptions(options, 'axial');
+    const o = readOptions(options, 'axial');
     const pos = v.positions(positions);
     const shape = intList(o.shape, 'shape', { min: 1 });
     const dims = intList(o.dims, 'dims', { min: 1 });
     if (!Array.isArray(o.tables)) throw new TypeError(`tables must be an array of Float32Arrays (got ${v.describe(o.tables)})`);
     if (o.tables.length !== shape.length || dims.length !== shape.length)
       throw new RangeError(`tables and dims must have one entry per axis of shape (${shape.length}); got ${o.tables.length} tables, ${dims.length} dims`);
-    const combine = v.oneOf(o.combine, 'combine', COMBINE, 'concat');
+    const { combine } = o;
     if (combine === 1 && dims.some((d) => d !== dims[0])) throw new RangeError(`dims must all be equal when combine is 'sum' (got [${Array.from(dims)}])`);
     const width = combine === 1 ? dims[0] : dims.reduce((a, b) => a + b, 0);
     return run((s) => {
@@ -180,10 +162,9 @@ export function makeAdditive(m, run, check) {
   }
 
   function twoLevel(segments, options) {
-    const o = checkOptions(options, 'twoLevel');
+    const o = readOptions(options, 'twoLevel');
     const seg = v.int32Array(segments, 'segments');
-    const segmentDim = v.positive(o.segmentDim, 'segmentDim'), innerDim = v.positive(o.innerDim, 'innerDim');
-    const combine = v.oneOf(o.combine, 'combine', COMBINE, 'concat');
+    const { segmentDim, innerDim, combine } = o;
     const width = combine === 1 ? segmentDim : segmentDim + innerDim;
     return run((s) => {
       const [st, stl] = floatTable(s, o.segmentTable, 'segmentTable');
@@ -195,11 +176,7 @@ export function makeAdditive(m, run, check) {
   }
 
   function sine(frames, o) {
-    const height = v.positive(o.height, 'height'), width = v.positive(o.width, 'width');
-    const numPosFeats = o.numPosFeats === undefined ? 64 : v.positive(o.numPosFeats, 'numPosFeats');
-    const temperature = v.optionalNumber(o.temperature, 'temperature', 10000);
-    const normalize = v.boolean(o.normalize, 'normalize', false);
-    const scale = v.optionalNumber(o.scale, 'scale', 2 * Math.PI);
+    const { height, width, numPosFeats, temperature, normalize, scale } = o;
     const cells = Math.max(frames, 1) * height * width;
     const mask = o.mask === undefined ? null : v.mask(o.mask, 'mask');
     if (mask) v.requireLength(mask.length, cells, 'mask', frames ? 'frames*height*width' : 'height*width');
@@ -214,16 +191,13 @@ export function makeAdditive(m, run, check) {
   }
 
   function resizeGrid(grid, options) {
-    const o = checkOptions(options, 'resizeGrid');
+    const o = readOptions(options, 'resizeGrid');
     const pair = (x, f) => {
       if (!Array.isArray(x) || x.length !== 2) throw new TypeError(`${f} must be [h, w] (got ${v.describe(x)})`);
       return [v.positive(x[0], `${f}[0]`), v.positive(x[1], `${f}[1]`)];
     };
     const [fh, fw] = pair(o.from, 'from'), [th, tw] = pair(o.to, 'to');
-    const dim = v.positive(o.dim, 'dim');
-    const mode = v.oneOf(o.mode, 'mode', ['bicubic', 'bilinear'], 'bicubic');
-    const mapping = v.oneOf(o.mapping, 'mapping', ['size', 'scaleFactor'], 'size');
-    const prefixTokens = o.prefixTokens === undefined ? 0 : v.nonNegative(o.prefixTokens, 'prefixTokens');
+    const { dim, mode, mapping, prefixTokens } = o;
     const n = (prefixTokens + th * tw) * dim;
     return run((s) => {
       const [g, gl] = floatTable(s, grid, 'grid');
@@ -235,8 +209,8 @@ export function makeAdditive(m, run, check) {
 
   return {
     learned, positionIds, nextPositions, modalityPositions, binary, codeDistance, lowRank, sparse, randomFeatures, axial, twoLevel,
-    sine2d: (options) => sine(0, checkOptions(options, 'sine2d')),
-    sine3d: (options) => { const o = checkOptions(options, 'sine3d'); return sine(v.positive(o.frames, 'frames'), o); },
+    sine2d: (options) => sine(0, readOptions(options, 'sine2d')),
+    sine3d: (options) => { const o = readOptions(options, 'sine3d'); return sine(o.frames, o); },
     resizeGrid,
   };
 }

@@ -3,12 +3,17 @@
 // Tensors cross as byte offsets into the wasm heap, allocated and freed by bindings/posenc.mjs.
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include <posenc/posenc.hpp>
+#include <posenc/registry.hpp>
 
 using namespace emscripten;
 
@@ -175,61 +180,64 @@ int resizeGrid(double grid, int gridLength, int fromH, int fromW, int toH, int t
 }
 
 // --- rotary --------------------------------------------------------------------------------------
-// Flat mirror of posenc::RopeConfig that Embind can fill from a JS object.
-struct RopeSpec {
-    int headDim;
-    double base, partialRotaryFactor;
-    int scalingType;
-    double factor, originalMaxPositionEmbeddings, betaFast, betaSlow, mscale, mscaleAllDim;
-    bool truncate;
-    double attentionFactor, lowFreqFactor, highFreqFactor;
-    double shortFactor, longFactor;  // heap offsets of float64 arrays
-    int shortFactorLength, longFactorLength;
-    double seqLen;
-    int convention;
-    int multiAxis;
-    double sections;  // heap offset of int32 pairs-per-axis
-    int sectionsLength;
-    bool mropeInterleaved;
-    double xposScaleBase;
-};
+// Reading the JS layer's checked option objects into posenc's own structs: a key that is absent (or
+// undefined) leaves the member's initialiser, so defaults live in the C++ structs only. Choices arrive
+// as their index in the registry's list (= the enum value), tensors as [heap offset, length].
+template <class T>
+void take(const val& o, const char* key, T& to) {
+    const val x = o[key];
+    if (x.isUndefined()) return;
+    if constexpr (std::is_same_v<T, bool>) to = x.as<bool>();
+    else if constexpr (std::is_same_v<T, std::vector<double>> || std::is_same_v<T, std::vector<int>>) to = vecFromJSArray<typename T::value_type>(x);
+    else if constexpr (std::is_enum_v<T>) to = static_cast<T>(x.as<int>());
+    else to = static_cast<T>(x.as<double>());
+}
+posenc::View<float> floats(const val& o, const char* key) {
+    const val t = o[key];
+    return t.isUndefined() ? posenc::View<float>() : view<float>(t[0].as<double>(), t[1].as<int>());
+}
 
-posenc::RopeConfig toConfig(const RopeSpec& s) {
+posenc::RopeConfig toConfig(const val& o) {
     posenc::RopeConfig c;
-    c.headDim = s.headDim;
-    c.base = s.base;
-    c.partialRotaryFactor = s.partialRotaryFactor;
-    c.seqLen = static_cast<std::int64_t>(s.seqLen);
-    c.convention = static_cast<posenc::RopeConvention>(s.convention);
-    auto& k = c.scaling;
-    k.type = static_cast<posenc::RopeScalingType>(s.scalingType);
-    k.factor = s.factor;
-    k.originalMaxPositionEmbeddings = static_cast<std::int64_t>(s.originalMaxPositionEmbeddings);
-    k.betaFast = s.betaFast;
-    k.betaSlow = s.betaSlow;
-    k.mscale = s.mscale;
-    k.mscaleAllDim = s.mscaleAllDim;
-    k.truncate = s.truncate;
-    k.attentionFactor = s.attentionFactor;
-    k.lowFreqFactor = s.lowFreqFactor;
-    k.highFreqFactor = s.highFreqFactor;
-    const double* sf = at<const double>(s.shortFactor);
-    const double* lf = at<const double>(s.longFactor);
-    k.shortFactor.assign(sf, sf + s.shortFactorLength);
-    k.longFactor.assign(lf, lf + s.longFactorLength);
-    c.multiAxis = static_cast<posenc::MultiAxis>(s.multiAxis);
-    const std::int32_t* sec = at<const std::int32_t>(s.sections);
-    c.sections.assign(sec, sec + s.sectionsLength);
-    c.mropeInterleaved = s.mropeInterleaved;
-    c.xposScaleBase = s.xposScaleBase;
+    take(o, "headDim", c.headDim);
+    take(o, "base", c.base);
+    take(o, "partialRotaryFactor", c.partialRotaryFactor);
+    take(o, "seqLen", c.seqLen);
+    take(o, "convention", c.convention);
+    take(o, "multiAxis", c.multiAxis);
+    take(o, "sections", c.sections);
+    take(o, "mropeInterleaved", c.mropeInterleaved);
+    take(o, "xposScaleBase", c.xposScaleBase);
+    const val s = o["scaling"];
+    if (s.isUndefined()) return c;
+    posenc::RopeScaling& k = c.scaling;
+    take(s, "type", k.type);
+    take(s, "factor", k.factor);
+    take(s, "originalMaxPositionEmbeddings", k.originalMaxPositionEmbeddings);
+    take(s, "betaFast", k.betaFast);
+    take(s, "betaSlow", k.betaSlow);
+    take(s, "mscale", k.mscale);
+    take(s, "mscaleAllDim", k.mscaleAllDim);
+    take(s, "attentionFactor", k.attentionFactor);
+    take(s, "truncate", k.truncate);
+    take(s, "lowFreqFactor", k.lowFreqFactor);
+    take(s, "highFreqFactor", k.highFreqFactor);
+    take(s, "shortFactor", k.shortFactor);
+    take(s, "longFactor", k.longFactor);
     return c;
+}
+
+posenc::RopeEncoding toRope(const val& o) {
+    posenc::RopeEncoding r{toConfig(o)};
+    take(o, "layout", r.layout);
+    return r;
 }
 
 // out (float64): [rotaryDim, attentionScale, axes, invFreq[0..rotaryDim/2), axisOfPair[0..rotaryDim/2)];
 // room for 3 + headDim.
-int ropeFrequencies(const RopeSpec& spec, double out) {
+int ropeFrequencies(const val& rope, double out) {
     return guarded([&] {
-        const auto f = posenc::ropeFrequencies(toConfig(spec));
+        const auto f = posenc::ropeFrequencies(toConfig(rope));
         double* o = at<double>(out);
         o[0] = f.rotaryDim;
         o[1] = f.attentionScale;
@@ -240,22 +248,23 @@ int ropeFrequencies(const RopeSpec& spec, double out) {
 }
 
 // x [heads, tokens, headDim] rotated in place.
-int applyRope(const RopeSpec& spec, int layout, double x, int heads, int tokens, int headDim, double positions) {
+int applyRope(const val& rope, double x, int heads, int tokens, int headDim, double positions) {
     return guarded([&] {
-        const auto f = posenc::ropeFrequencies(toConfig(spec));
-        if (spec.headDim != headDim) posenc::fail("headDim", "of the rope config must equal the tensor's headDim");
-        posenc::applyRope(at<float>(x), heads, tokens, headDim, at<const std::int32_t>(positions), f,
-                          static_cast<posenc::RopeLayout>(layout));
+        const posenc::RopeEncoding r = toRope(rope);
+        const auto f = posenc::ropeFrequencies(r.config);
+        if (r.config.headDim != headDim) posenc::fail("headDim", "of the rope config must equal the tensor's headDim");
+        posenc::applyRope(at<float>(x), heads, tokens, headDim, at<const std::int32_t>(positions), f, r.layout);
     });
 }
 
 // Moves rotated vectors by a position delta per token (float64 deltas, may be negative); no scale.
-int rotateByDelta(const RopeSpec& spec, int layout, double x, int heads, int tokens, int headDim, double deltas) {
+int rotateByDelta(const val& rope, double x, int heads, int tokens, int headDim, double deltas) {
     return guarded([&] {
-        const auto f = posenc::ropeFrequencies(toConfig(spec));
+        const posenc::RopeEncoding r = toRope(rope);
+        const auto f = posenc::ropeFrequencies(r.config);
         const double* d = at<const double>(deltas);
         std::vector<std::int64_t> dv(d, d + tokens);
-        posenc::rotateByDelta(at<float>(x), heads, tokens, headDim, dv.data(), f, static_cast<posenc::RopeLayout>(layout));
+        posenc::rotateByDelta(at<float>(x), heads, tokens, headDim, dv.data(), f, r.layout);
     });
 }
 
@@ -369,66 +378,107 @@ val describe() {
 }
 
 // --- score terms and attention ---------------------------------------------------------------------
-enum EncodingKind : int { kNone, kRope, kAlibi, kT5, kSwin, kShaw, kXl, kDeberta, kRelativeKey, kKerple, kFire, kCope, kTemperature };
-
-// Flat mirror of posenc::Encoding; tables are heap offsets plus element counts.
-struct EncodingSpec {
-    int kind;
-    int heads;
-    double slopes; int slopesLength; bool symmetric;
-    double table; int tableLength;
-    bool bidirectional; int numBuckets, maxDistance;
-    int windowH, windowW;
-    int clip; double keyTable; int keyTableLength; double valueTable; int valueTableLength;
-    double u; int uLength; double v; int vLength; double r; int rLength; double wR; int wRLength; int dModel;
-    double posKey; int posKeyLength; double posQuery; int posQueryLength; int span, bucketSize, maxPosition, convention;
-    bool c2p, p2c, keyQuery;
-    RopeSpec rope; int ropeLayout;
-    int variant; double r1; int r1Length; double r2; int r2Length;                     // kerple
-    int hidden; double w1; int w1Length; double b1; int b1Length; double w2; int w2Length;  // fire
-    double b2; int b2Length; double c, L, eps;
-    int npos; double embeddings; int embeddingsLength;                                 // cope
-    double tempBeta; int tempLength, tempOffset;                                       // temperature
-};
-
-posenc::Encoding toEncoding(const EncodingSpec& e) {
-    switch (e.kind) {
-        case kNone: return posenc::NoEncoding{};
-        case kRope: return posenc::RopeEncoding{toConfig(e.rope), static_cast<posenc::RopeLayout>(e.ropeLayout)};
-        case kAlibi: return posenc::AlibiEncoding{e.heads, view<float>(e.slopes, e.slopesLength), e.symmetric};
-        case kT5: return posenc::T5Encoding{e.heads, view<float>(e.table, e.tableLength), {e.bidirectional, e.numBuckets, e.maxDistance}};
-        case kSwin: return posenc::SwinEncoding{e.heads, view<float>(e.table, e.tableLength), e.windowH, e.windowW};
-        case kShaw: return posenc::ShawEncoding{e.clip, view<float>(e.keyTable, e.keyTableLength), view<float>(e.valueTable, e.valueTableLength)};
-        case kXl: return posenc::XlEncoding{view<float>(e.u, e.uLength), view<float>(e.v, e.vLength), view<float>(e.r, e.rLength),
-                                            view<float>(e.wR, e.wRLength), e.dModel};
-        case kDeberta: {
-            posenc::DebertaEncoding d;
-            d.posKey = view<float>(e.posKey, e.posKeyLength);
-            d.posQuery = view<float>(e.posQuery, e.posQueryLength);
-            d.span = e.span;
-            d.buckets = {e.bucketSize, e.maxPosition, static_cast<posenc::DebertaConvention>(e.convention)};
-            d.c2p = e.c2p;
-            d.p2c = e.p2c;
-            return d;
-        }
-        case kRelativeKey: return posenc::RelativeKeyEncoding{view<float>(e.table, e.tableLength), e.maxPosition, e.keyQuery};
-        case kKerple:
-            return posenc::KerpleEncoding{static_cast<posenc::KerpleVariant>(e.variant), e.heads, view<float>(e.r1, e.r1Length), view<float>(e.r2, e.r2Length)};
-        case kFire:
-            return posenc::FireEncoding{e.heads, e.hidden, view<float>(e.w1, e.w1Length), view<float>(e.b1, e.b1Length),
-                                        view<float>(e.w2, e.w2Length), view<float>(e.b2, e.b2Length), e.c, e.L, e.eps};
-        case kCope: return posenc::CopeEncoding{e.npos, view<float>(e.embeddings, e.embeddingsLength)};
-        case kTemperature: return posenc::TemperatureEncoding{e.tempBeta, e.tempLength, e.tempOffset};
-        default: posenc::fail("encoding.kind", "is not a known encoding");
+// One encoding object ({kind: 'alibi', heads, slopes: [offset, length], ...}) as posenc's struct.
+posenc::Encoding toEncoding(const val& e) {
+    const std::string kind = e["kind"].as<std::string>();
+    if (kind == "none") return posenc::NoEncoding{};
+    if (kind == "rope") return toRope(e);
+    if (kind == "alibi") {
+        posenc::AlibiEncoding a;
+        take(e, "heads", a.heads);
+        a.slopes = floats(e, "slopes");
+        take(e, "symmetric", a.symmetric);
+        return a;
     }
+    if (kind == "t5") {
+        posenc::T5Encoding t;
+        take(e, "heads", t.heads);
+        t.table = floats(e, "table");
+        take(e, "bidirectional", t.buckets.bidirectional);
+        take(e, "numBuckets", t.buckets.numBuckets);
+        take(e, "maxDistance", t.buckets.maxDistance);
+        return t;
+    }
+    if (kind == "swin") {
+        posenc::SwinEncoding w;
+        take(e, "heads", w.heads);
+        w.table = floats(e, "table");
+        const val size = e["windowSize"];  // [wh, ww]
+        w.windowH = size[0].as<int>();
+        w.windowW = size[1].as<int>();
+        return w;
+    }
+    if (kind == "shaw") return posenc::ShawEncoding{e["clip"].as<int>(), floats(e, "keyTable"), floats(e, "valueTable")};
+    if (kind == "xl") {
+        posenc::XlEncoding x{floats(e, "u"), floats(e, "v"), floats(e, "r"), floats(e, "wR")};
+        take(e, "dModel", x.dModel);
+        return x;
+    }
+    if (kind == "deberta") {
+        posenc::DebertaEncoding d;
+        d.posKey = floats(e, "posKey");
+        d.posQuery = floats(e, "posQuery");
+        take(e, "span", d.span);
+        take(e, "bucketSize", d.buckets.bucketSize);
+        take(e, "maxPosition", d.buckets.maxPosition);
+        take(e, "convention", d.buckets.convention);
+        const val terms = e["terms"];  // of 'c2p', 'p2c'; default both
+        if (!terms.isUndefined()) {
+            const auto names = vecFromJSArray<std::string>(terms);
+            d.c2p = std::find(names.begin(), names.end(), "c2p") != names.end();
+            d.p2c = std::find(names.begin(), names.end(), "p2c") != names.end();
+        }
+        return d;
+    }
+    if (kind == "relativeKey") {
+        posenc::RelativeKeyEncoding r{floats(e, "table")};
+        take(e, "maxPosition", r.maxPosition);
+        take(e, "keyQuery", r.keyQuery);
+        return r;
+    }
+    if (kind == "kerple") {
+        posenc::KerpleEncoding k;
+        take(e, "variant", k.variant);
+        take(e, "heads", k.heads);
+        k.r1 = floats(e, "r1");
+        k.r2 = floats(e, "r2");
+        return k;
+    }
+    if (kind == "fire") {
+        posenc::FireEncoding f;
+        take(e, "heads", f.heads);
+        take(e, "hidden", f.hidden);
+        f.w1 = floats(e, "w1");
+        f.b1 = floats(e, "b1");
+        f.w2 = floats(e, "w2");
+        f.b2 = floats(e, "b2");
+        take(e, "c", f.c);
+        take(e, "L", f.L);
+        take(e, "eps", f.eps);
+        return f;
+    }
+    if (kind == "cope") {
+        posenc::CopeEncoding c;
+        take(e, "npos", c.npos);
+        c.embeddings = floats(e, "embeddings");
+        return c;
+    }
+    if (kind == "temperature") {
+        posenc::TemperatureEncoding t;
+        take(e, "beta", t.beta);
+        take(e, "length", t.length);
+        take(e, "offset", t.offset);
+        return t;
+    }
+    posenc::fail("encoding.kind", "is not a known encoding");
 }
 
 // `encoding` may be an array of encodings applied together (posenc::CombinedEncoding).
-posenc::Encoding toEncoding(const val& specs) {
-    const std::vector<EncodingSpec> parts = vecFromJSArray<EncodingSpec>(specs);
-    if (parts.size() == 1) return toEncoding(parts.front());
+posenc::Encoding toEncodings(const val& specs) {
+    const unsigned n = specs["length"].as<unsigned>();
+    if (n == 1) return toEncoding(specs[0]);
     posenc::CombinedEncoding c;
-    for (const EncodingSpec& p : parts) c.parts.push_back(toEncoding(p));
+    for (unsigned i = 0; i < n; ++i) c.parts.push_back(toEncoding(specs[i]));
     return c;
 }
 
@@ -459,14 +509,14 @@ int attention(const AttentionSpec& a, const val& e) {
         r.causal = a.causal;
         r.window = a.window;
         r.scale = a.scale;
-        r.encoding = toEncoding(e);
+        r.encoding = toEncodings(e);
         posenc::attention(r, at<float>(a.out), a.weights ? at<float>(a.weights) : nullptr, a.scores ? at<float>(a.scores) : nullptr);
     });
 }
 
 int attentionBias(const val& e, int heads, double qPositions, int qLen, double kPositions, int kLen, double out) {
     return guarded([&] {
-        posenc::attentionBias(toEncoding(e), heads, view<std::int32_t>(qPositions, qLen), view<std::int32_t>(kPositions, kLen), at<float>(out));
+        posenc::attentionBias(toEncodings(e), heads, view<std::int32_t>(qPositions, qLen), view<std::int32_t>(kPositions, kLen), at<float>(out));
     });
 }
 
@@ -504,8 +554,7 @@ int swinRelativeIndex(int windowH, int windowW, double out) {
 // Owns one posenc::KVCache; every method returns a status like the free functions.
 class KVCacheHandle {
 public:
-    int create(int batch, int kvHeads, int headDim, int capacity, int window, int sinks, bool hasRope, const RopeSpec& rope,
-               int ropeLayout, int dynamic) {
+    int create(int batch, int kvHeads, int headDim, int capacity, int window, int sinks, const val& rope, int dynamic) {
         return guarded([&] {
             posenc::KVCacheConfig c;
             c.batch = batch;
@@ -514,7 +563,7 @@ public:
             c.capacity = capacity;
             c.window = window;
             c.sinks = sinks;
-            if (hasRope) c.rope = posenc::RopeEncoding{toConfig(rope), static_cast<posenc::RopeLayout>(ropeLayout)};
+            if (!rope.isUndefined()) c.rope = toRope(rope);
             c.dynamic = static_cast<posenc::KVCacheConfig::DynamicNtk>(dynamic);
             cache_ = std::make_unique<posenc::KVCache>(c);
         });
@@ -533,7 +582,7 @@ public:
         return guarded([&] {
             const auto& c = live().config();
             const std::size_t n = static_cast<std::size_t>(c.batch) * heads * qLen * c.headDim, bq = static_cast<std::size_t>(c.batch) * qLen;
-            live().attend(posenc::View<float>(at<const float>(q), n), heads, qLen, toEncoding(e), view<std::int32_t>(qPositions, qPositionsLength),
+            live().attend(posenc::View<float>(at<const float>(q), n), heads, qLen, toEncodings(e), view<std::int32_t>(qPositions, qPositionsLength),
                           causal, at<float>(out), scale,
                           maskPositions ? posenc::View<std::int32_t>(at<const std::int32_t>(maskPositions), bq) : posenc::View<std::int32_t>());
         });
@@ -591,101 +640,12 @@ EMSCRIPTEN_BINDINGS(posenc) {
     function("resizeGrid", &resizeGrid);
     function("ropeConfigFromHF", &ropeConfigFromHF);
     function("describe", &describe);
-    value_object<RopeSpec>("RopeSpec")
-        .field("headDim", &RopeSpec::headDim)
-        .field("base", &RopeSpec::base)
-        .field("partialRotaryFactor", &RopeSpec::partialRotaryFactor)
-        .field("scalingType", &RopeSpec::scalingType)
-        .field("factor", &RopeSpec::factor)
-        .field("originalMaxPositionEmbeddings", &RopeSpec::originalMaxPositionEmbeddings)
-        .field("betaFast", &RopeSpec::betaFast)
-        .field("betaSlow", &RopeSpec::betaSlow)
-        .field("mscale", &RopeSpec::mscale)
-        .field("mscaleAllDim", &RopeSpec::mscaleAllDim)
-        .field("truncate", &RopeSpec::truncate)
-        .field("attentionFactor", &RopeSpec::attentionFactor)
-        .field("lowFreqFactor", &RopeSpec::lowFreqFactor)
-        .field("highFreqFactor", &RopeSpec::highFreqFactor)
-        .field("shortFactor", &RopeSpec::shortFactor)
-        .field("longFactor", &RopeSpec::longFactor)
-        .field("shortFactorLength", &RopeSpec::shortFactorLength)
-        .field("longFactorLength", &RopeSpec::longFactorLength)
-        .field("seqLen", &RopeSpec::seqLen)
-        .field("convention", &RopeSpec::convention)
-        .field("multiAxis", &RopeSpec::multiAxis)
-        .field("sections", &RopeSpec::sections)
-        .field("sectionsLength", &RopeSpec::sectionsLength)
-        .field("mropeInterleaved", &RopeSpec::mropeInterleaved)
-        .field("xposScaleBase", &RopeSpec::xposScaleBase);
+    function("registry", &posenc::registry::json);
     function("ropeFrequencies", &ropeFrequencies);
     function("applyRope", &applyRope);
     function("rotateByDelta", &rotateByDelta);
     function("copyBytes", &copyBytes);
     function("setThreadCount", &posenc::setThreadCount);  // the bindings pass a validated count >= 1
-    function("threadCount", &posenc::threadCount);
-    value_object<EncodingSpec>("EncodingSpec")
-        .field("kind", &EncodingSpec::kind)
-        .field("heads", &EncodingSpec::heads)
-        .field("slopes", &EncodingSpec::slopes)
-        .field("slopesLength", &EncodingSpec::slopesLength)
-        .field("symmetric", &EncodingSpec::symmetric)
-        .field("table", &EncodingSpec::table)
-        .field("tableLength", &EncodingSpec::tableLength)
-        .field("bidirectional", &EncodingSpec::bidirectional)
-        .field("numBuckets", &EncodingSpec::numBuckets)
-        .field("maxDistance", &EncodingSpec::maxDistance)
-        .field("windowH", &EncodingSpec::windowH)
-        .field("windowW", &EncodingSpec::windowW)
-        .field("clip", &EncodingSpec::clip)
-        .field("keyTable", &EncodingSpec::keyTable)
-        .field("keyTableLength", &EncodingSpec::keyTableLength)
-        .field("valueTable", &EncodingSpec::valueTable)
-        .field("valueTableLength", &EncodingSpec::valueTableLength)
-        .field("u", &EncodingSpec::u)
-        .field("uLength", &EncodingSpec::uLength)
-        .field("v", &EncodingSpec::v)
-        .field("vLength", &EncodingSpec::vLength)
-        .field("r", &EncodingSpec::r)
-        .field("rLength", &EncodingSpec::rLength)
-        .field("wR", &EncodingSpec::wR)
-        .field("wRLength", &EncodingSpec::wRLength)
-        .field("dModel", &EncodingSpec::dModel)
-        .field("posKey", &EncodingSpec::posKey)
-        .field("posKeyLength", &EncodingSpec::posKeyLength)
-        .field("posQuery", &EncodingSpec::posQuery)
-        .field("posQueryLength", &EncodingSpec::posQueryLength)
-        .field("span", &EncodingSpec::span)
-        .field("bucketSize", &EncodingSpec::bucketSize)
-        .field("maxPosition", &EncodingSpec::maxPosition)
-        .field("convention", &EncodingSpec::convention)
-        .field("c2p", &EncodingSpec::c2p)
-        .field("p2c", &EncodingSpec::p2c)
-        .field("keyQuery", &EncodingSpec::keyQuery)
-        .field("rope", &EncodingSpec::rope)
-        .field("ropeLayout", &EncodingSpec::ropeLayout)
-        .field("variant", &EncodingSpec::variant)
-        .field("r1", &EncodingSpec::r1)
-        .field("r1Length", &EncodingSpec::r1Length)
-        .field("r2", &EncodingSpec::r2)
-        .field("r2Length", &EncodingSpec::r2Length)
-        .field("hidden", &EncodingSpec::hidden)
-        .field("w1", &EncodingSpec::w1)
-        .field("w1Length", &EncodingSpec::w1Length)
-        .field("b1", &EncodingSpec::b1)
-        .field("b1Length", &EncodingSpec::b1Length)
-        .field("w2", &EncodingSpec::w2)
-        .field("w2Length", &EncodingSpec::w2Length)
-        .field("b2", &EncodingSpec::b2)
-        .field("b2Length", &EncodingSpec::b2Length)
-        .field("c", &EncodingSpec::c)
-        .field("L", &EncodingSpec::L)
-        .field("eps", &EncodingSpec::eps)
-        .field("npos", &EncodingSpec::npos)
-        .field("embeddings", &EncodingSpec::embeddings)
-        .field("embeddingsLength", &EncodingSpec::embeddingsLength)
-        .field("tempBeta", &EncodingSpec::tempBeta)
-        .field("tempLength", &EncodingSpec::tempLength)
-        .field("tempOffset", &EncodingSpec::tempOffset);
     value_object<AttentionSpec>("AttentionSpec")
         .field("heads", &AttentionSpec::heads)
         .field("kvHeads", &AttentionSpec::kvHeads)

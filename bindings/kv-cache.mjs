@@ -2,9 +2,9 @@
 // and owns the native object (delete() / [Symbol.dispose]).
 import * as v from './validate.mjs';
 import { HeapBuffer } from './heap.mjs';
-import { ropeSpec, ropeSpecOnHeap, ROPE_LAYOUTS } from './rope-config.mjs';
+import { ropeSpec } from './rope-config.mjs';
 import { encodingSpecs, NO_ENCODING } from './encoding.mjs';
-import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
+import { checkOptions, readOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
 
 // A tensor whose token count is implied by its length: returns [length, tokens].
 function tokensOf(x, field, perToken, shape) {
@@ -19,24 +19,21 @@ export function makeKVCacheClass(m, run, check) {
     #handle; #batch; #kvHeads; #headDim; #capacity; #multiAxis;
 
     constructor(options) {
-      const o = checkOptions(options, 'KVCache', { elsewhere: belongsIn('rope', 'KVCache.rope') });
-      this.#batch = o.batch === undefined ? 1 : v.positive(o.batch, 'batch');
-      this.#kvHeads = v.positive(o.kvHeads, 'kvHeads');
-      this.#headDim = v.positive(o.headDim, 'headDim');
-      this.#capacity = v.positive(o.capacity, 'capacity');
-      const window = o.window === undefined ? 0 : v.positive(o.window, 'window');
-      const sinks = o.sinks === undefined ? 0 : v.nonNegative(o.sinks, 'sinks');
+      const o = readOptions(options, 'KVCache', { elsewhere: belongsIn('rope', 'KVCache.rope') });
+      this.#batch = o.batch;
+      this.#kvHeads = o.kvHeads;
+      this.#headDim = o.headDim;
+      this.#capacity = o.capacity;
+      const { window = 0, sinks, dynamic } = o;
       const hasRope = o.rope !== undefined;
       const rope = checkOptions(o.rope, 'KVCache.rope', { field: 'rope', prefix: 'rope.', elsewhere: belongsIn('rope.scaling', 'scaling') });
       const spec = ropeSpec(rope, { prefix: 'rope.', where: 'rope', headDim: this.#headDim, headDimOf: "the cache's headDim" });
-      const ropeLayout = v.oneOf(rope.layout, 'rope.layout', ROPE_LAYOUTS, 'half');
-      const dynamic = v.oneOf(o.dynamic, 'dynamic', ['fixed', 'hf'], 'fixed');
-      this.#multiAxis = hasRope && spec.multiAxis !== 0;
+      this.#multiAxis = hasRope && Boolean(spec.multiAxis);
       const slots = this.#batch * this.#capacity * this.#kvHeads * this.#headDim;
       if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
       const handle = new m.KVCacheHandle();
       try {
-        run((s) => check(m, handle.create(this.#batch, this.#kvHeads, this.#headDim, this.#capacity, window, sinks, hasRope, ropeSpecOnHeap(s, spec), ropeLayout, dynamic)));
+        check(m, handle.create(this.#batch, this.#kvHeads, this.#headDim, this.#capacity, window, sinks, hasRope ? spec : undefined, dynamic));
       } catch (e) {
         handle.delete();
         throw e;
@@ -75,11 +72,9 @@ export function makeKVCacheClass(m, run, check) {
     // q: [batch, heads, qLen, headDim] -> { out } of the same shape.
     attend(q, options) {
       const h = this.#live();
-      const o = checkOptions(options, 'KVCache.attend', { where: 'attend options', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
-      const heads = v.positive(o.heads, 'heads');
+      const o = readOptions(options, 'KVCache.attend', { where: 'attend options', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
+      const { heads, causal, scale = NaN } = o;
       if (heads % this.#kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of the cache's kvHeads (${this.#kvHeads})`);
-      const causal = v.boolean(o.causal, 'causal', true);
-      const scale = o.scale === undefined ? NaN : v.number(o.scale, 'scale');
       // q's size fixes heads * qLen only: when it does not fit, say which heads was assumed
       const rows = this.#batch * this.#headDim, qn = ArrayBuffer.isView(q) || q instanceof HeapBuffer || Array.isArray(q) ? q.length : NaN;
       if (Number.isInteger(qn) && qn > 0 && qn % rows === 0 && (qn / rows) % heads !== 0)

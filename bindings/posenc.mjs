@@ -1,16 +1,15 @@
 // posenc's JavaScript API: validates and converts arguments, calls the wasm core, copies results
 // out. All numeric work happens in C++ (src/); this layer only shapes data.
 import createPosencModule from '../dist/posenc_wasm.mjs';
+import { instantiate } from './load-wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
-import { ropeSpec, ropeSpecOnHeap, makeRopeConfigFromHF, ROPE_LAYOUTS } from './rope-config.mjs';
+import { ropeSpec, makeRopeConfigFromHF } from './rope-config.mjs';
 import { encodingSpecs, encodingKinds, multiAxisRope, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
-import { checkOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
+import { checkOptions, readOptions, belongsIn, installRegistry, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
 import { parameterCount } from './parameters.mjs';
-
-const SINUSOID_LAYOUTS = ['interleaved', 'concat', 'tensor2tensor'];
 
 // Turns a binding status into the matching JS error.
 function check(m, status) {
@@ -22,15 +21,13 @@ function check(m, status) {
 }
 
 function makeApi(m) {
+  installRegistry(JSON.parse(m.registry()));
   const run = (fn) => withScope(m, fn);
 
   function sinusoidal(positions, options) {
-    const o = checkOptions(options, 'sinusoidal');
+    const o = readOptions(options, 'sinusoidal');
     const pos = v.positions(positions);
-    const dim = v.positive(o.dim, 'dim');
-    const base = v.optionalNumber(o.base, 'base', 10000);
-    const layout = v.oneOf(o.layout, 'layout', SINUSOID_LAYOUTS, 'interleaved');
-    const paddingIdx = o.paddingIdx === undefined ? -1 : v.nonNegative(o.paddingIdx, 'paddingIdx');
+    const { dim, base, layout, paddingIdx = -1 } = o;
     return run((s) => {
       const out = s.out(pos.length * dim);
       check(m, m.sinusoidal(s.i32(pos, 'positions'), pos.length, dim, base, layout, paddingIdx, out));
@@ -41,12 +38,11 @@ function makeApi(m) {
   function ropeFrequencies(options) {
     const where = 'ropeFrequencies options';
     const o = checkOptions(options, 'ropeFrequencies', { where, elsewhere: belongsIn('scaling', 'scaling') });
-    const spec = ropeSpec(o, { where });
-    v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');  // frequencies do not depend on it, but it must be valid
+    const spec = ropeSpec(o, { where });  // layout is checked too: frequencies do not depend on it, but it must be valid
     return run((s) => {
       const n = 3 + spec.headDim;
       const out = s.alloc(n * 8, 'invFreq');
-      check(m, m.ropeFrequencies(ropeSpecOnHeap(s, spec), out));
+      check(m, m.ropeFrequencies(spec, out));
       const raw = new Float64Array(m.HEAPF64.buffer, out, n);
       const rotaryDim = raw[0], axes = raw[2], h = rotaryDim / 2;
       const result = { invFreq: Float32Array.from(raw.subarray(3, 3 + h)), attentionScale: raw[1], rotaryDim };
@@ -57,14 +53,10 @@ function makeApi(m) {
 
   // Shared by applyRope and rotateByDelta (`name`): validate, place x on the heap, rotate, copy out.
   function rotate(name, x, shape, options, prepare, callBinding) {
-    const sh = checkOptions(shape, 'shape', { field: 'shape', where: `${name} shape` });
-    const heads = v.positive(sh.heads, 'heads');
-    const tokens = v.positive(sh.tokens, 'tokens');
-    const headDim = v.positive(sh.headDim, 'headDim');
+    const { heads, tokens, headDim } = readOptions(shape, 'shape', { field: 'shape', where: `${name} shape` });
     const where = `${name} options`;
     const o = checkOptions(options, 'applyRope', { where, elsewhere: belongsIn('scaling', 'scaling') });
     const spec = ropeSpec(o, { where, headDim, headDimOf: "the shape's headDim" });
-    const layout = v.oneOf(o.layout, 'layout', ROPE_LAYOUTS, 'half');
     const inPlace = v.boolean(o.inPlace, 'inPlace', false);
     if (inPlace && !(x instanceof Float32Array) && !(x instanceof HeapBuffer))
       throw new TypeError(`x must be a Float32Array or a buffer from pe.alloc with inPlace: true (got ${v.describe(x)})`);
@@ -78,7 +70,7 @@ function makeApi(m) {
         work = s.out(n);
         m.HEAPU8.copyWithin(work, ptr, ptr + n * 4);
       }
-      check(m, callBinding(ropeSpecOnHeap(s, spec), layout, work, heads, tokens, headDim, extra(s)));
+      check(m, callBinding(spec, work, heads, tokens, headDim, extra(s)));
       if (inPlace) return heapX ? x : s.result(work, n, x);
       return s.result(work, n, o.out);
     });
@@ -87,7 +79,7 @@ function makeApi(m) {
   function applyRope(x, shape, positions, options) {
     return rotate('applyRope', x, shape, options, (tokens, spec) => {
       const pos = v.positions(positions);
-      const axes = spec.multiAxis === 0 ? 1 : spec.multiAxis === 2 ? 2 : spec.sectionsList.length;
+      const axes = !spec.multiAxis ? 1 : spec.multiAxis === 2 ? 2 : spec.sections?.length ?? 0;
       v.requireLength(pos.length, tokens * axes, 'positions', axes > 1 ? `[axes = ${axes}, tokens]` : 'one per token');
       return (s) => s.i32(pos, 'positions');
     }, (...a) => m.applyRope(...a));
@@ -105,17 +97,8 @@ function makeApi(m) {
 
   // --- attention and score terms ------------------------------------------------------------------
   function attention(args) {
-    const a = checkOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
-    const heads = v.positive(a.heads, 'heads');
-    const kvHeads = a.kvHeads === undefined ? heads : v.positive(a.kvHeads, 'kvHeads');
-    const headDim = v.positive(a.headDim, 'headDim');
-    const qLen = v.positive(a.qLen, 'qLen');
-    const kLen = v.positive(a.kLen, 'kLen');
-    const causal = v.boolean(a.causal, 'causal', false);
-    const window = a.window === undefined ? 0 : v.positive(a.window, 'window');
-    const scale = a.scale === undefined ? NaN : v.number(a.scale, 'scale');
-    const returnWeights = v.boolean(a.returnWeights, 'returnWeights', false);
-    const returnScores = v.boolean(a.returnScores, 'returnScores', false);
+    const a = readOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
+    const { heads, kvHeads = heads, headDim, qLen, kLen, causal, window = 0, scale = NaN, returnWeights, returnScores } = a;
     const qPositions = a.qPositions === undefined ? null : v.positions(a.qPositions, 'qPositions');
     const kPositions = a.kPositions === undefined ? null : v.positions(a.kPositions, 'kPositions');
     const maskPositions = a.maskPositions === undefined ? null : v.positions(a.maskPositions, 'maskPositions');
@@ -167,22 +150,18 @@ function makeApi(m) {
   }
 
   function t5Bucket(relativePositions, options) {
-    const o = checkOptions(options, 't5Bucket');
+    const o = readOptions(options, 't5Bucket');
     const rel = v.int32Array(relativePositions, 'relativePositions');
     return run((s) => {
       const out = s.alloc(rel.length * 4, 'out');
-      check(m, m.t5Buckets(s.i32(rel, 'relativePositions'), rel.length, v.boolean(o.bidirectional, 'bidirectional', true),
-        o.numBuckets === undefined ? 32 : v.positive(o.numBuckets, 'numBuckets'), o.maxDistance === undefined ? 128 : v.positive(o.maxDistance, 'maxDistance'), out));
+      check(m, m.t5Buckets(s.i32(rel, 'relativePositions'), rel.length, o.bidirectional, o.numBuckets, o.maxDistance, out));
       return s.int32Result(out, rel.length);
     });
   }
 
   function debertaBucket(relativePositions, options) {
-    const o = checkOptions(options, 'debertaBucket');
+    const { bucketSize, maxPosition, convention } = readOptions(options, 'debertaBucket');
     const rel = v.int32Array(relativePositions, 'relativePositions');
-    const bucketSize = v.nonNegative(o.bucketSize, 'bucketSize');
-    const maxPosition = v.positive(o.maxPosition, 'maxPosition');
-    const convention = v.oneOf(o.convention, 'convention', ['hf', 'microsoft'], 'hf');
     return run((s) => {
       const out = s.alloc(rel.length * 4, 'out');
       check(m, m.debertaBuckets(s.i32(rel, 'relativePositions'), rel.length, bucketSize, maxPosition, convention, out));
@@ -290,8 +269,8 @@ async function createThreadedModule(threads) {
   }
 }
 
-async function instantiate(threads) {
-  const m = (threads > 1 && (await createThreadedModule(threads))) || (await createPosencModule());
+async function loadApi(threads) {
+  const m = (threads > 1 && (await createThreadedModule(threads))) || (await instantiate(createPosencModule));
   const api = makeApi(m);
   const chosen = m.setThreadCount(m.posencPthreadWorkers ? threads : 1);  // the C++ pool's count, read back
   Object.defineProperty(api, 'threads', { value: chosen, enumerable: true });
@@ -301,7 +280,7 @@ async function instantiate(threads) {
 // Instantiates the wasm module (once per thread count) and resolves to the API object.
 export function load(options) {
   const threads = resolveThreads(options);
-  if (!loading.has(threads)) loading.set(threads, instantiate(threads));
+  if (!loading.has(threads)) loading.set(threads, loadApi(threads));
   return loading.get(threads);
 }
 

@@ -1,42 +1,47 @@
-// Options for RoPE: defaults, validation, and reading a Hugging Face config.json.
+// Options for RoPE: type checks, and reading a Hugging Face config.json (defaults and value rules are
+// the C++ core's: src/registry.cpp, src/rotary/frequencies.cpp).
 import * as v from './validate.mjs';
-import { OPTIONS, SCALING_TYPES, SCALING_ALIASES, CONVENTIONS, ROPE_LAYOUTS, MULTI_AXIS, checkOptions } from './options.mjs';
+import { OPTIONS, SCALING_TYPES, SCALING_ALIASES, checkOptions, checkValue, choices } from './options.mjs';
 
-export { SCALING_TYPES, CONVENTIONS, ROPE_LAYOUTS, MULTI_AXIS };
-
-const SCALING_KEYS = Object.entries(OPTIONS.scaling.keys).filter(([key]) => key !== 'type');
+const scalingKeys = () => Object.entries(OPTIONS.scaling.keys).filter(([key]) => key !== 'type');
 const canonicalType = (type) => (typeof type === 'string' && Object.hasOwn(SCALING_ALIASES, type) ? SCALING_ALIASES[type] : type);
 const either = (names) => names.map((n) => `'${n}'`).join(' or ');
 
 function factorList(value, field) {
-  if (value === undefined) return new Float64Array(0);
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) throw new TypeError(`${field} must be an array of numbers (got ${v.describe(value)})`);
   const out = new Float64Array(value.length);
   for (let i = 0; i < value.length; i++) out[i] = v.number(value[i], `${field}[${i}]`);
   return out;
 }
+const given = (x, check) => (x === undefined ? undefined : check(x));
 
 // Checks a scaling object (`field` is how messages name it; `parent` is where rope keys belong) and
-// returns it with its canonical type. Each type takes only its own keys and needs what Hugging
-// Face's rope validation needs, so a misplaced or forgotten field is an error, not a default.
+// returns what the binding takes: the type's index and the given keys. Each type takes only its own
+// keys and needs what Hugging Face's rope validation needs (the registry's `types` and `requiredBy`),
+// so a misplaced or forgotten field is an error, not a default.
 function checkScaling(value, field, parent) {
   const s = checkOptions(value, 'scaling', { field, prefix: `${field}.`,
     elsewhere: (key) => (Object.hasOwn(OPTIONS.ropeFrequencies.keys, key) ? `it belongs in ${parent}, next to ${field}` : undefined) });
   const type = SCALING_TYPES[v.oneOf(canonicalType(s.type), `${field}.type`, SCALING_TYPES)];
-  for (const [key, spec] of SCALING_KEYS) {
+  const out = { type: SCALING_TYPES.indexOf(type) };
+  for (const [key, spec] of scalingKeys()) {
     if (s[key] !== undefined && !spec.types.includes(type))
       throw new TypeError(`${field}.${key} does not apply to '${type}' scaling (it belongs to ${either(spec.types)} scaling)`);
   }
-  for (const [key, spec] of SCALING_KEYS) {
+  for (const [key, spec] of scalingKeys()) {
     if (s[key] === undefined && spec.requiredBy.includes(type)) throw new RangeError(`${field}.${key} is required by '${type}' scaling`);
   }
-  return { s, type };
+  for (const [key, spec] of scalingKeys()) {
+    out[key] = given(s[key], (x) => (spec.type === 'ArrayLike<number>' ? factorList : (y, f) => checkValue(spec, y, f))(x, `${field}.${key}`));
+  }
+  return out;
 }
 
 // Validates the rope fields of `o` (whose keys the caller has checked against its own table) and
-// returns the flat spec the binding takes; factor lists stay Float64Arrays for the caller to place
-// on the heap. `prefix` names nested fields ('encoding.'), `where` is the object rope keys live in.
-// When the call already fixes headDim (a tensor shape), `headDim` is it and o.headDim must agree.
+// returns the object the binding reads into posenc::RopeEncoding: the given keys only (the C++
+// structs hold the defaults), choices as their index. `prefix` names nested fields ('encoding.'),
+// `where` is the object rope keys live in. When the call already fixes headDim (a tensor shape),
+// `headDim` is it and o.headDim must agree.
 export function ropeSpec(o, { prefix = '', where = 'options', headDim, headDimOf } = {}) {
   const f = (name) => prefix + name;
   if (o.kind !== undefined) v.oneOf(o.kind, f('kind'), ['rope']);
@@ -46,45 +51,20 @@ export function ropeSpec(o, { prefix = '', where = 'options', headDim, headDimOf
     if (dim !== undefined && own !== dim) throw new RangeError(`${f('headDim')} (${own}) must equal ${headDimOf} (${dim})`);
     dim = own;
   }
-  const { s, type } = o.scaling === undefined ? { s: {}, type: 'none' } : checkScaling(o.scaling, f('scaling'), where);
-  const sf = (name) => f(`scaling.${name}`);
+  const pick = (key) => given(o[key], (x) => v.oneOf(x, f(key), choices('ropeFrequencies', key)));
+  const scaling = given(o.scaling, (x) => checkScaling(x, f('scaling'), where));
   return {
     headDim: dim,
-    base: v.optionalNumber(o.base, f('base'), 10000),
-    partialRotaryFactor: v.optionalNumber(o.partialRotaryFactor, f('partialRotaryFactor'), 1),
-    scalingType: SCALING_TYPES.indexOf(type),
-    factor: v.optionalNumber(s.factor, sf('factor'), 1),
-    originalMaxPositionEmbeddings: s.originalMaxPositionEmbeddings === undefined ? 0 : v.positive(s.originalMaxPositionEmbeddings, sf('originalMaxPositionEmbeddings')),
-    betaFast: v.optionalNumber(s.betaFast, sf('betaFast'), 32),
-    betaSlow: v.optionalNumber(s.betaSlow, sf('betaSlow'), 1),
-    mscale: v.optionalNumber(s.mscale, sf('mscale'), 1),
-    mscaleAllDim: v.optionalNumber(s.mscaleAllDim, sf('mscaleAllDim'), 0),
-    truncate: v.boolean(s.truncate, sf('truncate'), true),
-    attentionFactor: v.optionalNumber(s.attentionFactor, sf('attentionFactor'), NaN),
-    lowFreqFactor: v.optionalNumber(s.lowFreqFactor, sf('lowFreqFactor'), 1),
-    highFreqFactor: v.optionalNumber(s.highFreqFactor, sf('highFreqFactor'), 4),
-    shortFactorList: factorList(s.shortFactor, sf('shortFactor')),
-    longFactorList: factorList(s.longFactor, sf('longFactor')),
-    seqLen: o.seqLen === undefined ? 0 : v.nonNegative(o.seqLen, f('seqLen')),
-    convention: v.oneOf(o.convention, f('convention'), CONVENTIONS, 'hf'),
-    multiAxis: v.oneOf(o.multiAxis, f('multiAxis'), MULTI_AXIS, 'none'),
-    sectionsList: o.sections === undefined ? new Int32Array(0) : v.int32Array(o.sections, f('sections'), { min: 1 }),
-    mropeInterleaved: v.boolean(o.mropeInterleaved, f('mropeInterleaved'), false),
-    xposScaleBase: v.optionalNumber(o.xposScaleBase, f('xposScaleBase'), 0),
-  };
-}
-
-// Places a spec's factor lists on the heap and returns the object Embind's RopeSpec expects.
-export function ropeSpecOnHeap(scope, spec) {
-  const { shortFactorList, longFactorList, sectionsList, ...rest } = spec;
-  return {
-    ...rest,
-    sections: scope.i32(sectionsList, 'sections'),
-    sectionsLength: sectionsList.length,
-    shortFactor: scope.f64(shortFactorList, 'scaling.shortFactor'),
-    longFactor: scope.f64(longFactorList, 'scaling.longFactor'),
-    shortFactorLength: shortFactorList.length,
-    longFactorLength: longFactorList.length,
+    base: given(o.base, (x) => v.number(x, f('base'))),
+    partialRotaryFactor: given(o.partialRotaryFactor, (x) => v.number(x, f('partialRotaryFactor'))),
+    scaling,
+    seqLen: given(o.seqLen, (x) => v.nonNegative(x, f('seqLen'))),
+    convention: pick('convention'),
+    multiAxis: pick('multiAxis'),
+    sections: given(o.sections, (x) => v.int32Array(x, f('sections'), { min: 1 })),
+    mropeInterleaved: given(o.mropeInterleaved, (x) => v.boolean(x, f('mropeInterleaved'))),
+    xposScaleBase: given(o.xposScaleBase, (x) => v.number(x, f('xposScaleBase'))),
+    layout: pick('layout'),
   };
 }
 

@@ -20,7 +20,7 @@ fi
 cmake --build build/wasm-scalar -j "$jobs" --target posenc_wasm >/dev/null
 mkdir -p build/wasm-scalar/pkg/bindings build/wasm-scalar/pkg/dist
 cp bindings/*.mjs build/wasm-scalar/pkg/bindings/
-cp build/wasm-scalar/posenc_wasm.mjs build/wasm-scalar/pkg/dist/posenc_wasm.mjs
+cp build/wasm-scalar/posenc_wasm.mjs build/wasm-scalar/posenc_wasm.wasm build/wasm-scalar/pkg/dist/
 
 # build/native is the portable library (kernels chosen at run time; run.mjs forces its SSE4.1 set for
 # the "native at wasm's width" column); build/native-march the same code with -march=native, timed

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds posenc. `build.sh` = native library + tests + the wasm package; `build.sh wasm` = the
-# package only (dist/posenc_wasm.mjs and the threaded dist/posenc_wasm_threads*); `build.sh native` = native only; `build.sh wasm-tests` = the
+# package only (dist/posenc_wasm.mjs + dist/posenc_wasm.wasm, and the threaded dist/posenc_wasm_threads*); `build.sh native` = native only; `build.sh wasm-tests` = the
 # doctest suite compiled to wasm (build/wasm/posenc_tests_wasm.cjs); `build.sh sanitize` = the native
-# doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-sanitize); `build.sh
+# doctest suite and the per-kernel-set kernel tests under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-sanitize); `build.sh
 # fuzz` = the libFuzzer targets (build/fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then
   fi
   cmake --build build/wasm -j "$jobs" --target posenc_wasm
   mkdir -p dist
-  cp build/wasm/posenc_wasm.mjs dist/posenc_wasm.mjs
+  cp build/wasm/posenc_wasm.mjs build/wasm/posenc_wasm.wasm dist/
   # the threaded modules (pthreads), a build of their own: Node's (CommonJS; its worker script renamed
   # .cjs, since the package is "type": "module") and browsers' (ES6, beside its worker script)
   if [ ! -f build/wasm-threads/Makefile ]; then
@@ -40,7 +40,7 @@ if [ "$what" = sanitize ]; then
   cmake -S . -B build/native-sanitize -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
-  cmake --build build/native-sanitize -j "$jobs" --target posenc_tests
+  cmake --build build/native-sanitize -j "$jobs" --target posenc_tests posenc_kernel_tests
 fi
 if [ "$what" = fuzz ]; then
   # libFuzzer targets (tests/fuzz/) with ASan + UBSan, built by clang (Debian's LLVM 14, pulled in by emscripten)

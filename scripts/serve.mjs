@@ -55,5 +55,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const url = `http://127.0.0.1:${server.address().port}`;
   console.log(`posenc demo: ${url}/web/`);
   console.log(`API reference: ${url}/api/`);
-  console.log(`examples: ${url}/examples/browser/ and ${url}/examples/esbuild/ (after node examples/esbuild/build.mjs)`);
+  console.log(`examples: ${url}/examples/browser/, ${url}/examples/esbuild/ and ${url}/examples/worker/ (after node examples/<name>/build.mjs)`);
 }

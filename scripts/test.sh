@@ -14,7 +14,13 @@ bash scripts/build.sh fuzz
 echo "== native (ctest)"
 ctest --test-dir build/native --output-on-failure
 echo "== the same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 build/native-sanitize/posenc_tests --no-colors
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+build/native-sanitize/posenc_tests --no-colors
+for t in build/native-sanitize/posenc_kernel_tests_*; do  # each kernel set's SIMD kernels vs scalar twins
+  [ -x "$t" ] || continue
+  rc=0; "$t" --no-colors --minimal || rc=$?
+  [ "$rc" = 0 ] || [ "$rc" = 77 ] || exit "$rc"  # 77: this CPU cannot run the set (the test says so)
+done
 echo "== libFuzzer: rope configs, attention, KV-cache operation sequences, config.json text (20 s each; crashes found earlier replayed first)"
 for t in rope attention kv_cache hf_config; do
   mkdir -p "build/fuzz/corpus-$t"

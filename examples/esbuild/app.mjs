@@ -1,5 +1,5 @@
 // A browser app that imports posenc like any npm package; build.mjs bundles it with esbuild into one
-// file (the WebAssembly is inlined in the package, so there is nothing else to copy or serve).
+// file and copies posenc's WebAssembly file (posenc_wasm.wasm) next to it.
 import { load } from 'posenc';
 
 const pe = await load();

@@ -14,6 +14,7 @@
 #include "posenc/attention/engine.hpp"
 #include "posenc/cache/kv_cache.hpp"
 #include "posenc/describe.hpp"
+#include "posenc/registry.hpp"
 #include "posenc/threads.hpp"
 #include "posenc/additive/codes.hpp"
 #include "posenc/additive/factored.hpp"

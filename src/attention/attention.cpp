@@ -213,6 +213,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     requireFiniteValues(r.k.data, kn, "k");
     requireFiniteValues(r.v.data, kn, "v");
     if (r.window < 0) fail("window", "must be >= 1 (got " + std::to_string(r.window) + ")");
+    if (r.chunk < 0) fail("chunk", "must be >= 1 (got " + std::to_string(r.chunk) + ")");
     if (!r.keyMask.empty() && r.keyMask.size != static_cast<std::size_t>(d.kLen))
         fail("keyMask", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.keyMask.size) + ")");
     for (std::size_t j = 0; j < r.keyMask.size; ++j)
@@ -277,7 +278,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     in.v = r.v.data;
     in.qPos = qPos.data();
     in.kPos = kPos.data();
-    in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data};
+    in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data, 0, r.chunk};
     in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
 
     std::vector<float> qRot, kRot;

@@ -118,7 +118,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
     int used = n;
-    if (in.mask.causal || in.mask.window > 0) {
+    if (in.mask.causal || in.mask.window > 0 || in.mask.chunk > 0) {
         bool whole = true;
         for (int r = 0; r < t.nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, t.st[r].qPos);
         if (!whole) {

@@ -20,6 +20,8 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     requirePositive(c.capacity, "capacity");
     requireNonNegative(c.window, "window");
     requireNonNegative(c.sinks, "sinks");
+    requireNonNegative(c.chunk, "chunk");
+    if (c.chunk > 0 && c.sinks > 0) fail("sinks", "must be 0 with chunk: a chunked layer has no attention sinks");
     if (c.window > 0 && c.sinks + c.window > c.capacity)
         fail("capacity", "(" + std::to_string(c.capacity) + ") must hold sinks + window = " + std::to_string(c.sinks + c.window) + " slots");
     if (c.window == 0 && c.sinks > c.capacity) fail("sinks", "must not exceed capacity");
@@ -308,7 +310,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         in.qPos = pb;
         in.kPos = pos_.data() + slotIndex(b, 0);
         // the window by logical position, the sink slots exempt (as it was when the keys were appended)
-        in.mask = AttentionMask{causal, c.window, occupied_.data() + slotIndex(b, 0), c.window > 0 ? c.sinks : 0};
+        in.mask = AttentionMask{causal, c.window, occupied_.data() + slotIndex(b, 0), c.window > 0 ? c.sinks : 0, c.chunk};
         detail::runWithEncoding(in, encoding, AttentionOutputs{out + perRow * b, nullptr, nullptr}, &workspace_);
     }
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "posenc/common/errors.hpp"
+#include "posenc/registry.hpp"
 
 namespace posenc {
 
@@ -74,8 +75,6 @@ void applyYarn(const RopeConfig& c, int R, RopeFrequencies& f) {
 void applyLlama3(const RopeConfig& c, RopeFrequencies& f) {
     const RopeScaling& s = c.scaling;
     requireOriginalLength(s, "llama3");
-    if (std::isnan(s.lowFreqFactor)) fail("scaling.lowFreqFactor", "is required by 'llama3' scaling");
-    if (std::isnan(s.highFreqFactor)) fail("scaling.highFreqFactor", "is required by 'llama3' scaling");
     requirePositiveFinite(s.lowFreqFactor, "scaling.lowFreqFactor");
     requirePositiveFinite(s.highFreqFactor, "scaling.highFreqFactor");
     if (!(s.highFreqFactor > s.lowFreqFactor))
@@ -114,7 +113,7 @@ void applyLongrope(const RopeConfig& c, int R, RopeFrequencies& f) {
     const std::vector<double>& ext = useLong ? s.longFactor : s.shortFactor;
     for (std::size_t i = 0; i < half; ++i) f.invFreq[i] /= ext[i];
     if (!std::isnan(s.attentionFactor)) f.attentionScale = s.attentionFactor;
-    else if (s.factor <= 1) f.attentionScale = 1.0;
+    else if (std::isnan(s.factor) || s.factor <= 1) f.attentionScale = 1.0;  // no factor given: 1
     else if (s.originalMaxPositionEmbeddings < 2)
         fail("scaling.originalMaxPositionEmbeddings", "must be at least 2 for longrope's attention scale sqrt(1 + ln factor / ln L0) (got " +
                                                           std::to_string(s.originalMaxPositionEmbeddings) + ")");
@@ -140,7 +139,8 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
     if (c.base == 1.0) fail("base", "must not be 1");
     requireNonNegative(c.seqLen, "seqLen");
     const RopeScaling& s = c.scaling;
-    if (s.type != RopeScalingType::none) {
+    registry::validateScaling(s);
+    if (s.type != RopeScalingType::none && !std::isnan(s.factor)) {
         requirePositiveFinite(s.factor, "scaling.factor");
         if (s.factor < 1) fail("scaling.factor", "must be >= 1 (got " + show(s.factor) + ")");
         if (!std::isnan(s.attentionFactor)) requirePositiveFinite(s.attentionFactor, "scaling.attentionFactor");

@@ -2,19 +2,19 @@
 // models, the model's own code) does with the field; docs/hf-families.md is the table, per model_type.
 #include "posenc/rotary/hf_config.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
 
+#include "common/json.hpp"
 #include "posenc/common/errors.hpp"
+#include "posenc/registry.hpp"
 
 namespace posenc {
 namespace {
 
-using nlohmann::json;
+using Json = json::Value;
 
 // --- the per-family rules -------------------------------------------------------------------------
 // What a family's modeling code does differently from Llama's (rotate_half over all head channels, base
@@ -155,92 +155,84 @@ const Family& familyOf(const std::string& modelType) {
 }
 
 // --- JSON access that names the key --------------------------------------------------------------
-std::string describeJson(const json& v) {
+std::string describeJson(const Json& v) {
     switch (v.type()) {
-        case json::value_t::null: return "null";
-        case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
-        case json::value_t::string: return "'" + v.get<std::string>() + "'";
-        case json::value_t::array: return "an array";
-        case json::value_t::object: return "an object";
-        default: return v.dump();
+        case Json::Type::null: return "null";
+        case Json::Type::boolean: return v.boolean() ? "true" : "false";
+        case Json::Type::string: return "'" + v.text() + "'";
+        case Json::Type::array: return "an array";
+        case Json::Type::object: return "an object";
+        case Json::Type::number: break;
     }
+    return v.text();  // a number, as the config writes it
 }
 
 // A key that is absent or null: Hugging Face treats a null rope_scaling field as absent.
-const json* find(const json& obj, const std::string& key) {
-    if (!obj.is_object()) return nullptr;
-    auto it = obj.find(key);
-    return it == obj.end() || it->is_null() ? nullptr : &*it;
+const Json* find(const Json& obj, const std::string& key) {
+    const Json* v = obj.find(key);
+    return v && !v->isNull() ? v : nullptr;
 }
 
-double number(const json& v, const std::string& path) {
-    if (!v.is_number()) failType(path, "must be a number (got " + describeJson(v) + ")");
-    return v.get<double>();
+double number(const Json& v, const std::string& path) {
+    if (!v.isNumber()) failType(path, "must be a number (got " + describeJson(v) + ")");
+    return v.number();
 }
 
-std::int64_t positiveInteger(const json& v, const std::string& path) {
+std::int64_t positiveInteger(const Json& v, const std::string& path) {
     const double x = number(v, path);
     if (!(x >= 1) || x != std::floor(x) || x > 9007199254740991.0) fail(path, "must be a positive integer (got " + show(x) + ")");
     return static_cast<std::int64_t>(x);
 }
 
-std::string string(const json& v, const std::string& path) {
-    if (!v.is_string()) failType(path, "must be a string (got " + describeJson(v) + ")");
-    return v.get<std::string>();
+std::string string(const Json& v, const std::string& path) {
+    if (!v.isString()) failType(path, "must be a string (got " + describeJson(v) + ")");
+    return v.text();
 }
 
-bool boolean(const json& v, const std::string& path) {
-    if (!v.is_boolean()) failType(path, "must be true or false (got " + describeJson(v) + ")");
-    return v.get<bool>();
+bool boolean(const Json& v, const std::string& path) {
+    if (!v.isBoolean()) failType(path, "must be true or false (got " + describeJson(v) + ")");
+    return v.boolean();
 }
 
-std::vector<double> numberList(const json& v, const std::string& path) {
-    if (!v.is_array()) failType(path, "must be an array of numbers (got " + describeJson(v) + ")");
+std::vector<double> numberList(const Json& v, const std::string& path) {
+    if (!v.isArray()) failType(path, "must be an array of numbers (got " + describeJson(v) + ")");
     std::vector<double> out;
     for (std::size_t i = 0; i < v.size(); ++i) out.push_back(number(v[i], path + "[" + std::to_string(i) + "]"));
     return out;
 }
 
 // --- scaling fields ------------------------------------------------------------------------------
-// One rope_scaling / rope_parameters field: its config.json key, posenc's name, the scaling types that
-// use it, and those that require it.
-enum TypeBit : unsigned {
-    kLinear = 1u << 1, kNtk = 1u << 2, kDynamic = 1u << 3, kYarn = 1u << 4, kLlama3 = 1u << 5, kLongrope = 1u << 6,
-};
-unsigned bit(RopeScalingType t) { return 1u << static_cast<unsigned>(t); }
-
+// One rope_scaling / rope_parameters field: its config.json key and posenc's name. Which scaling types
+// take and require it is the registry's 'scaling' table (posenc/registry.hpp), as for every caller.
 // The member it fills is one of three kinds; factor and original_max_position_embeddings (none of
 // them) are read with their fallbacks by the reader itself.
 struct ScalingField {
     const char* key;
     const char* name;
-    unsigned usedBy;
-    unsigned requiredBy;
     double RopeScaling::*number = nullptr;
     bool RopeScaling::*flag = nullptr;
     std::vector<double> RopeScaling::*list = nullptr;
 };
-constexpr unsigned kAllScaled = kLinear | kNtk | kDynamic | kYarn | kLlama3 | kLongrope;
 const ScalingField kScalingFields[] = {
-    {"factor", "factor", kAllScaled, kAllScaled & ~kLongrope},
-    {"original_max_position_embeddings", "originalMaxPositionEmbeddings", kDynamic | kYarn | kLlama3 | kLongrope, kDynamic | kYarn | kLlama3 | kLongrope},
-    {"beta_fast", "betaFast", kYarn, 0, &RopeScaling::betaFast},
-    {"beta_slow", "betaSlow", kYarn, 0, &RopeScaling::betaSlow},
-    {"mscale", "mscale", kYarn, 0, &RopeScaling::mscale},
-    {"mscale_all_dim", "mscaleAllDim", kYarn, 0, &RopeScaling::mscaleAllDim},
-    {"attention_factor", "attentionFactor", kYarn | kLongrope, 0, &RopeScaling::attentionFactor},
-    {"truncate", "truncate", kYarn, 0, nullptr, &RopeScaling::truncate},
-    {"low_freq_factor", "lowFreqFactor", kLlama3, kLlama3, &RopeScaling::lowFreqFactor},
-    {"high_freq_factor", "highFreqFactor", kLlama3, kLlama3, &RopeScaling::highFreqFactor},
-    {"short_factor", "shortFactor", kLongrope, kLongrope, nullptr, nullptr, &RopeScaling::shortFactor},
-    {"long_factor", "longFactor", kLongrope, kLongrope, nullptr, nullptr, &RopeScaling::longFactor},
+    {"factor", "factor"},
+    {"original_max_position_embeddings", "originalMaxPositionEmbeddings"},
+    {"beta_fast", "betaFast", &RopeScaling::betaFast},
+    {"beta_slow", "betaSlow", &RopeScaling::betaSlow},
+    {"mscale", "mscale", &RopeScaling::mscale},
+    {"mscale_all_dim", "mscaleAllDim", &RopeScaling::mscaleAllDim},
+    {"attention_factor", "attentionFactor", &RopeScaling::attentionFactor},
+    {"truncate", "truncate", nullptr, &RopeScaling::truncate},
+    {"low_freq_factor", "lowFreqFactor", &RopeScaling::lowFreqFactor},
+    {"high_freq_factor", "highFreqFactor", &RopeScaling::highFreqFactor},
+    {"short_factor", "shortFactor", nullptr, nullptr, &RopeScaling::shortFactor},
+    {"long_factor", "longFactor", nullptr, nullptr, &RopeScaling::longFactor},
 };
-
 // Keys Hugging Face knows inside rope_scaling / rope_parameters besides the fields above. Anything
 // else there is refused: a rotary field posenc does not understand is never dropped silently.
 const char* const kOtherRopeKeys[] = {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
                                       "mrope_interleaved", "short_mscale", "long_mscale"};
 
+// The rope types config.json spells ('default' is posenc's 'none'; 'su' and 'ntk_aware' are older names).
 struct NamedType {
     const char* name;
     RopeScalingType type;
@@ -254,21 +246,21 @@ const NamedType kScalingNames[] = {
 // --- the reader ----------------------------------------------------------------------------------
 class Reader {
 public:
-    Reader(const json& root, const HfConfigOptions& options) : options_(options) {
-        if (!root.is_object()) failType("config", "must be a JSON object (got " + describeJson(root) + ")");
+    Reader(const Json& root, const HfConfigOptions& options) : options_(options) {
+        if (!root.isObject()) failType("config", "must be a JSON object (got " + describeJson(root) + ")");
         // Multimodal configs (Qwen2.5-VL, Gemma 3, Llama 4, Mistral 3) keep the language model's
         // fields in text_config.
-        const json* text = find(root, "text_config");
+        const Json* text = find(root, "text_config");
         if (text && !find(root, "hidden_size") && !find(root, "n_embd") && !find(root, "head_dim")) {
-            if (!text->is_object()) failType("config.text_config", "must be an object (got " + describeJson(*text) + ")");
+            if (!text->isObject()) failType("config.text_config", "must be an object (got " + describeJson(*text) + ")");
             c_ = text;
             where_ = "config.text_config";
         } else {
             c_ = &root;
             where_ = "config";
         }
-        if (const json* t = find(*c_, "model_type")) out_.modelType = string(*t, key("model_type"));
-        else if (const json* t = find(root, "model_type")) out_.modelType = string(*t, "config.model_type");
+        if (const Json* t = find(*c_, "model_type")) out_.modelType = string(*t, key("model_type"));
+        else if (const Json* t = find(root, "model_type")) out_.modelType = string(*t, "config.model_type");
         family_ = &familyOf(out_.modelType);
         knownType_ = knownModelType(out_.modelType);
     }
@@ -292,9 +284,9 @@ public:
 
 private:
     const HfConfigOptions& options_;
-    const json* c_;
+    const Json* c_;
     std::string where_;
-    const json* params_ = nullptr;  // rope_parameters or rope_scaling (possibly one layer type's)
+    const Json* params_ = nullptr;  // rope_parameters or rope_scaling (possibly one layer type's)
     std::string source_;            // how messages name params_
     const Family* family_;
     bool knownType_ = false;        // the reader knows which keys this model type's code reads
@@ -302,8 +294,8 @@ private:
     HfRopeConfig out_;
 
     std::string key(const std::string& name) const { return where_ + "." + name; }
-    const json* field(const std::string& name) const { return ignoredKey(name) ? nullptr : find(*c_, name); }
-    const json* param(const std::string& name) const { return params_ ? find(*params_, name) : nullptr; }
+    const Json* field(const std::string& name) const { return ignoredKey(name) ? nullptr : find(*c_, name); }
+    const Json* param(const std::string& name) const { return params_ ? find(*params_, name) : nullptr; }
     // Records that the config set posenc option `name` through config key `from`.
     void given(const std::string& name, const std::string& from) {
         out_.given.push_back(name);
@@ -318,7 +310,7 @@ private:
 
     // A key the model type's code does not read: listed in out_.ignored, as Hugging Face ignores it; an
     // error (`strictMessage`, as before) under options.strict or for a model type the reader does not know.
-    void ignoreOrFail(const std::string& path, const json& value, const std::string& strictMessage, const std::string& reason) {
+    void ignoreOrFail(const std::string& path, const Json& value, const std::string& strictMessage, const std::string& reason) {
         if (options_.strict || !knownType_) fail(path, strictMessage);
         out_.ignored.push_back(HfIgnoredKey{path, value.dump(), reason});
     }
@@ -332,19 +324,20 @@ private:
             "rope_pct", "rotary_emb_base", "qk_rope_head_dim", "rope_interleave", "rope_local_base_freq",
             "max_position_embeddings", "original_max_position_embeddings", "mrope_interleaved", "no_rope_layers",
             "global_rope_theta", "local_rope_theta"};
-        for (auto it = c_->begin(); it != c_->end(); ++it) {
-            const std::string& k = it.key();
+        for (const auto& member : c_->members()) {
+            const std::string& k = member.key;
+            const Json& v = member.value;
             const bool rotaryLooking = k.find("rope") != std::string::npos || k.find("rotary") != std::string::npos;
-            if (!rotaryLooking || it->is_null()) continue;
+            if (!rotaryLooking || v.isNull()) continue;
             if (std::find_if(std::begin(understood), std::end(understood), [&](const char* u) { return k == u; }) == std::end(understood))
-                ignoreOrFail(key(k), *it,
+                ignoreOrFail(key(k), v,
                              "changes the rotary embedding in the model's code, and posenc does not read it (model_type '" + out_.modelType +
                                  "'): refusing rather than ignoring it",
                              "Hugging Face's " + typeName() + " code does not read it");
         }
         // Keys one family reads, found in another: that family's code ignores them.
         auto elsewhere = [&](const char* k, bool readHere, const std::string& whose) {
-            const json* v = field(k);
+            const Json* v = field(k);
             if (!v || readHere) return;
             ignoreOrFail(key(k), *v, "is read only for " + whose + ", not '" + out_.modelType + "'",
                          "read only by " + whose + "'s code; " + typeName() + "'s code ignores it");
@@ -359,7 +352,7 @@ private:
         // the model, so it is ignored (listed) rather than applied.
         if (family_->fixedBase)
             for (const char* k : {"rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base"})
-                if (const json* v = field(k)) {
+                if (const Json* v = field(k)) {
                     ignoreOrFail(key(k), *v,
                                  "has no effect in " + out_.modelType + "'s code (base 10000, no scaling): remove it to read the config as the model runs",
                                  out_.modelType + "'s code fixes base 10000 and applies no scaling");
@@ -381,21 +374,21 @@ private:
         std::string betaKey, lengthKey;
         if (family_->llama4Beta) {
             // the unsplit parameters: Ministral 3 has one table
-            const json* beta = param("llama_4_scaling_beta");
+            const Json* beta = param("llama_4_scaling_beta");
             betaKey = source_ + ".llama_4_scaling_beta";
             if (!beta) fail(betaKey, "is required: " + out_.modelType + "'s attention multiplies every query by a temperature made from it");
             t.beta = number(*beta, betaKey);
             lengthKey = source_ + ".original_max_position_embeddings";
-            const json* L0 = param("original_max_position_embeddings");
+            const Json* L0 = param("original_max_position_embeddings");
             if (!L0) fail(lengthKey, "is required: it is the length of llama_4_scaling_beta's query temperature");
             t.length = positiveInteger(*L0, lengthKey);
             t.offset = 0;
         } else if (out_.modelType == "llama4" || out_.modelType == "llama4_text") {
             bool on = true;  // Llama4TextConfig.attn_temperature_tuning defaults to True
-            if (const json* tuning = field("attn_temperature_tuning")) {
+            if (const Json* tuning = field("attn_temperature_tuning")) {
                 // Python truthiness: published configs carry 4 (Scout, Maverick) as well as true
-                if (tuning->is_boolean()) on = tuning->get<bool>();
-                else if (tuning->is_number()) on = number(*tuning, key("attn_temperature_tuning")) != 0;
+                if (tuning->isBoolean()) on = tuning->boolean();
+                else if (tuning->isNumber()) on = number(*tuning, key("attn_temperature_tuning")) != 0;
                 else failType(key("attn_temperature_tuning"), "must be true, false or a number (got " + describeJson(*tuning) + ")");
             }
             if (!on) return;
@@ -415,7 +408,7 @@ private:
     // --- attention shape ---------------------------------------------------------------------------
     std::int64_t integerField(std::initializer_list<const char*> names, std::int64_t fallback) const {
         for (const char* n : names)
-            if (const json* v = field(n)) return positiveInteger(*v, key(n));
+            if (const Json* v = field(n)) return positiveInteger(*v, key(n));
         return fallback;
     }
 
@@ -424,16 +417,16 @@ private:
         a.heads = static_cast<int>(integerField({"num_attention_heads", "n_head", "num_heads", "n_heads"}, 0));
         std::int64_t kv = integerField({"num_key_value_heads", "num_kv_heads", "n_kv_heads", "multi_query_group_num"}, 0);
         if (!kv) {
-            if (const json* attn = field("attn_config"); attn && attn->is_object())
-                if (const json* k = find(*attn, "kv_n_heads")) kv = positiveInteger(*k, key("attn_config.kv_n_heads"));
+            if (const Json* attn = field("attn_config"); attn && attn->isObject())
+                if (const Json* k = find(*attn, "kv_n_heads")) kv = positiveInteger(*k, key("attn_config.kv_n_heads"));
         }
         if (!kv)
-            if (const json* mq = field("multi_query"); mq && mq->is_boolean() && mq->get<bool>()) kv = 1;  // Falcon-7B
+            if (const Json* mq = field("multi_query"); mq && mq->isBoolean() && mq->boolean()) kv = 1;  // Falcon-7B
         a.kvHeads = static_cast<int>(kv ? kv : a.heads);
         if (a.heads && a.heads % a.kvHeads != 0)
             fail(key("num_key_value_heads"), "(" + std::to_string(a.kvHeads) + ") must divide the attention heads (" + std::to_string(a.heads) + ")");
         // q.k channels: head_dim, DeepSeek MLA's nope + rope parts, the class default, or hidden / heads
-        if (const json* h = field("head_dim")) {
+        if (const Json* h = field("head_dim")) {
             a.headDim = static_cast<int>(positiveInteger(*h, key("head_dim")));
         } else if (field("qk_nope_head_dim") && field("qk_rope_head_dim")) {
             a.headDim = static_cast<int>(positiveInteger(*field("qk_nope_head_dim"), key("qk_nope_head_dim")) + out_.rope.headDim);
@@ -460,15 +453,15 @@ private:
         // NoPE layers: no_rope_layers[i] = 0 (Llama 4, SmolLM3; default every no_rope_layer_interval-th)
         const bool hasNopeList = family_->nopeLayers.find("no_rope_layers") != std::string::npos;
         if (hasNopeList) {
-            const json* list = field("no_rope_layers");
-            if (list && !list->is_array()) failType(key("no_rope_layers"), "must be an array of 0 and 1 (got " + describeJson(*list) + ")");
+            const Json* list = field("no_rope_layers");
+            if (list && !list->isArray()) failType(key("no_rope_layers"), "must be an array of 0 and 1 (got " + describeJson(*list) + ")");
             if (list && !list->empty()) {
                 if (static_cast<std::int64_t>(list->size()) != layers && layers)
                     fail(key("no_rope_layers"), "has " + std::to_string(list->size()) + " entries for " + std::to_string(layers) + " layers");
                 for (std::size_t i = 0; i < list->size() && static_cast<std::int64_t>(i) < layers; ++i) {
                     const std::string p = key("no_rope_layers[" + std::to_string(i) + "]");
-                    const json& e = (*list)[i];
-                    const double x = e.is_boolean() ? (e.get<bool>() ? 1 : 0) : number(e, p);
+                    const Json& e = (*list)[i];
+                    const double x = e.isBoolean() ? (e.boolean() ? 1 : 0) : number(e, p);
                     if (x != 0 && x != 1) fail(p, "must be 0 or 1 (got " + show(x) + ")");
                     rope[i] = x != 0;
                 }
@@ -478,8 +471,8 @@ private:
             }
         }
         std::int64_t chunk = 0;
-        if (const json* lt = field("layer_types")) {
-            if (!lt->is_array()) failType(key("layer_types"), "must be an array of layer type names (got " + describeJson(*lt) + ")");
+        if (const Json* lt = field("layer_types")) {
+            if (!lt->isArray()) failType(key("layer_types"), "must be an array of layer type names (got " + describeJson(*lt) + ")");
             if (layers && static_cast<std::int64_t>(lt->size()) != layers)
                 fail(key("layer_types"), "has " + std::to_string(lt->size()) + " entries for " + std::to_string(layers) + " layers");
             for (std::size_t i = 0; i < lt->size() && static_cast<std::int64_t>(i) < layers; ++i)
@@ -494,7 +487,7 @@ private:
             for (std::int64_t i = 0; i < layers; ++i) types[i] = rope[i] ? "chunked_attention" : "full_attention";
         } else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe" || type == "smollm3") {
             // sliding only with use_sliding_window, from layer max_window_layers on
-            const json* use = field("use_sliding_window");
+            const Json* use = field("use_sliding_window");
             const bool on = use && boolean(*use, key("use_sliding_window"));
             const std::int64_t from = field("max_window_layers") ? static_cast<std::int64_t>(number(*field("max_window_layers"), key("max_window_layers"))) : 28;  // the classes' default
             for (std::int64_t i = 0; i < layers; ++i)
@@ -538,11 +531,11 @@ private:
         const char* name = field("rope_parameters") ? "rope_parameters" : "rope_scaling";
         params_ = field(name);
         source_ = key(name);
-        if (params_ && !params_->is_object()) failType(source_, "must be an object (got " + describeJson(*params_) + ")");
+        if (params_ && !params_->isObject()) failType(source_, "must be an object (got " + describeJson(*params_) + ")");
 
         std::vector<std::string> layerTypes;
         if (params_ && isKeyedByLayerType(*params_)) {
-            for (auto it = params_->begin(); it != params_->end(); ++it) layerTypes.push_back(it.key());
+            for (const auto& m : params_->members()) layerTypes.push_back(m.key);
         } else if (isLocalGlobal()) {
             layerTypes = {"full_attention", "sliding_attention"};
         }
@@ -570,7 +563,7 @@ private:
         if (params_ && isKeyedByLayerType(*params_)) {
             source_ += "." + layerType_;
             params_ = find(*params_, layerType_);
-            if (!params_ || !params_->is_object()) failType(source_, "must be an object");
+            if (!params_ || !params_->isObject()) failType(source_, "must be an object");
         } else if (layerType_ == "sliding_attention") {
             params_ = nullptr;  // Gemma 3's local layers: rope_local_base_freq, never scaled
         } else if (family_->tables == LayerTables::modernbert) {
@@ -579,17 +572,17 @@ private:
     }
 
     // {"full_attention": {...}, "sliding_attention": {...}}: every value an object, no rope field as a key.
-    static bool isKeyedByLayerType(const json& p) {
+    static bool isKeyedByLayerType(const Json& p) {
         if (p.empty()) return false;
-        for (auto it = p.begin(); it != p.end(); ++it)
-            if (!it->is_object()) return false;
+        for (const auto& m : p.members())
+            if (!m.value.isObject()) return false;
         return true;
     }
 
     void headDim() {
         int dim = 0;
         std::string dimKey;
-        if (const json* h = field("head_dim")) {
+        if (const Json* h = field("head_dim")) {
             dim = static_cast<int>(positiveInteger(*h, key("head_dim")));
             dimKey = key("head_dim");
         } else if (family_->headDimDefault > 0) {
@@ -611,7 +604,7 @@ private:
             dimKey = key(hiddenKey) + " / " + key(headsKey);
         }
         // DeepSeek MLA rotates a separate rope head of qk_rope_head_dim channels.
-        if (const json* r = field("qk_rope_head_dim")) dim = static_cast<int>(positiveInteger(*r, key("qk_rope_head_dim")));
+        if (const Json* r = field("qk_rope_head_dim")) dim = static_cast<int>(positiveInteger(*r, key("qk_rope_head_dim")));
         if (dim > (1 << 20)) fail(dimKey, "gives a head dim of " + std::to_string(dim) + "; at most 2^20 supported");
         out_.rope.headDim = dim;
     }
@@ -620,26 +613,26 @@ private:
         RopeLayout l = family_->layout;
         if (!family_->interleaveFlag.empty()) {
             bool on = family_->interleaveFlagDefault;
-            if (const json* f = field(family_->interleaveFlag)) on = boolean(*f, key(family_->interleaveFlag));
+            if (const Json* f = field(family_->interleaveFlag)) on = boolean(*f, key(family_->interleaveFlag));
             l = on ? RopeLayout::interleaved : RopeLayout::half;
         }
         out_.layout = l;
     }
 
     void base() {
-        for (const json* holder : {c_, params_})
+        for (const Json* holder : {c_, params_})
             for (const char* k : {"rope_theta", "partial_rotary_factor"})
-                if (holder && holder->is_object() && holder->contains(k) && (*holder)[k].is_null())
+                if (holder && holder->isObject() && holder->find(k) && holder->find(k)->isNull())
                     failType((holder == c_ ? where_ : source_) + "." + k, "is null: give a number or leave the key out");
         std::string baseKey;
-        const json* b = nullptr;
+        const Json* b = nullptr;
         double fallback = family_->baseDefault;
         if (family_->fixedBase) {
             out_.rope.base = 10000;
             return;
         }
-        const json* nested = family_->nestedBase.empty() ? nullptr : field(family_->nestedBase);
-        if (nested && !nested->is_object()) failType(key(family_->nestedBase), "must be an object (got " + describeJson(*nested) + ")");
+        const Json* nested = family_->nestedBase.empty() ? nullptr : field(family_->nestedBase);
+        if (nested && !nested->isObject()) failType(key(family_->nestedBase), "must be an object (got " + describeJson(*nested) + ")");
         if (family_->tables == LayerTables::modernbert) {
             // ModernBERT: global layers global_rope_theta (160000), local layers local_rope_theta (10000),
             // or the global base when local_rope_theta is null.
@@ -678,7 +671,7 @@ private:
         std::string fKey;
         double fraction = 0;
         bool have = false;
-        auto take = [&](const json* v, const std::string& k) {
+        auto take = [&](const Json* v, const std::string& k) {
             if (have || !v) return;
             fraction = number(*v, k);
             fKey = k;
@@ -689,7 +682,7 @@ private:
         take(field("rotary_pct"), key("rotary_pct"));
         take(field("rope_pct"), key("rope_pct"));  // StableLM-epoch remote code
         if (!have) {
-            if (const json* r = field("rotary_dim")) {
+            if (const Json* r = field("rotary_dim")) {
                 const std::int64_t channels = positiveInteger(*r, key("rotary_dim"));
                 if (channels > dim) fail(key("rotary_dim"), "(" + std::to_string(channels) + ") must not exceed the head dim (" + std::to_string(dim) + ")");
                 fraction = static_cast<double>(channels) / dim;
@@ -714,19 +707,20 @@ private:
 
     void scaling() {
         std::string type = "default";
-        if (const json* t = param("rope_type")) type = string(*t, source_ + ".rope_type");
-        else if (const json* t = param("type")) type = string(*t, source_ + ".type");
+        if (const Json* t = param("rope_type")) type = string(*t, source_ + ".rope_type");
+        else if (const Json* t = param("type")) type = string(*t, source_ + ".type");
         const std::string typeKey = source_ + (param("rope_type") ? ".rope_type" : ".type");
 
         if (params_) {
-            for (auto it = params_->begin(); it != params_->end(); ++it) {
-                const std::string& k = it.key();
-                if (it->is_null()) continue;  // null stands for absent, as in Hugging Face
+            for (const auto& member : params_->members()) {
+                const std::string& k = member.key;
+                const Json& v = member.value;
+                if (v.isNull()) continue;  // null stands for absent, as in Hugging Face
                 const bool known = std::any_of(std::begin(kScalingFields), std::end(kScalingFields), [&](const ScalingField& f) { return k == f.key; }) ||
                                    std::any_of(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys), [&](const char* o) { return k == o; });
                 if (k == "llama_4_scaling_beta" && family_->llama4Beta) continue;  // read by temperature()
                 if (!known)
-                    ignoreOrFail(source_ + "." + k, *it, "is not a rotary field posenc knows: refusing rather than ignoring it",
+                    ignoreOrFail(source_ + "." + k, v, "is not a rotary field posenc knows: refusing rather than ignoring it",
                                  k == "llama_4_scaling_beta" ? "a query temperature read only by Ministral 3's code (model_type 'ministral3'); " + typeName() + "'s code ignores it"
                                                              : "no rotary code of Hugging Face reads it (rope validation only warns about unrecognised keys)");
             }
@@ -735,27 +729,28 @@ private:
         if (type == "mrope") type = "default";
         if (family_->yarnMeansLongrope && (type == "yarn" || type == "su")) type = "longrope";  // Phi3Config's own rewrite
 
-        RopeScalingType scalingType = RopeScalingType::none;
-        bool found = false;
+        int index = -1;
         for (const NamedType& n : kScalingNames)
-            if (type == n.name) scalingType = n.type, found = true;
-        if (!found) fail(typeKey, "must be one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope' (got '" + type + "')");
+            if (type == n.name) index = static_cast<int>(n.type);
+        if (index < 0) fail(typeKey, "must be one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope' (got '" + type + "')");
+        const auto scalingType = static_cast<RopeScalingType>(index);
         if (scalingType == RopeScalingType::none) return;
         RopeScaling& s = out_.rope.scaling;
         s.type = scalingType;
         given("scaling.type", typeKey);
-        const unsigned tb = bit(scalingType);
+        // a reference into the registry: a local string would add a cleanup to every call below
+        const std::string& typeName = registry::scalingTypes()[static_cast<std::size_t>(scalingType)];
 
         std::optional<std::int64_t> maxPos, original;
-        if (const json* m = field("max_position_embeddings")) maxPos = positiveInteger(*m, key("max_position_embeddings"));
-        const json* inParams = param("original_max_position_embeddings");
-        const json* topLevel = field("original_max_position_embeddings");
+        if (const Json* m = field("max_position_embeddings")) maxPos = positiveInteger(*m, key("max_position_embeddings"));
+        const Json* inParams = param("original_max_position_embeddings");
+        const Json* topLevel = field("original_max_position_embeddings");
         if (inParams && !(family_->topLevelOriginal && topLevel)) original = positiveInteger(*inParams, source_ + ".original_max_position_embeddings");
         else if (topLevel) original = positiveInteger(*topLevel, key("original_max_position_embeddings"));
 
         // An explicit factor wins; without one (DeepSeek-V3 yarn, Phi-3 longrope) it is max / original.
         std::optional<double> factor;
-        if (const json* f = param("factor")) {
+        if (const Json* f = param("factor")) {
             factor = number(*f, source_ + ".factor");
             if (!(*factor >= 1) || !std::isfinite(*factor)) fail(source_ + ".factor", "must be a number >= 1 (got " + show(*factor) + ")");
         }
@@ -768,7 +763,7 @@ private:
             factor = ratio;
         }
         if (factor) s.factor = *factor, given("scaling.factor", param("factor") && !derive ? source_ + ".factor" : key("max_position_embeddings"));
-        if (tb & (kDynamic | kYarn | kLlama3 | kLongrope)) {
+        if (registry::scalingTakes(typeName, "originalMaxPositionEmbeddings")) {
             const auto L0 = original ? original : maxPos;
             if (!L0) fail(where_, "needs original_max_position_embeddings (or max_position_embeddings) for '" + type + "' scaling");
             s.originalMaxPositionEmbeddings = *L0;
@@ -776,13 +771,13 @@ private:
                   !original ? key("max_position_embeddings") : inParams && !(family_->topLevelOriginal && topLevel) ? source_ + ".original_max_position_embeddings" : key("original_max_position_embeddings"));
         }
         for (const ScalingField& f : kScalingFields) {
-            const json* v = param(f.key);
+            const Json* v = param(f.key);
             const std::string path = source_ + "." + f.key;
-            if (!(f.usedBy & tb)) continue;  // HF warns about fields a type does not use, and ignores them
+            if (!registry::scalingTakes(typeName, f.name)) continue;  // HF warns about fields a type does not use, and ignores them
             const std::string name = std::string("scaling.") + f.name;
             const bool readAbove = !f.number && !f.flag && !f.list;  // factor, original length: read with their fallbacks
             if (readAbove ? !out_.isGiven(name) : !v) {
-                if (f.requiredBy & tb) fail(path, "is required by '" + type + "' scaling");
+                if (registry::scalingRequires(typeName, f.name)) fail(path, "is required by '" + type + "' scaling");
                 continue;
             }
             if (readAbove) continue;
@@ -798,8 +793,8 @@ private:
     // beyond: one attention factor when they agree (as in every published config); otherwise the
     // choice depends on the sequence length, which a config cannot fix.
     void phimoeMscale(const std::string& type) {
-        const json* sm = param("short_mscale");
-        const json* lm = param("long_mscale");
+        const Json* sm = param("short_mscale");
+        const Json* lm = param("long_mscale");
         if (!sm && !lm) return;
         if (out_.rope.scaling.type != RopeScalingType::longrope)
             fail(source_ + "." + (sm ? "short_mscale" : "long_mscale"), "applies only to longrope scaling (got '" + type + "')");
@@ -814,8 +809,8 @@ private:
 
     // Qwen2-VL / Qwen2.5-VL M-RoPE sections, and Qwen3-VL's interleaved assignment.
     void multiAxis(const std::string& type) {
-        const json* sections = param("mrope_section");
-        const json* interleaved = param("mrope_interleaved");
+        const Json* sections = param("mrope_section");
+        const Json* interleaved = param("mrope_interleaved");
         const std::string interleavedKey = interleaved ? source_ + ".mrope_interleaved" : key("mrope_interleaved");
         if (!interleaved) interleaved = field("mrope_interleaved");
         if (family_->mropeInterleaved) {
@@ -848,8 +843,8 @@ private:
         }
     }
 
-    void readSections(const json& sections, const std::string& path) {
-        if (!sections.is_array() || sections.empty()) failType(path, "must be an array of positive integers (got " + describeJson(sections) + ")");
+    void readSections(const Json& sections, const std::string& path) {
+        if (!sections.isArray() || sections.empty()) failType(path, "must be an array of positive integers (got " + describeJson(sections) + ")");
         for (std::size_t i = 0; i < sections.size(); ++i)
             out_.rope.sections.push_back(static_cast<int>(positiveInteger(sections[i], path + "[" + std::to_string(i) + "]")));
     }
@@ -862,19 +857,14 @@ bool HfRopeConfig::isGiven(std::string_view name) const {
 }
 
 HfRopeConfig ropeConfigFromHF(std::string_view text, const HfConfigOptions& options) {
-    json root;
+    Json root;
     try {
-        root = json::parse(text.begin(), text.end());
-    } catch (const json::exception& e) {  // a syntax error, or a number beyond double's range (8e1515)
+        root = json::parse(text);
+    } catch (const json::ParseError& e) {  // a syntax error, or a number beyond double's range (8e1515)
         fail("config", std::string("is not valid JSON: ") + e.what());
     }
     Reader reader(root, options);
-    HfRopeConfig out;
-    try {
-        out = reader.read();
-    } catch (const json::exception& e) {  // every access is type-checked first; this only keeps a slip from escaping
-        fail("config", std::string("could not be read: ") + e.what());
-    }
+    HfRopeConfig out = reader.read();
     // Every range check of the schedule, before the caller uses it; the message names the config.json
     // key the offending value came from (ropeFrequencies names posenc's own option).
     try {

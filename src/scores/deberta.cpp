@@ -40,6 +40,8 @@ DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int k
     validate(e.buckets);
     requirePositive(e.span, "encoding.span");
     if (!e.c2p && !e.p2c) fail("encoding.terms", "must name at least one of 'c2p', 'p2c'");
+    if (e.c2p && e.posKey.empty()) fail("encoding.posKey", "is required by term 'c2p'");
+    if (e.p2c && e.posQuery.empty()) fail("encoding.posQuery", "is required by term 'p2c'");
     const std::size_t want = elementCount({heads, 2 * static_cast<std::int64_t>(e.span), headDim}, "encoding.span");
     if (e.c2p && e.posKey.size != want)
         fail("encoding.posKey", "must be [heads, 2*span, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.posKey.size) + ")");

@@ -422,6 +422,7 @@ test('every redraw after an input takes under 50 ms (one control per panel, thre
     relative: [click('#rel-heads [data-value="8"]'), input('rel-T', '48'), input('rel-T', '32')],
     cache: [click('#cache-append1'), click('#cache-append10'), click('#cache-reset')],
     'cache-sim': [click('#sim-slots'), input('sim-N', '40'), click('#sim-slots')],
+    compare: [click('#compare-family [data-value="score"]'), click('#compare-family [data-value="additive"]'), click('#compare-family [data-value="all"]')],
     speed: [click('#speed-op [data-value="attention"]'), click('#speed-op [data-value="rope"]'), click('#speed-op [data-value="attention"]')],
   };
   const report = [];
@@ -550,9 +551,87 @@ test('2. the methods table fits its column at 1280 and reads as cards at 390', a
   f = await fits();
   assert.ok(f.table <= f.column + 0.5 && f.scroll <= f.column, `phone: table ${f.table}px in a ${f.column}px column`);
   assert.equal(await page.$eval('table.methods thead', (h) => getComputedStyle(h).display), 'none');
+  // closed cards: name, family, a verdict line and a details button; 24 open cards were 11,000 px
+  assert.ok(f.tall / rows < 160, `phone: cards average ${(f.tall / rows).toFixed(0)}px (${rows} cards, ${f.tall}px)`);
+  const card = (kind) => page.$eval(`#compare-body tr[data-kind="${kind}"]`, (tr) => ({
+    verdicts: tr.querySelector('.verdicts').textContent, ref: getComputedStyle(tr.querySelector('td.ref')).display,
+    expanded: tr.querySelector('button.more').getAttribute('aria-expanded') }));
+  let learned = await card('learned');
+  assert.equal(learned.ref, 'none');
+  assert.match(learned.verdicts, /393,216 parameters/);  // 512 positions × 768 (BERT-base's table)
+  assert.match(learned.verdicts, /fixed length/);
+  assert.match((await card('alibi')).verdicts, /no parameters.*extrapolates.*cache-friendly/);
+  await page.click('#compare-body tr[data-kind="learned"] button.more');
+  learned = await card('learned');
+  assert.deepEqual([learned.ref, learned.expanded], ['block', 'true']);
   await page.locator('#compare').screenshot({ path: join(shots, 'section-compare-390.png') });
+  await page.click('#compare-body tr[data-kind="learned"] button.more');
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.waitForTimeout(300);
+});
+
+test("a config's layers, unread keys and query temperature, as the model's code builds them", async () => {
+  const preset = async (name) => { await page.selectOption('#rope-preset', name); await page.waitForTimeout(50); };
+  const cells = () => page.$$eval('#rope-layers .layer', (cs) => cs.map((c) => c.className));
+  // Llama 4 Scout: no_rope_layers = 1,1,1,0 repeated — RoPE layers attend in chunks of 8192, every fourth is NoPE,
+  // full attention, with queries scaled by 1 + attn_scale·log1p(floor((p + 1) / floor_scale)) (HF Llama4TextAttention)
+  await preset('Llama 4 Scout (chunked RoPE + NoPE)');
+  let c = await cells();
+  assert.equal(c.length, 48);
+  c.forEach((cls, i) => assert.equal(cls, i % 4 === 3 ? 'layer nope temp' : 'layer chunk', `layer ${i}`));
+  assert.equal(await page.isVisible('#rope-temperature'), true);
+  const { positions, factors } = await page.evaluate(() => window.posencDemo.ropeTemperature);
+  for (const p of [0, 8190, 8191, 262143]) assert.ok(positions.includes(p), `the curve includes p = ${p} (either side of the first step, the context's end)`);
+  positions.forEach((p, i) => {
+    const want = 1 + 0.1 * Math.log1p(Math.floor((p + 1) / 8192));
+    assert.ok(Math.abs(factors[i] - want) <= 2e-7 * want, `p = ${p}: ${factors[i]} vs ${want}`);
+  });
+  assert.match(await page.textContent('#rope-temperature-caption'), /1\.3497 at 262,144 tokens/);
+  assert.equal(await page.isVisible('#rope-layer-type'), false);
+  // Gemma 3: sliding_window_pattern 6 — five local layers (window 1024, base 10000) to one global (1e6, linear ×8)
+  await preset('Gemma 3 4B (local + global)');
+  c = await cells();
+  assert.equal(c.length, 34);
+  c.forEach((cls, i) => assert.equal(cls, i % 6 === 5 ? 'layer' : 'layer window', `layer ${i}`));
+  assert.equal(await page.isVisible('#rope-temperature'), false);
+  assert.deepEqual(await page.$$eval('#rope-layer-type option', (o) => o.map((x) => x.value)).then((v) => v.sort()), ['full_attention', 'sliding_attention']);
+  let cfg = await page.evaluate(() => window.posencDemo.ropeConfig.cfg);
+  assert.deepEqual([cfg.base, cfg.scaling?.type, cfg.scaling?.factor], [1000000, 'linear', 8]);
+  await page.selectOption('#rope-layer-type', 'sliding_attention');
+  cfg = await page.evaluate(() => window.posencDemo.ropeConfig.cfg);
+  assert.deepEqual([cfg.base, cfg.scaling], [10000, undefined]);
+  // Qwen2.5: use_mrope is in its config.json but Qwen2's code never reads it
+  await preset('Qwen2.5 0.5B (an unread key)');
+  assert.match(await page.textContent('#rope-ignored'), /config\.use_mrope = false \(Hugging Face's qwen2 code does not read it\)/);
+  assert.equal(await page.isVisible('#rope-layer-type'), false);
+  await preset('Llama 3.1 8B (llama3)');
+  assert.equal(await page.textContent('#rope-ignored'), '');
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('the methods table filters by family and by property, and says how many it shows', async () => {
+  const visible = () => page.$$eval('#compare-body tr', (rs) => rs.filter((r) => !r.hidden && r.getClientRects().length).map((r) => r.dataset.kind));
+  const all = await visible();
+  assert.equal(await page.textContent('#compare-count'), `${all.length} methods`);
+  await page.click('#compare-family [data-value="rotary"]');
+  assert.deepEqual(await visible(), ['rope']);
+  assert.equal(await page.textContent('#compare-count'), `1 of ${all.length} methods`);
+  await page.click('#compare-family [data-value="score"]');
+  const scores = await visible();
+  for (const k of ['alibi', 't5', 'swin', 'shaw', 'deberta', 'kerple', 'fire', 'cope']) assert.ok(scores.includes(k), `${k} is a score term`);
+  assert.ok(!scores.includes('rope') && !scores.includes('learned'));
+  // ALiBi: no parameters, runs past training length, cacheable; T5's buckets are learned
+  for (const id of ['compare-noparams', 'compare-extrapolates', 'compare-kv']) await page.check(`#${id}`);
+  const free = await visible();
+  assert.ok(free.includes('alibi') && !free.includes('t5') && !free.includes('deberta'), free.join());  // T5, DeBERTa: learned tables
+  assert.match(page.url(), /compare-family=score/);  // the filter is part of the shareable state
+  await page.click('#compare-family [data-value="all"]');
+  const anyFamily = await visible();
+  // sinusoids are defined at every position; a learned table has rows only up to its training length
+  assert.ok(anyFamily.includes('alibi') && anyFamily.includes('rope') && anyFamily.includes('sinusoidal') && !anyFamily.includes('learned'), anyFamily.join());
+  for (const id of ['compare-noparams', 'compare-extrapolates', 'compare-kv']) await page.uncheck(`#${id}`);
+  assert.deepEqual(await visible(), all);
+  assert.deepEqual(consoleErrors, []);
 });
 
 test('3. context lab: the caption tests new angles only for pairs below one turn; the legend swatch is dashed like its line', async () => {

@@ -2,7 +2,9 @@
 // repository served by scripts/serve.mjs, their printed numbers held to values computed here:
 // - examples/browser/: no bundler, 'posenc' resolved by an import map;
 // - examples/esbuild/: build.mjs bundles app.mjs for the browser (platform 'browser', format 'esm');
-//   this is also the test that the package bundles (no Node-only imports, its wasm inlined).
+//   this is also the test that the package bundles (no Node-only imports; its .wasm a separate file);
+// - examples/worker/: posenc loaded only inside a module Web Worker (bundled by build.mjs), its results
+//   and errors posted back; a missing .wasm or worker script reaches the page as a message saying so.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -58,11 +60,13 @@ test('examples/browser: the import map resolves "posenc"; the page shows RoPE (c
 test('examples/esbuild: build.mjs bundles app.mjs for the browser, and index.html runs the bundle', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-esbuild-'));
   try {
-    // Build as a user would, but into a temp dir; the page's dist/app.js request is answered with it.
+    // Build as a user would, but into a temp dir; the page's dist/app.js and dist/posenc_wasm.wasm
+    // requests are answered from it.
     const outfile = join(dir, 'app.js');
     execFileSync(process.execPath, [join(root, 'examples/esbuild/build.mjs'), outfile], { cwd: root, stdio: 'pipe' });
     const { page, errors } = await open(`${base}/examples/esbuild/`, (p) =>
-      p.route('**/examples/esbuild/dist/app.js', (route) => route.fulfill({ path: outfile, contentType: 'text/javascript' })));
+      Promise.all([p.route('**/examples/esbuild/dist/app.js', (route) => route.fulfill({ path: outfile, contentType: 'text/javascript' })),
+        p.route('**/examples/esbuild/dist/posenc_wasm.wasm', (route) => route.fulfill({ path: join(dir, 'posenc_wasm.wasm'), contentType: 'application/wasm' }))]));
     await page.waitForFunction(() => document.getElementById('out').textContent !== 'Loading…', null, { timeout: 20000 });
     assert.deepEqual(errors, []);
     const lines = (await page.textContent('#out')).split('\n');
@@ -88,6 +92,54 @@ test('examples/esbuild: build.mjs bundles app.mjs for the browser, and index.htm
       assert.ok(out >= Math.min(...kept) - 1e-4 && out <= Math.max(...kept) + 1e-4, `step ${t}: output ${out} outside the visible ids ${kept}`);
     }
     await page.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Builds examples/worker into a temp dir and opens the page with its dist/ requests answered from there
+// (`missing`: a file in dist/ answered with 404 instead). Returns the page's output lines.
+async function workerPage(dir, missing) {
+  const { page, errors } = await open(`${base}/examples/worker/`, (p) =>
+    p.route('**/examples/worker/dist/*', (route) => {
+      const name = new URL(route.request().url()).pathname.split('/').pop();
+      if (name === missing) return route.fulfill({ status: 404, body: 'not found' });
+      return route.fulfill({ path: join(dir, name), contentType: name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript' });
+    }));
+  await page.waitForFunction(() => document.getElementById('out').textContent !== 'Loading…', null, { timeout: 20000 });
+  const lines = (await page.textContent('#out')).split('\n');
+  await page.close();
+  return { lines, errors };
+}
+
+test('examples/worker: posenc runs inside a module worker only; results, refusals and load failures reach the page with real messages', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-worker-'));
+  try {
+    execFileSync(process.execPath, [join(root, 'examples/worker/build.mjs'), dir], { cwd: root, stdio: 'pipe' });
+
+    const ok = await workerPage(dir);
+    assert.deepEqual(ok.errors, []);
+    // ALiBi, 8 heads: m_h = 2^-(h+1)
+    const slopes = ok.lines.find((l) => l.startsWith('alibiSlopes(8): ')).split(': ')[1].split(' ').map(Number);
+    assert.deepEqual(slopes, Array.from({ length: 8 }, (_, h) => 2 ** -(h + 1)));
+    // RoPE of (1, 0) in pair 0 at position p is (cos p, sin p)
+    for (const p of [0, 1, 2, 10]) {
+      const [x0, x1] = ok.lines.find((l) => l.startsWith(`rope p=${p}: `)).split(': ')[1].split(' ').map(Number);
+      assert.ok(Math.abs(x0 - Math.cos(p)) < 2e-6 && Math.abs(x1 - Math.sin(p)) < 2e-6, `position ${p}: (${x0}, ${x1})`);
+    }
+    // the worker's RangeError arrives as a RangeError naming the field
+    assert.match(ok.lines.find((l) => l.startsWith('refused: ')), /^refused: RangeError: numHeads .+/);
+
+    // no .wasm: the worker's load() fails, and the page says where it looked and why
+    const noWasm = await workerPage(dir, 'posenc_wasm.wasm');
+    const wasmError = noWasm.lines.find((l) => l.startsWith('error: '));
+    assert.match(wasmError, /^error: Error: posenc: cannot fetch its WebAssembly from http:\/\/[^ ]+\/examples\/worker\/dist\/posenc_wasm\.wasm \(HTTP 404\)/);
+    assert.doesNotMatch(wasmError, /\[object /);
+
+    // no worker script: the worker's plain error Event becomes a message naming the script
+    const noWorker = await workerPage(dir, 'worker.js');
+    const startError = noWorker.lines.find((l) => l.startsWith('error: '));
+    assert.match(startError, /^error: Error: the worker http:\/\/[^ ]+\/examples\/worker\/dist\/worker\.js could not be started/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

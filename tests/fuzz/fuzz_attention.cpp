@@ -34,6 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r.keyMask = mask;
     r.causal = in.ConsumeBool();
     r.window = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(0, 200) : 0;
+    r.chunk = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(0, 100) : 0;
     if (in.ConsumeBool()) r.scale = fuzz::number(in, -2, 2);
     std::vector<float> t1, t2;
     switch (in.ConsumeIntegralInRange<int>(0, 6)) {

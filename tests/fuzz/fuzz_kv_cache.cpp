@@ -4,7 +4,7 @@
 //  - every attend equals attention() over a cache rebuilt from scratch: the raw tokens it should
 //    still hold (the first `sinks`, then the last `window`, and the keys the last append pushed out
 //    of the window that its own tokens still see) at their current logical positions, each query
-//    seeing the keys within `window` positions of it and the sinks.
+//    seeing the keys within `window` positions of it and the sinks (and, with `chunk`, only its own chunk's).
 #include <algorithm>
 #include <memory>
 
@@ -36,6 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.capacity = in.ConsumeIntegralInRange<int>(1, 12);
     c.window = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(1, 10) : 0;
     c.sinks = in.ConsumeIntegralInRange<int>(0, 3);
+    c.chunk = c.sinks == 0 && in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(1, 8) : 0;  // Llama 4's chunked layers
     const bool rope = in.ConsumeBool();
     if (rope) c.rope = RopeEncoding{};
     std::unique_ptr<KVCache> cache;
@@ -151,7 +152,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     for (int j = 0; j < n; ++j) {
                         const std::int64_t d = static_cast<std::int64_t>(qp[i]) - keys[j].pos;
                         const bool sink = j < c.sinks && j < static_cast<int>(kept.size());
-                        const bool ok = !(causal && d < 0) && (c.window == 0 || sink || (d >= 0 && d < c.window));
+                        const bool ok = !(causal && d < 0) && (c.window == 0 || sink || (d >= 0 && d < c.window)) &&
+                                        (c.chunk == 0 || keys[j].pos / c.chunk == qp[i] / c.chunk);
                         keyMask.push_back(ok);
                         any |= ok;
                     }

@@ -3,6 +3,9 @@
 #include "common.hpp"
 #include <posenc/posenc.hpp>
 
+#include <algorithm>
+#include <string>
+
 using namespace posenc;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -12,19 +15,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.base = fuzz::number(in, 1.0, 1e7);
     c.partialRotaryFactor = fuzz::number(in, 0.0, 1.5);
     c.scaling.type = static_cast<RopeScalingType>(in.ConsumeIntegralInRange<int>(0, 6));
-    c.scaling.factor = fuzz::number(in, 0.5, 64);
-    c.scaling.originalMaxPositionEmbeddings = in.ConsumeIntegralInRange<std::int64_t>(-4, 1 << 20);
-    c.scaling.betaFast = fuzz::number(in, 0, 64);
-    c.scaling.betaSlow = fuzz::number(in, 0, 8);
-    c.scaling.mscale = fuzz::number(in, 0, 2);
-    c.scaling.mscaleAllDim = fuzz::number(in, 0, 2);
-    c.scaling.truncate = in.ConsumeBool();
-    if (in.ConsumeBool()) c.scaling.attentionFactor = fuzz::number(in, 0, 4);
-    c.scaling.lowFreqFactor = fuzz::number(in, 0, 8);
-    c.scaling.highFreqFactor = fuzz::number(in, 0, 8);
+    // Each field is drawn, then kept only where the type takes it (the registry's 'scaling' table):
+    // a field given to a type that does not take it is refused before any schedule runs.
+    const std::string type = registry::scalingTypes()[static_cast<std::size_t>(c.scaling.type)];
+    auto takes = [&](const char* key) {
+        const auto& types = registry::table("scaling").find(key)->types;
+        return std::find(types.begin(), types.end(), type) != types.end();
+    };
+    RopeScaling s = c.scaling;
+    s.factor = fuzz::number(in, 0.5, 64);
+    s.originalMaxPositionEmbeddings = in.ConsumeIntegralInRange<std::int64_t>(-4, 1 << 20);
+    s.betaFast = fuzz::number(in, 0, 64);
+    s.betaSlow = fuzz::number(in, 0, 8);
+    s.mscale = fuzz::number(in, 0, 2);
+    s.mscaleAllDim = fuzz::number(in, 0, 2);
+    s.truncate = in.ConsumeBool();
+    if (in.ConsumeBool()) s.attentionFactor = fuzz::number(in, 0, 4);
+    s.lowFreqFactor = fuzz::number(in, 0, 8);
+    s.highFreqFactor = fuzz::number(in, 0, 8);
     const int pairs = in.ConsumeIntegralInRange<int>(0, 40);
-    for (int i = 0; i < pairs; ++i) c.scaling.shortFactor.push_back(fuzz::number(in, 0.5, 8));
-    for (int i = 0; i < pairs; ++i) c.scaling.longFactor.push_back(fuzz::number(in, 0.5, 8));
+    for (int i = 0; i < pairs; ++i) s.shortFactor.push_back(fuzz::number(in, 0.5, 8));
+    for (int i = 0; i < pairs; ++i) s.longFactor.push_back(fuzz::number(in, 0.5, 8));
+    if (takes("factor")) c.scaling.factor = s.factor;
+    if (takes("originalMaxPositionEmbeddings")) c.scaling.originalMaxPositionEmbeddings = s.originalMaxPositionEmbeddings;
+    if (takes("betaFast")) c.scaling.betaFast = s.betaFast, c.scaling.betaSlow = s.betaSlow, c.scaling.mscale = s.mscale,
+                           c.scaling.mscaleAllDim = s.mscaleAllDim, c.scaling.truncate = s.truncate;  // the YaRN fields
+    if (takes("attentionFactor")) c.scaling.attentionFactor = s.attentionFactor;
+    if (takes("lowFreqFactor")) c.scaling.lowFreqFactor = s.lowFreqFactor, c.scaling.highFreqFactor = s.highFreqFactor;
+    if (takes("shortFactor")) c.scaling.shortFactor = s.shortFactor, c.scaling.longFactor = s.longFactor;
     c.seqLen = in.ConsumeIntegralInRange<std::int64_t>(-4, 1 << 22);
     c.convention = in.ConsumeBool() ? RopeConvention::hf : RopeConvention::ggml;
     if (in.ConsumeIntegralInRange<int>(0, 7) == 0) c.xposScaleBase = fuzz::number(in, 1, 2048);

@@ -20,6 +20,7 @@ struct Problem {
     std::vector<std::uint8_t> keyMask;
     bool causal = false;
     int window = 0;
+    int chunk = 0;
 
     Problem(int heads_, int kvHeads_, int headDim_, int qLen_, int kLen_, unsigned seed)
         : heads(heads_), kvHeads(kvHeads_), headDim(headDim_), qLen(qLen_), kLen(kLen_) {
@@ -40,6 +41,7 @@ struct Problem {
         r.keyMask = keyMask;
         r.causal = causal;
         r.window = window;
+        r.chunk = chunk;
         r.encoding = std::move(e);
         return r;
     }
@@ -51,6 +53,8 @@ struct Problem {
         const long d = long(qPos[i]) - kPos[j];
         if (causal && d < 0) return false;
         if (window > 0 && (d < 0 || d >= window)) return false;
+        // HF masking_utils.chunked_overlay: kv_idx // chunk_size == q_idx // chunk_size (indices without padding)
+        if (chunk > 0 && kPos[j] / chunk != qPos[i] / chunk) return false;
         return true;
     }
 };
@@ -261,6 +265,55 @@ TEST_CASE("few query rows over more keys than one chunk (decode): the keys' chun
         p.window = 2500;
         checkAgainstNaive(p, NoEncoding{}, NaiveTerms{}, defaultScale(16));
     }
+}
+
+TEST_CASE("chunked attention (Llama 4): a query sees only keys of its own chunk, pos / chunk") {
+    // hand-worked: chunk 3, 6 tokens, causal — rows 0..2 see keys 0..row, rows 3..5 see keys 3..row
+    {
+        Problem p(1, 1, 4, 6, 6, 5);
+        p.causal = true;
+        p.chunk = 3;
+        auto r = attention(p.request(NoEncoding{}), true, false);
+        const bool want[6][6] = {{1, 0, 0, 0, 0, 0}, {1, 1, 0, 0, 0, 0}, {1, 1, 1, 0, 0, 0},
+                                 {0, 0, 0, 1, 0, 0}, {0, 0, 0, 1, 1, 0}, {0, 0, 0, 1, 1, 1}};
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j) CHECK_MESSAGE((r.weights[i * 6 + j] > 0) == want[i][j], "row " << i << " key " << j);
+    }
+    // on the engine: chunks smaller than, equal to and larger than a key block, boundaries inside blocks,
+    // GQA, causal and not, with ALiBi (a score term), decode over several chunks of keys, positions near 2^31
+    for (int chunk : {5, 64, 100, 4096}) {
+        Problem self(6, 2, 16, 300, 300, 30u + chunk);  // every query's chunk: starts on, inside and across key blocks
+        self.chunk = chunk;
+        self.causal = true;
+        checkAgainstNaive(self, NoEncoding{}, {}, defaultScale(16));
+        self.causal = false;
+        checkAgainstNaive(self, NoEncoding{}, {}, defaultScale(16));
+        Problem p(6, 2, 16, 7, 300, 40u + chunk);
+        p.chunk = chunk;
+        checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(16));
+        p.causal = true;
+        checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(16));
+        std::vector<float> slopes;
+        for (double m : alibiSlopes(6)) slopes.push_back(static_cast<float>(m));
+        NaiveTerms t;
+        t.bias = [&](int h, int i, int j) { return -ld(slopes[h]) * (p.qPos[i] - p.kPos[j]); };
+        checkAgainstNaive(p, AlibiEncoding{6, slopes, false}, t, defaultScale(16));
+    }
+    for (int qLen : {1, 2}) {  // decode: 5000 keys split into the engine's key chunks, chunk boundary at 4096
+        Problem p(4, 2, 8, qLen, 5000, 90u + qLen);
+        p.causal = true;
+        p.chunk = 4096;
+        checkAgainstNaive(p, NoEncoding{}, {}, defaultScale(8));
+    }
+    Problem far(2, 2, 8, 3, 5, 7);
+    far.qPos = {2147483000, 2147483646, 100};
+    far.kPos = {2147482000, 2147483500, 2147483646, 99, 101};
+    far.chunk = 1 << 20;
+    far.causal = true;
+    checkAgainstNaive(far, NoEncoding{}, {}, defaultScale(8));
+    Problem bad(1, 1, 4, 2, 2, 1);
+    bad.chunk = -1;
+    CHECK_THROWS_WITH_AS(attention(bad.request(NoEncoding{})), doctest::Contains("chunk"), std::invalid_argument);
 }
 
 TEST_CASE("T5 buckets, hand-worked (HF _relative_position_bucket, relative = key - query)") {

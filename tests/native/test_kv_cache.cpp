@@ -400,6 +400,7 @@ struct WindowSetup {
     }
     static bool visible(std::int64_t p, std::int64_t j) { return j <= p && (j < S || p - j < W); }
 };
+using Visible = bool (*)(std::int64_t p, std::int64_t j);  // whether the query at p sees the key at j
 
 // Raw per-token data of one batch row in these dimensions: k, v [kv, T, D], q [H, T, D].
 struct WSeq {
@@ -435,7 +436,7 @@ struct WSeq {
 };
 
 // Token t's output for one batch row whose real tokens are raw k/v/q of `s` at positions 0..n-1.
-std::vector<ld> windowReference(const WSeq& s, int p) {
+std::vector<ld> windowReference(const WSeq& s, int p, Visible visible = WindowSetup::visible) {
     using WS = WindowSetup;
     const auto w = ref::defaultInvFreq(12, 10000);
     const int group = WS::H / WS::kv;
@@ -453,7 +454,7 @@ std::vector<ld> windowReference(const WSeq& s, int p) {
         std::vector<ld> sc;
         std::vector<int> keys;
         for (int j = 0; j <= p; ++j) {
-            if (!WS::visible(p, j)) continue;
+            if (!visible(p, j)) continue;
             const auto k = rot(s.k.data() + (static_cast<std::size_t>(h / group) * s.T + j) * WS::D, j);
             ld dot = 0;
             for (int c = 0; c < WS::D; ++c) dot += q[c] * k[c];
@@ -471,14 +472,14 @@ std::vector<ld> windowReference(const WSeq& s, int p) {
 }
 
 // posenc::attention over the row's first p + 1 tokens for the query at p, the window + sinks as a key mask.
-std::vector<float> windowByAttention(const WSeq& s, int p) {
+std::vector<float> windowByAttention(const WSeq& s, int p, Visible visible = WindowSetup::visible) {
     using WS = WindowSetup;
     std::vector<int> tokens;
     for (int j = 0; j <= p; ++j) tokens.push_back(j);
     const auto k = s.pick(s.k, WS::kv, tokens), v = s.pick(s.v, WS::kv, tokens);
     const auto q = s.pick(s.q, WS::H, {p});
     std::vector<std::uint8_t> keyMask;
-    for (int j = 0; j <= p; ++j) keyMask.push_back(WS::visible(p, j));
+    for (int j = 0; j <= p; ++j) keyMask.push_back(visible(p, j));
     std::vector<std::int32_t> qp = {p};
     AttentionRequest r;
     r.dims = AttentionDims{WS::H, WS::kv, WS::D, 1, p + 1};
@@ -494,7 +495,8 @@ std::vector<float> windowByAttention(const WSeq& s, int p) {
 
 // Appends tokens [from, from + n) of each row (row b's first pad[b] tokens are padding), attends with
 // those tokens' queries, and checks each real one against both references.
-void appendAndCheck(KVCache& cache, const std::vector<WSeq>& rows, const std::vector<int>& pad, int from, int n) {
+void appendAndCheck(KVCache& cache, const std::vector<WSeq>& rows, const std::vector<int>& pad, int from, int n,
+                    Visible visible = WindowSetup::visible) {
     using WS = WindowSetup;
     const int B = static_cast<int>(rows.size());
     std::vector<float> k, v, q;
@@ -525,12 +527,12 @@ void appendAndCheck(KVCache& cache, const std::vector<WSeq>& rows, const std::ve
             std::vector<float> got(static_cast<std::size_t>(WS::H) * WS::D);
             for (int h = 0; h < WS::H; ++h)
                 std::copy_n(out.begin() + ((static_cast<std::size_t>(b) * WS::H + h) * n + i) * WS::D, WS::D, got.begin() + h * WS::D);
-            const auto want = windowReference(real, p);
+            const auto want = windowReference(real, p, visible);
             double err = 0;
             for (std::size_t x = 0; x < got.size(); ++x) err = std::max(err, double(std::fabs(ld(got[x]) - want[x])));
             INFO("row " << b << " query at position " << p);
             CHECK(err < 1e-5);
-            CHECK(maxDiff(got, windowByAttention(real, p)) < 1e-5);
+            CHECK(maxDiff(got, windowByAttention(real, p, visible)) < 1e-5);
         }
     }
 }
@@ -606,4 +608,53 @@ TEST_CASE("window: a failed append keeps the held keys; the cache's outputs are 
     cache.shift(5);
     cache.attend(s.q, WS::H, 100, NoEncoding{}, {}, true, after.data());  // queries at 5..104: the same relative picture
     CHECK(maxDiff(after, before) < 1e-5);
+}
+
+// Llama 4's chunked layers (HF chunked_overlay): a query sees the keys of its own chunk, j / C == p / C. With
+// window = chunk the cache holds one chunk's keys, which is all a query can see.
+TEST_CASE("chunked cache (window = chunk = 16): prefill in one call or in pieces, then decode across chunk boundaries") {
+    using WS = WindowSetup;
+    constexpr int C = 16;
+    const Visible sameChunk = [](std::int64_t p, std::int64_t j) { return j <= p && j / C == p / C; };
+    const int N = 40, steps = 20;
+    for (int capacity : {C, C + 9}) {
+        for (const std::vector<int>& plan : {std::vector<int>{N}, {7, 13, 20}, {16, 16, 8}, {1, 30, 9}}) {
+            INFO("capacity " << capacity << ", chunks of " << plan.front() << " first");
+            const std::vector<WSeq> rows = {WSeq(N + steps, 700), WSeq(N + steps, 800)};
+            const std::vector<int> pad = {0, 5};  // row 1's chunks start 5 tokens later: positions count real tokens
+            KVCacheConfig c;
+            c.batch = 2;
+            c.kvHeads = WS::kv;
+            c.headDim = WS::D;
+            c.capacity = capacity;
+            c.window = C;
+            c.chunk = C;
+            c.rope = WS::rope();
+            KVCache cache(c);
+            int from = 0;
+            for (int n : plan) {
+                appendAndCheck(cache, rows, pad, from, n, sameChunk);
+                from += n;
+            }
+            for (int step = 0; step < steps; ++step) appendAndCheck(cache, rows, pad, from++, 1, sameChunk);
+        }
+    }
+    // without a window the cache keeps every key and the chunk mask alone decides
+    const std::vector<WSeq> rows = {WSeq(50, 900)};
+    KVCacheConfig c;
+    c.kvHeads = WS::kv;
+    c.headDim = WS::D;
+    c.capacity = 64;
+    c.chunk = C;
+    c.rope = WS::rope();
+    KVCache cache(c);
+    appendAndCheck(cache, rows, {0}, 0, 37, sameChunk);
+    for (int t = 37; t < 50; ++t) appendAndCheck(cache, rows, {0}, t, 1, sameChunk);
+    c.chunk = -1;
+    CHECK_THROWS_WITH_AS(KVCache{c}, doctest::Contains("chunk"), std::invalid_argument);
+    c.chunk = C;
+    c.window = C;
+    c.sinks = 2;
+    c.capacity = C + 2;
+    CHECK_THROWS_WITH_AS(KVCache{c}, doctest::Contains("sinks"), std::invalid_argument);
 }

@@ -15,7 +15,7 @@ RopeConfig base8(RopeScalingType type, double factor) {
     c.headDim = 8;
     c.base = 10000;
     c.scaling.type = type;
-    c.scaling.factor = factor;
+    if (type != RopeScalingType::none) c.scaling.factor = factor;  // 'none' takes no factor
     return c;
 }
 void checkFreqs(const RopeFrequencies& f, std::vector<double> expect, double rel = 1e-12) {

@@ -2,6 +2,7 @@
 // whatever the thread count), and the pool really runs tasks on several threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -36,7 +37,8 @@ void sameWithAnyThreadCount(const char* what, F&& f) {
     const std::vector<float> one = f();
     REQUIRE(!one.empty());
     for (int n : {2, 3}) {
-        REQUIRE(setThreadCount(n) == n);
+        // a build without threads (the wasm test suite) caps every count at 1: the same code path, still compared
+        REQUIRE(setThreadCount(n) == std::min(n, threadLimit()));
         CAPTURE(what);
         CAPTURE(n);
         CHECK(sameBytes(f(), one));
@@ -78,8 +80,9 @@ std::vector<float> run(const AttentionRequest& r, bool materialise = false) {
 TEST_CASE("thread count: set, capped, invalid counts refused") {
     KeepThreadCount keep;
     CHECK(threadCount() >= 1);
-    CHECK(setThreadCount(3) == 3);
-    CHECK(threadCount() == 3);
+    const int three = std::min(3, threadLimit());  // 1 in a build without threads
+    CHECK(setThreadCount(3) == three);
+    CHECK(threadCount() == three);
     CHECK(setThreadCount(threadLimit() + 5) == threadLimit());
     CHECK_THROWS_AS(setThreadCount(0), std::invalid_argument);
     CHECK_THROWS_WITH(setThreadCount(-2), doctest::Contains("threads"));
@@ -104,7 +107,7 @@ TEST_CASE("the pool runs a large call's tasks on several threads, a small call o
     };
     detail::parallelFor(64, 1e9, task);
     CHECK(done == 64);
-    CHECK(ran.size() == 2);
+    CHECK(ran.size() == static_cast<std::size_t>(std::min(2, threadLimit())));
     ran.clear();
     detail::parallelFor(64, detail::kParallelMinWork / 2, task);
     CHECK(ran.size() == 1);

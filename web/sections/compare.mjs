@@ -2,7 +2,7 @@
 // src/describe.cpp): nothing here is typed into the page except the model size the counts are for.
 // Learned parameters are computed by pe.parameterCount for a BERT-base-sized model (512 positions,
 // d = 768, 12 heads of 64).
-import { $, demo } from '../common.mjs';
+import { $, demo, bindSegmented, timed } from '../common.mjs';
 import { METHOD_LINKS } from '../links.mjs';
 
 const L = 512, d = 768, heads = 12, headDim = 64;
@@ -60,7 +60,43 @@ function linkList(links, none) {
 }
 const labelled = (td, label) => { td.dataset.label = label; return td; };
 
+// On a phone each method is a card: its name, family and a line of verdicts (parameters, beyond training
+// length, KV cache), with the rest behind a "details" button (24 open cards were 11,000 px).
+function verdictLine(count, m) {
+  const line = document.createElement('span');
+  line.className = 'verdicts';
+  const badge = (text, ok, title) => {
+    const b = document.createElement('span');
+    b.className = ok ? 'yes' : 'no';
+    b.textContent = text;
+    b.title = title;
+    return b;
+  };
+  const params = count === 0 ? 'no parameters' : count === null ? 'learned table' : `${count.toLocaleString('en-US')} parameters`;
+  line.append(badge(params, count === 0, 'learned parameters (BERT-base-sized model)'),
+    badge(m.extrapolates ? 'extrapolates' : 'fixed length', m.extrapolates, 'beyond training length'),
+    badge(m.kvCacheFriendly ? 'cache-friendly' : 'cache recomputes', m.kvCacheFriendly, 'KV cache'));
+  return line;
+}
+
 export function compareSection(pe) {
+  const filter = { family: 'all' };
+  // which rows show: the family buttons and the three checkboxes combine (and)
+  const applyFilter = timed('compare', () => {
+    const noParams = $('compare-noparams').checked, extrapolates = $('compare-extrapolates').checked, kv = $('compare-kv').checked;
+    const rows = [...$('compare-body').rows];
+    let shown = 0;
+    for (const tr of rows) {
+      const d = tr.dataset;
+      tr.hidden = !((filter.family === 'all' || d.family === filter.family) && (!noParams || d.parameters === '0')
+        && (!extrapolates || d.extrapolates === 'true') && (!kv || d.kv === 'true'));
+      if (!tr.hidden) shown++;
+    }
+    $('compare-count').textContent = shown === rows.length ? `${rows.length} methods` : `${shown} of ${rows.length} methods`;
+  });
+  bindSegmented('compare-family', filter, 'family', applyFilter);
+  for (const id of ['compare-noparams', 'compare-extrapolates', 'compare-kv']) $(id).addEventListener('input', applyFilter);
+
   return function draw() {
     const counts = {};
     const rows = pe.describe().map((m) => {
@@ -73,11 +109,25 @@ export function compareSection(pe) {
       used.textContent = m.usedIn;
       name.append(used);
       let params = cell(m.parameters, 'num');
+      let count = m.parameters === '0' ? 0 : null;
       if (m.parameterMethod) {
         const n = pe.parameterCount(m.parameterMethod, SHAPES[m.parameterMethod] ?? {});
-        counts[m.kind] = n;
+        counts[m.kind] = count = n;
         params = n === 0 ? cell('0', 'num') : noted(n.toLocaleString('en-US'), m.parameters, { className: 'num' });
       }
+      // count null: learned, but no parameterCount shape (twoLevel; resizeGrid resizes a table it is given)
+      Object.assign(tr.dataset, { kind: m.kind, family: m.family, parameters: count === null ? 'learned' : String(count), extrapolates: String(m.extrapolates), kv: String(m.kvCacheFriendly) });
+      const more = document.createElement('button');
+      more.type = 'button';
+      more.className = 'more';
+      more.textContent = 'details';
+      more.setAttribute('aria-expanded', 'false');
+      more.addEventListener('click', () => {
+        const open = tr.classList.toggle('open');
+        more.setAttribute('aria-expanded', String(open));
+        more.textContent = open ? 'less' : 'details';
+      });
+      name.append(verdictLine(count, m), more);
       // reference reproduced, then the paper and the upstream code
       const ref = document.createElement('td');
       ref.className = 'ref';
@@ -95,5 +145,6 @@ export function compareSection(pe) {
     });
     $('compare-body').replaceChildren(...rows);
     demo.parameterCounts = counts;
+    applyFilter();
   };
 }

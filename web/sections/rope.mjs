@@ -1,5 +1,5 @@
 // RoPE: frequency schedules side by side, a model's config.json read live, and the long-range decay.
-import { lineChart } from '../plot.mjs';
+import { lineChart, cssWidth } from '../plot.mjs';
 import { $, SCHEDULE_COLORS, COLORS, bindInput, demo, timed } from '../common.mjs';
 import { PRESETS } from '../presets.mjs';
 
@@ -46,7 +46,8 @@ export function ropeSection(pe) {
       series.push({ name, color: k ? COLORS[1] : '#9aa1ae', ys: Array.from(ys), xs: Array.from(deltas.subarray(1)), width: k ? 1.6 : 1.2 });
     });
     demo.ropeDecay = { context: N, lastDelta: deltas[deltas.length - 1], points: deltas.length };
-    lineChart($('rope-decay'), series, { xLog: true, xLabel: `relative distance Δ = n − m (log scale, to the model's context ${N.toLocaleString('en-US')})`, yLabel: 'q·k / d', aspect: 0.32 });
+    const narrow = cssWidth($('rope-decay')) < 520;  // a phone: the short label fits
+    lineChart($('rope-decay'), series, { xLog: true, xLabel: narrow ? `Δ = n − m (log, to ${N.toLocaleString('en-US')})` : `relative distance Δ = n − m (log scale, to the model's context ${N.toLocaleString('en-US')})`, yLabel: 'q·k / d', aspect: 0.32 });
   }
 
   // max over pairs of |cos(p w) - value| for posenc (from the wasm core) and float32 angle math, per position.
@@ -81,10 +82,84 @@ export function ropeSection(pe) {
       `float32 angle math at position 65536: ${f32[32].toExponential(1)}. (The exact reference is float64 here; errors below 1e-9 are drawn at 1e-9.)`;
   }
 
+  // A config with one rotary table per layer type (Gemma 3, Cohere2, ModernBERT) is read again for the
+  // type chosen in #rope-layer-type; a config with one table refuses layerType, so it is read without.
+  function readConfig(json) {
+    const typeSelect = $('rope-layer-type');
+    try {
+      const cfg = pe.ropeConfigFromHF(json);
+      $('rope-layer-type-label').hidden = true;
+      return cfg;
+    } catch (first) {
+      let cfg;
+      try { cfg = pe.ropeConfigFromHF(json, { layerType: typeSelect.value || 'full_attention' }); } catch { throw first; }
+      const types = [...new Set(cfg.attention.layers.filter((l) => l.rope).map((l) => l.type))];
+      if (typeSelect.options.length !== types.length || types.some((t, i) => typeSelect.options[i].value !== t)) {
+        const keep = typeSelect.value;
+        typeSelect.replaceChildren(...types.map((t) => new Option(t, t)));
+        typeSelect.value = types.includes(keep) ? keep : 'full_attention';
+      }
+      $('rope-layer-type-label').hidden = false;
+      return cfg;
+    }
+  }
+
+  // One cell per layer as the model's code builds it: RoPE or NoPE; full, sliding window or chunked; a mark
+  // above the layers whose queries are scaled by the temperature.
+  function drawLayers(attention, temperature) {
+    const strip = $('rope-layers'), legend = $('rope-layers-legend');
+    const cls = (l) => ['layer', l.rope ? '' : 'nope', l.window ? 'window' : '', l.chunk ? 'chunk' : '', l.temperature ? 'temp' : ''].filter(Boolean).join(' ');
+    const what = (l) => `${l.rope ? 'RoPE' : 'NoPE'}, ${l.window ? `sliding window of ${l.window}` : l.chunk ? `chunks of ${l.chunk}` : 'full attention'}${l.temperature ? ', query temperature' : ''}`;
+    const cells = attention.layers.map((l, i) => {
+      const c = document.createElement('span');
+      c.className = cls(l);
+      c.title = `layer ${i}: ${what(l)}`;
+      c.dataset.type = l.type;
+      return c;
+    });
+    const seen = new Map();
+    for (const l of attention.layers) if (!seen.has(cls(l))) seen.set(cls(l), l);
+    legend.replaceChildren();
+    for (const [c, l] of seen) {
+      const item = document.createElement('span');
+      const sw = document.createElement('span');
+      sw.className = c;
+      const n = attention.layers.filter((x) => cls(x) === c).length;
+      item.append(sw, `${what(l)} × ${n}`);
+      legend.append(item);
+    }
+    const head = document.createElement('div');
+    head.className = 'layer-legend';
+    head.textContent = `${attention.layers.length} layers · ${attention.heads} query heads, ${attention.kvHeads} kv heads of ${attention.headDim}` +
+      (temperature ? ` · temperature β = ${temperature.beta}, every ${temperature.length.toLocaleString('en-US')} positions${temperature.offset ? `, offset ${temperature.offset}` : ''}` : '');
+    strip.replaceChildren(head, ...cells);
+  }
+
+  // The query temperature as the library applies it: one-channel attention, q = k = 1 and scale 1, so each
+  // query's logit is its own factor (pe.attention, returnScores), at log-spaced positions to the context.
+  function drawTemperature(temperature, context) {
+    const fig = $('rope-temperature-fig');
+    fig.hidden = !temperature;
+    if (!temperature) return;
+    const N = Math.max(2, context), at = new Set(Array.from({ length: 400 }, (_, t) => Math.round(N ** (t / 399)) - 1));
+    // both sides of the first 64 steps, so they draw as steps: the factor changes where (p + offset) reaches a multiple of length
+    for (let k = 1; k <= 64; k++) for (const p of [k * temperature.length - temperature.offset - 1, k * temperature.length - temperature.offset]) if (p >= 0 && p < N) at.add(p);
+    const ps = [...at].sort((a, b) => a - b);
+    const qLen = ps.length, one = new Float32Array(qLen).fill(1);
+    const { scores } = pe.attention({ q: one, k: new Float32Array([1]), v: new Float32Array([1]), heads: 1, headDim: 1, qLen, kLen: 1, scale: 1,
+      qPositions: Int32Array.from(ps), kPositions: new Int32Array([0]), encoding: temperature, returnScores: true });
+    demo.ropeTemperature = { positions: ps, factors: Array.from(scores) };
+    lineChart($('rope-temperature'), [{ name: 'query scale', color: COLORS[0], xs: ps.map((p) => p + 1), ys: Array.from(scores), width: 1.6 }],
+      { xLog: true, xLabel: cssWidth($('rope-temperature')) < 520 ? `position + 1 (log, to ${N.toLocaleString('en-US')})` : `query position + 1 (log scale, to the model's context ${N.toLocaleString('en-US')})`, yLabel: 'q multiplied by', aspect: 0.3 });
+    $('rope-temperature-caption').textContent = `Queries at position p are multiplied by 1 + β·ln(1 + ⌊(p + ${temperature.offset}) / ${temperature.length}⌋): ` +
+      `1 up to the first step, ${scores[qLen - 1].toFixed(4)} at ${N.toLocaleString('en-US')} tokens — logits grow with the log of the context, as Scalable-Softmax ` +
+      'proposes, so attention does not flatten over more keys.';
+  }
+
   function drawConfig() {
     const box = $('rope-config'), out = $('rope-config-out');
     try {
-      const json = JSON.parse(box.value), cfg = pe.ropeConfigFromHF(json);
+      const json = JSON.parse(box.value), cfg = readConfig(json);
       const f = pe.ropeFrequencies(cfg);
       out.classList.remove('err');
       out.textContent = `${JSON.stringify({ ...cfg, scaling: cfg.scaling && { ...cfg.scaling, shortFactor: cfg.scaling.shortFactor && '[…]', longFactor: cfg.scaling.longFactor && '[…]' } }, null, 1)}\n` +
@@ -92,7 +167,14 @@ export function ropeSection(pe) {
       demo.ropeConfig = { cfg, rotaryDim: f.rotaryDim, attentionScale: f.attentionScale };
       // the model's context: max_position_embeddings, else the scaled original length, else 4096
       const orig = cfg.scaling?.originalMaxPositionEmbeddings;
-      drawDecay(cfg, json.max_position_embeddings ?? (orig ? Math.round(orig * (cfg.scaling.factor ?? 1)) : 4096));
+      const text = json.text_config ?? json;
+      const context = text.max_position_embeddings ?? (orig ? Math.round(orig * (cfg.scaling.factor ?? 1)) : 4096);
+      drawDecay(cfg, context);
+      drawLayers(cfg.attention, cfg.temperature);
+      $('rope-ignored').textContent = cfg.ignored.length
+        ? `Written but not read: ${cfg.ignored.map((x) => `${x.key} = ${JSON.stringify(x.value)} (${x.reason})`).join('; ')}. {strict: true} refuses them.` : '';
+      drawTemperature(cfg.temperature, context);
+      demo.ropeConfig.layers = cfg.attention.layers.length;
     } catch (e) {
       out.classList.add('err');
       out.textContent = `${e.name}: ${e.message}`;
@@ -105,6 +187,7 @@ export function ropeSection(pe) {
   select.addEventListener('change', () => { $('rope-config').value = JSON.stringify(PRESETS[select.value], null, 2); redrawConfig(); });
   $('rope-config').value = JSON.stringify(PRESETS[select.value], null, 2);
   $('rope-config').addEventListener('input', () => redrawConfig());
+  $('rope-layer-type').addEventListener('change', () => redrawConfig());
   bindInput('rope-dim', state, 'headDim', drawSchedules);
   bindInput('rope-base', state, 'base', drawSchedules);
   bindInput('rope-factor', state, 'factor', drawSchedules);

@@ -60,6 +60,7 @@ struct AttentionRequest {
     View<std::int32_t> maskPositions;
     bool causal = false;
     int window = 0;                // 0 = none
+    int chunk = 0;                 // 0 = none; else a query sees only keys of its own chunk, pos / chunk (Llama 4)
     View<std::uint8_t> keyMask;    // [kLen], 1 = attend; empty = all
     double scale = std::numeric_limits<double>::quiet_NaN();  // NaN = the encoding's default
     Encoding encoding;

@@ -1,5 +1,5 @@
 // Every mask of the attention engine in one place: which keys a query sees (causal, sliding window,
-// attention sinks, a key mask), and the per-block summaries that let the engine skip key blocks a
+// chunks, attention sinks, a key mask), and the per-block summaries that let the engine skip key blocks a
 // query cannot see or drop the per-key checks of blocks it sees whole.
 #pragma once
 #include <algorithm>
@@ -14,7 +14,11 @@ struct AttentionMask {
     int window = 0;                         // 0 = none; else admits 0 <= qPos - kPos < window
     const std::uint8_t* keyMask = nullptr;  // [kLen], 1 = attend; null = all
     int sinks = 0;                          // keys j < sinks are exempt from the window (attention sinks; the KV cache's first slots)
+    int chunk = 0;                          // 0 = none; else admits kPos / chunk == qPos / chunk (Llama 4's chunked layers)
 };
+
+// The first position of qPos's chunk (positions are >= 0).
+inline std::int64_t chunkStart(const AttentionMask& m, std::int32_t qPos) { return static_cast<std::int64_t>(qPos) / m.chunk * m.chunk; }
 
 // Whether key j (at kPos) is visible to a query at qPos under the mask (shared with the KV cache and tests).
 inline bool keyAllowed(const AttentionMask& m, std::int32_t qPos, std::int32_t kPos, int j) {
@@ -22,6 +26,7 @@ inline bool keyAllowed(const AttentionMask& m, std::int32_t qPos, std::int32_t k
     const std::int64_t d = static_cast<std::int64_t>(qPos) - kPos;
     if (m.causal && d < 0) return false;
     if (m.window > 0 && j >= m.sinks && (d < 0 || d >= m.window)) return false;
+    if (m.chunk > 0 && kPos / m.chunk != qPos / m.chunk) return false;
     return true;
 }
 
@@ -66,6 +71,7 @@ inline bool blockSkipped(const KeyBlockRange& b, const AttentionMask& m, std::in
     if (!b.any) return true;
     if ((m.causal || m.window > 0) && b.minPos > qPos) return true;
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.maxPos >= m.window) return true;
+    if (m.chunk > 0 && (b.maxPos < chunkStart(m, qPos) || b.minPos >= chunkStart(m, qPos) + m.chunk)) return true;
     return false;
 }
 
@@ -73,9 +79,11 @@ inline bool blockSkipped(const KeyBlockRange& b, const AttentionMask& m, std::in
 inline bool blockFullyAllowed(const KeyBlockRange& b, const AttentionMask& m, std::int32_t qPos) {
     if (!b.all) return false;
     if (b.sinkAny && m.causal && b.sinkMax > qPos) return false;
+    if (b.sinkAny && m.chunk > 0 && (b.sinkMin < chunkStart(m, qPos) || b.sinkMax >= chunkStart(m, qPos) + m.chunk)) return false;
     if (!b.any) return true;
     if ((m.causal || m.window > 0) && b.maxPos > qPos) return false;
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.minPos >= m.window) return false;
+    if (m.chunk > 0 && (b.minPos < chunkStart(m, qPos) || b.maxPos >= chunkStart(m, qPos) + m.chunk)) return false;
     return true;
 }
 

@@ -31,6 +31,9 @@ struct KVCacheConfig {
     int capacity = 0;
     int window = 0;  // 0 = no sliding window
     int sinks = 0;
+    // 0 = none; else attend shows a query only the keys of its own chunk, position / chunk (Llama 4's
+    // chunked layers). With window = chunk the cache holds one chunk, all a query can see. No sinks.
+    int chunk = 0;
     std::optional<RopeEncoding> rope;  // keys are rotated with it on append
     // Dynamic NTK in a cache. fixed: the configured schedule (rope.config.seqLen) for every token, so
     // cached keys and new queries always agree. hf: as Hugging Face's dynamic_rope_update, the base is

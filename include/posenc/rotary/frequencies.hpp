@@ -12,9 +12,13 @@ namespace posenc {
 enum class RopeScalingType { none, linear, ntk, dynamic, yarn, llama3, longrope };
 enum class RopeConvention { hf, ggml };
 
+// Which fields each type takes and requires is the registry's 'scaling' table (posenc/registry.hpp):
+// a field left at its initialiser counts as not given, and ropeFrequencies refuses a required field not
+// given or a field given to a type that does not take it.
 struct RopeScaling {
     RopeScalingType type = RopeScalingType::none;
-    double factor = 1.0;
+    // >= 1; required by every type but longrope (NaN = not given; longrope then takes 1)
+    double factor = std::numeric_limits<double>::quiet_NaN();
     std::int64_t originalMaxPositionEmbeddings = 0;  // L0 / Lmax; required by dynamic, yarn, llama3, longrope
     // YaRN
     double betaFast = 32.0;
