@@ -108,7 +108,7 @@ if (want('rope')) {
     results.ops.A[layout] = { native_ms: nr.ms, native_of_copy: nr.GBs / natCopy, wasm: t[layout], wasm_of_copy: gbs(t[layout].min_ms) / wasmCopy,
       native_threads_ms: nN.ms, native_threads_of_copy: nN.GBs / natCopy };
   }
-  results.ops.A.scaling = { native: results.ops.A.half.native_ms / results.ops.A.half.native_threads_ms, wasm: t.half.median_ms / t.halfThreads.median_ms,
+  results.ops.A.scaling = { threads: THREADS, native_copy_threads_GBs: natN.find((r) => r.bench === 'copy').GBs, native: results.ops.A.half.native_ms / results.ops.A.half.native_threads_ms, wasm: t.half.median_ms / t.halfThreads.median_ms,
     wasm_1: t.half, wasm_threads: t.halfThreads };
   bufN.delete();
   results.ops.A.js_over_wasm = t.js.median_ms / t.half.median_ms;
@@ -120,7 +120,7 @@ let peers = null, peersError = null;
 if (want('attention') || which === 'peers-threaded') {
   try {
     const mod = await import('./peers/peers.mjs');
-    await mod.selfCheck();
+    await mod.selfCheck({ allowUnavailable: which === 'peers-threaded' });
     peers = { mod, contenders: await mod.loadPeers() };
   } catch (e) {
     peersError = String(e?.message ?? e);
@@ -144,11 +144,11 @@ async function attentionOp(op, { heads, T, encoding, rounds, plainJs }, threaded
     contenders.push({ id, run: () => { api.attention({ q: qb, k: kb, v: vb, heads, headDim, qLen: T, kLen: T, causal: true, encoding: enc, out: ob }); } });
     outputs[id] = () => Float32Array.from(ob.view());
   };
-  if (!threadedPeers) {
-    posencContender('posenc_wasm_simd', pe);
-    if (peScalar) posencContender('posenc_wasm_scalar', peScalar);
-  }
-  posencContender('posenc_wasm_simd_threads', peN);
+  posencContender('posenc_wasm_simd', pe);
+  if (!threadedPeers && peScalar) posencContender('posenc_wasm_scalar', peScalar);
+  // posenc on all cores: in the second process, next to 1 thread and the peers at the same count (this
+  // process's plain-JS and peer runs leave V8 background work that competes for the other core)
+  if (threadedPeers) posencContender('posenc_wasm_simd_threads', peN);
   if (plainJs) contenders.push({ id: 'plain_js', run: () => attentionJs(q, k, v, heads, T, headDim, encoding) });
   if (peers) {
     const factory = { B: 'B', "B'": 'Bprime', C: 'C', "C'": 'Cprime' }[op];
@@ -165,7 +165,7 @@ async function attentionOp(op, { heads, T, encoding, rounds, plainJs }, threaded
   await new Promise((resolve) => setTimeout(resolve, 3000));  // let the peers' start-up work settle (see natAttention)
   const t = await interleaved(contenders, rounds);
   // every contender computed the same thing: its output against posenc's
-  const ref = (outputs.posenc_wasm_simd ?? outputs.posenc_wasm_simd_threads)();
+  const ref = outputs.posenc_wasm_simd();
   const agreement = {};
   for (const [id, get] of Object.entries(outputs)) if (get() && get() !== ref) agreement[id] = maxAbsDiff(ref, get());
   for (const f of cleanup) await f();
@@ -183,7 +183,7 @@ if (which === 'peers-threaded') {
   for (const [op, spec] of attentionSpecs) {
     const r = await attentionOp(op, { ...spec, plainJs: false }, true);
     const ort = fastestPeer(r.times, 'ort-'), tf = fastestPeer(r.times, 'tfjs-'), w = r.times.posenc_wasm_simd_threads.median_ms;
-    out[op] = { threads: THREADS, times: r.times, not_run: r.not_run, max_abs_diff_vs_posenc: r.max_abs_diff_vs_posenc, onnxruntime_graph: ort,
+    out[op] = { threads: THREADS, times: r.times, wasm_scaling: r.times.posenc_wasm_simd.median_ms / w, not_run: r.not_run, max_abs_diff_vs_posenc: r.max_abs_diff_vs_posenc, onnxruntime_graph: ort,
       wasm_over_onnxruntime: ort ? w / r.times[ort].median_ms : null, wasm_over_tfjs: tf ? w / r.times[tf].median_ms : null };
   }
   console.log(JSON.stringify(out));
@@ -205,7 +205,7 @@ if (want('attention')) {
     r.native = { median_ms: nr.median_ms, min_ms: nr.min_ms };
     const nN = natAttentionN.find((x) => x.op === op);
     r.native_threads = { threads: THREADS, median_ms: nN.median_ms, min_ms: nN.min_ms };
-    r.scaling = { threads: THREADS, native: nr.median_ms / nN.median_ms, wasm: r.times.posenc_wasm_simd.median_ms / r.times.posenc_wasm_simd_threads.median_ms };
+    r.scaling = { threads: THREADS, native: nr.median_ms / nN.median_ms };
     if (ns) r.native_sse41 = { median_ms: ns.median_ms, min_ms: ns.min_ms };
     const nm = natMarchAttention.find((x) => x.op === op);
     if (nm) r.native_march = { median_ms: nm.median_ms, min_ms: nm.min_ms, dispatched_over_march: nr.median_ms / nm.median_ms };
@@ -239,6 +239,8 @@ if (want('attention')) {
       results.equal_threads_error = String(e?.message ?? e);
     }
   }
+  for (const [op, x] of Object.entries(results.equal_threads ?? {}))
+    Object.assign(results.ops[op].scaling, { wasm: x.wasm_scaling, wasm_1: x.times.posenc_wasm_simd, wasm_threads: x.times.posenc_wasm_simd_threads });
   results.ops["B'"].ratios.alibi_over_rope_wasm = results.ops["B'"].times.posenc_wasm_simd.median_ms / results.ops.B.times.posenc_wasm_simd.median_ms;
 
   // C': 32768 tokens, one head: memory must stay O(T d). Peers predicting a T x T matrix refuse.
@@ -340,7 +342,7 @@ function markdown(r) {
   }
   // threads: every op at 1 thread and at all cores, within this run
   const scal = [['A applyRope half [32, 2048, 128]', r.ops.A && { ...r.ops.A.scaling, n1: r.ops.A.half.native_ms, nN: r.ops.A.half.native_threads_ms, w1: r.ops.A.scaling.wasm_1.median_ms, wN: r.ops.A.scaling.wasm_threads.median_ms }],
-    ...['B', "B'", 'C'].map((op) => [`${op} [8, ${r.ops[op]?.T}, 64]`, r.ops[op] && { ...r.ops[op].scaling, n1: r.ops[op].native.median_ms, nN: r.ops[op].native_threads.median_ms, w1: r.ops[op].times.posenc_wasm_simd.median_ms, wN: r.ops[op].times.posenc_wasm_simd_threads.median_ms }]),
+    ...['B', "B'", 'C'].map((op) => [`${op} [8, ${r.ops[op]?.T}, 64]`, r.ops[op] && { ...r.ops[op].scaling, n1: r.ops[op].native.median_ms, nN: r.ops[op].native_threads.median_ms, w1: r.ops[op].scaling.wasm_1?.median_ms, wN: r.ops[op].scaling.wasm_threads?.median_ms }]),
     ["C′ [1, 32768, 64] (one run)", c && { ...c.scaling, n1: c.native_ms, nN: c.native_threads_ms, w1: c.wasm_ms, wN: c.wasm_threads_ms }],
     ...[8, 32].map((h) => [`D decode, ${h} query heads`, d && { ...d[`heads${h}`].scaling, n1: d[`heads${h}`].native_median_ms, nN: d[`heads${h}`].native_threads_median_ms, w1: d[`heads${h}`].wasm.median_ms, wN: d[`heads${h}`].wasm_threads.median_ms }])]
     .filter(([, x]) => x);
@@ -355,9 +357,10 @@ function markdown(r) {
     lines.push('', '| equal threads (medians, ms) | posenc wasm | onnxruntime-web | posenc / ORT | tfjs-wasm |', '|---|---|---|---|---|');
     for (const [op, x] of Object.entries(eq)) {
       const tf = fastestPeer(x.times, 'tfjs-');
-      lines.push(`| ${op} at ${x.threads} threads | ${ms(x.times.posenc_wasm_simd_threads)} | ${x.onnxruntime_graph ? `${ms(x.times[x.onnxruntime_graph])} ${x.onnxruntime_graph.replace('ort-', '')}` : '—'} | **${f(x.wasm_over_onnxruntime, 2)}×** | ${tf ? ms(x.times[tf]) : (x.not_run['tfjs-wasm'] ?? '—')} |`);
+      lines.push(`| ${op} at ${x.threads} threads | ${ms(x.times.posenc_wasm_simd_threads)} (1 thread: ${ms(x.times.posenc_wasm_simd)}) | ${x.onnxruntime_graph ? `${ms(x.times[x.onnxruntime_graph])} ${x.onnxruntime_graph.replace('ort-', '')}` : '—'} | **${f(x.wasm_over_onnxruntime, 2)}×** | ${tf ? ms(x.times[tf]) : (x.not_run['tfjs-wasm'] ?? '—')} |`);
     }
   }
+  if (r.ops.A?.scaling) lines.push('', `applyRope at ${r.ops.A.scaling.threads} threads natively: ${f(r.ops.A.half.native_threads_of_copy * 100, 0)} % of one thread's copy bandwidth; memcpy on ${r.ops.A.scaling.threads} threads: ${f(r.ops.A.scaling.native_copy_threads_GBs, 1)} GB/s against ${f(r.ops.A.copy_native_GBs, 1)} on one (A is bound by memory).`);
   if (r.equal_threads_error) lines.push('', `equal-thread peers: ${r.equal_threads_error}`);
   const a = r.ops.A;
   if (a) {

@@ -8,11 +8,12 @@ const NOT_SERVED = 'the package ships it as dist/posenc_wasm.wasm, and it must b
 
 // Resolves to the module's instance once its wasm is instantiated. `createModule` is an Emscripten
 // factory (-sMODULARIZE) linked with bindings/wasm-url.pre.js, which puts `wasmUrl()` (where its .wasm
-// is) on the module object.
-export function instantiate(createModule) {
+// is) on the module object. `settings`: further module settings (the threaded module's pool size).
+export function instantiate(createModule, settings = {}) {
   let fail;
   const failed = new Promise((_, reject) => { fail = reject; });
   const moduleArg = {
+    ...settings,
     instantiateWasm(imports, receive) {
       instantiateFrom(moduleArg.wasmUrl(), imports).then((r) => receive(r.instance, r.module), fail);
       return {};  // Emscripten's "instantiating asynchronously"

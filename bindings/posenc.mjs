@@ -258,14 +258,19 @@ async function createThreadedModule(threads) {
     if (isNode()) {
       const nodeRequire = process.getBuiltinModule?.('node:module')?.createRequire(import.meta.url);
       if (!nodeRequire) return null;  // Node before 20.16
+      // its pthread worker script, and the .wasm the browser module shares (read here: Emscripten 3.1.6
+      // would fetch() a path, which Node's fetch refuses)
       const worker = nodeRequire.resolve('../dist/posenc_wasm_threads_node.worker.cjs');
-      const m = await nodeRequire('../dist/posenc_wasm_threads_node.cjs')({ ...config, locateFile: (f) => (f.endsWith('.worker.js') ? worker : f) });
+      config.wasmBinary = process.getBuiltinModule('node:fs').readFileSync(nodeRequire.resolve('../dist/posenc_wasm_threads.wasm'));
+      config.locateFile = (f) => (f.endsWith('.worker.js') ? worker : f);
+      const m = await nodeRequire('../dist/posenc_wasm_threads_node.cjs')(config);
       for (const w of m.posencPthreadWorkers()) w.unref?.();  // idle workers never keep Node running
       return m;
     }
     const url = new URL('../dist/posenc_wasm_threads.mjs', import.meta.url).href;  // not bundled: loaded from beside this file
-    return await (await import(/* @vite-ignore */ url)).default(config);
+    return await instantiate((await import(/* webpackIgnore: true */ /* @vite-ignore */ url)).default, config);
   } catch {
+    for (const w of config.posencPthreadWorkers?.() ?? []) w.terminate();  // a failed load leaves no worker behind
     return null;
   }
 }

@@ -30,6 +30,9 @@ if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then
       -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
   fi
   cmake --build build/wasm-threads -j "$jobs" --target posenc_wasm_threads_node posenc_wasm_threads_web
+  cmp -s build/wasm-threads/posenc_wasm_threads.wasm build/wasm-threads/posenc_wasm_threads_node.wasm ||
+    { echo "build.sh: the Node and browser threaded modules' .wasm differ; the package ships one" >&2; exit 1; }
+  cp build/wasm-threads/posenc_wasm_threads.wasm dist/posenc_wasm_threads.wasm
   cp build/wasm-threads/posenc_wasm_threads_node.cjs dist/posenc_wasm_threads_node.cjs
   cp build/wasm-threads/posenc_wasm_threads_node.worker.js dist/posenc_wasm_threads_node.worker.cjs
   cp build/wasm-threads/posenc_wasm_threads.mjs dist/posenc_wasm_threads.mjs

@@ -373,9 +373,10 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         for (std::size_t ti = 0; ti < nTiles; ++ti) mergeChunks(run, ws.tiles[ti], group, ws.partials.data() + ti * nChunks * per, nChunks, ws.slots[0]);
     } else {
         detail::parallelFor(nTiles, concurrent ? work : 0.0, [&](std::size_t task, int slot) {
-            // Concurrent: the heaviest tiles first (under a causal mask the last rows see the most keys),
-            // kv heads interleaved. Otherwise in order (the term's head state carries from tile to tile).
-            const std::size_t ti = concurrent ? (task % static_cast<std::size_t>(d.kvHeads)) * tilesPerKv + (tilesPerKv - 1 - task / static_cast<std::size_t>(d.kvHeads)) : task;
+            // Concurrent: kv head by kv head (the threads share one head's keys and values in cache),
+            // each head's heaviest tiles first (under a causal mask the last rows see the most keys).
+            // Otherwise in order (the term's head state carries from tile to tile).
+            const std::size_t ti = concurrent ? task / tilesPerKv * tilesPerKv + (tilesPerKv - 1 - task % tilesPerKv) : task;
             Slot& sc = ws.slots[static_cast<std::size_t>(slot)];
             Tile tile;
             const float* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
