@@ -307,7 +307,8 @@ export function barChart(canvas, bars, o = {}) {
   ctx.clearRect(0, 0, w, h);
   if (!bars.length) return;
   ctx.font = '12px system-ui, sans-serif';
-  const labelW = Math.min(190, w * 0.4), pad = { r: 70, t: 10 }, rowH = (h - pad.t * 2) / bars.length;
+  // the label column fits the longest label (measured), up to 45 % of the width
+  const labelW = Math.min(Math.max(...bars.map((b) => ctx.measureText(b.name).width)) + 16, w * 0.45), pad = { r: 70, t: 10 }, rowH = (h - pad.t * 2) / bars.length;
   const max = Math.max(...bars.map((b) => b.value)) || 1;
   bars.forEach((b, i) => {
     const y = pad.t + i * rowH, bh = rowH * 0.6, len = ((w - labelW - pad.r) * b.value) / max;
