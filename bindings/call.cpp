@@ -5,7 +5,6 @@
 // initialisers hold every default and whose functions check every value. This file only converts.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -23,55 +22,19 @@ namespace {
 
 using posenc::View;
 using posenc::json::Value;
+using posenc::registry::read;
 using Count = std::uint64_t;  // element counts of results: products of sizes overflow wasm32's size_t
 
-// --- the answer: JSON text, with any result tensors the call allocated ---------------------------
-class Answer {
+// --- the answer: a JSON object, and the result tensors the call allocated --------------------------
+class Answer : public posenc::json::Writer {
 public:
-    void begin() { text_ = "{"; first_ = true; buffers_.clear(); }
-    void end() { text_ += '}'; }
-    Answer& key(const char* k) {
-        if (!first_) text_ += ',';
-        first_ = false;
-        text_ += '"';
-        text_ += k;
-        text_ += "\":";
-        return *this;
-    }
-    Answer& raw(const std::string& json) { text_ += json; nested_(); return *this; }
-    Answer& num(double x) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.17g", x);  // round-trips through JSON.parse
-        text_ += std::isfinite(x) ? b : "null";
-        nested_();
-        return *this;
-    }
-    Answer& str(const std::string& s) {
-        text_ += '"';
-        for (const char c : s) {
-            if (c == '"' || c == '\\') text_ += '\\', text_ += c;
-            else if (static_cast<unsigned char>(c) < 0x20) { char u[8]; std::snprintf(u, sizeof u, "\\u%04x", c); text_ += u; }
-            else text_ += c;
-        }
-        text_ += '"';
-        nested_();
-        return *this;
-    }
-    Answer& flag(bool b) { text_ += b ? "true" : "false"; nested_(); return *this; }
-    Answer& open(char c) { text_ += c; first_ = true; return *this; }
-    Answer& close(char c) { text_ += c; first_ = false; return *this; }
-    Answer& item() { if (!first_) text_ += ','; first_ = false; return *this; }
-    template <class List>
-    Answer& list(const List& xs) {
-        open('[');
-        for (const auto& x : xs) item().num(static_cast<double>(x));
-        return close(']');
-    }
+    void begin() { reset(), open('{'); }
+    void end() { close('}'); }
+    void reset() { clear(), buffers_.clear(); }
     // A result tensor: ["f32" | "i32", offset, length]; the JS side copies it out, then releases it.
     template <class T>
-    Answer& tensor(const char* type, const T* p, std::size_t n) {
-        open('[').item().str(type).item().num(static_cast<double>(reinterpret_cast<std::uintptr_t>(p))).item().num(static_cast<double>(n));
-        return close(']');
+    void tensor(const char* type, const T* p, Count n) {
+        open('[').string(type).number(static_cast<double>(reinterpret_cast<std::uintptr_t>(p))).number(static_cast<double>(n)).close(']');
     }
     template <class T>
     T* keep(Count n) {  // a result buffer that lives until the next call
@@ -79,13 +42,8 @@ public:
         buffers_.push_back(std::make_unique<char[]>(std::max<std::size_t>(static_cast<std::size_t>(n) * sizeof(T), 1)));
         return reinterpret_cast<T*>(buffers_.back().get());
     }
-    const std::string& text() const { return text_; }
-    void reset() { text_.clear(); buffers_.clear(); }
 
 private:
-    void nested_() { first_ = false; }
-    std::string text_;
-    bool first_ = true;
     std::vector<std::unique_ptr<char[]>> buffers_;
 };
 
@@ -127,12 +85,6 @@ public:
     T* pointer(const char* k) const { return const_cast<T*>(tensor<T>(k).data); }
     int integer(const char* k, int fallback = 0) const { return has(k) ? static_cast<int>(number(k)) : fallback; }
     bool flag(const char* k) const { return has(k) && number(k) != 0; }
-    // Sets `member` from key k when given; the struct's initialiser stays otherwise.
-    template <class M>
-    void read(const char* k, M& member) const {
-        if (has(k)) member = static_cast<M>(static_cast<long long>(number(k)));
-    }
-    void read(const char* k, double& member) const { if (has(k)) member = number(k); }
     const Value& at(const char* k) const {
         const Value* x = v_.find(k);
         if (!x) throw std::logic_error(std::string("binding: request lacks '") + k + "'");
@@ -154,14 +106,14 @@ float* floatOut(const Args& a, const char* k, Count n) {
     } else {
         p = gAnswer.keep<float>(n);
     }
-    gAnswer.key(k).tensor("f32", p, static_cast<std::size_t>(n));
+    gAnswer.key(k), gAnswer.tensor("f32", p, n);
     return p;
 }
 
 template <class T>
 T* intOut(const char* k, Count n) {
     T* p = gAnswer.keep<T>(n);
-    gAnswer.key(k).tensor("i32", p, static_cast<std::size_t>(n));
+    gAnswer.key(k), gAnswer.tensor("i32", p, n);
     return p;
 }
 
@@ -184,7 +136,7 @@ posenc::KVCache& cacheOf(const Args& a) {
 // --- the operations ---------------------------------------------------------------------------------
 void sinusoidal(const Args& a) {
     posenc::SinusoidalOptions o;
-    a.read("dim", o.dim), a.read("base", o.base), a.read("layout", o.layout), a.read("paddingIdx", o.paddingIdx);
+    read(a, "dim", o.dim), read(a, "base", o.base), read(a, "layout", o.layout), read(a, "paddingIdx", o.paddingIdx);
     posenc::validate(o);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::sinusoidal(p.data, p.size, o, floatOut(a, "out", Count(p.size) * o.dim));
@@ -193,7 +145,7 @@ void sinusoidal(const Args& a) {
 void learned(const Args& a) {
     posenc::LearnedOptions o;
     o.table = a.floats("table");
-    a.read("dim", o.dim), a.read("outOfRange", o.outOfRange), a.read("interpolateTo", o.interpolateTo);
+    read(a, "dim", o.dim), read(a, "outOfRange", o.outOfRange), read(a, "interpolateTo", o.interpolateTo);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::learned(p.data, p.size, o, floatOut(a, "out", Count(p.size) * std::max(o.dim, 0)));
 }
@@ -216,7 +168,7 @@ void modalityPositions(const Args& a) {
 
 posenc::CodeOptions codeOf(const Args& a) {
     posenc::CodeOptions c;
-    a.read("bits", c.bits), a.read("radix", c.radix), a.read("code", c.code);
+    read(a, "bits", c.bits), read(a, "radix", c.radix), read(a, "code", c.code);
     return c;
 }
 
@@ -230,7 +182,7 @@ void binary(const Args& a) {
 }
 
 void codeDistance(const Args& a) {
-    gAnswer.key("value").num(posenc::codeDistance(static_cast<std::int64_t>(a.number("a")), static_cast<std::int64_t>(a.number("b")), codeOf(a)));
+    gAnswer.key("value").number(posenc::codeDistance(static_cast<std::int64_t>(a.number("a")), static_cast<std::int64_t>(a.number("b")), codeOf(a)));
 }
 
 void lowRank(const Args& a) {
@@ -248,7 +200,7 @@ void sparse(const Args& a) {
 
 void randomFeatures(const Args& a) {
     posenc::RandomFeatureOptions o;
-    a.read("dim", o.dim), a.read("kind", o.kind), a.read("sigma", o.sigma), a.read("scale", o.scale), a.read("hidden", o.hidden);
+    read(a, "dim", o.dim), read(a, "kind", o.kind), read(a, "sigma", o.sigma), read(a, "scale", o.scale), read(a, "hidden", o.hidden);
     if (a.has("seed")) o.seed = static_cast<std::uint64_t>(a.number("seed"));
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::randomFeatures(p.data, p.size, o, floatOut(a, "out", Count(p.size) * std::max(o.dim, 0)));
@@ -260,7 +212,7 @@ void axial(const Args& a) {
     for (const double d : a.numbers("dims")) o.dims.push_back(static_cast<int>(d));
     for (const Value& t : a.at("tables").elements())
         o.tables.emplace_back(reinterpret_cast<const float*>(static_cast<std::uintptr_t>(t[0].number())), static_cast<std::size_t>(t[1].number()));
-    a.read("combine", o.combine);
+    read(a, "combine", o.combine);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::axial(p.data, p.size, o, floatOut(a, "out", Count(p.size) * std::max(posenc::axialWidth(o), 0)));
 }
@@ -276,7 +228,7 @@ void twoLevel(const Args& a) {
 
 void sine(const Args& a) {
     posenc::SineNdOptions o;
-    a.read("numPosFeats", o.numPosFeats), a.read("temperature", o.temperature), a.read("normalize", o.normalize), a.read("scale", o.scale);
+    read(a, "numPosFeats", o.numPosFeats), read(a, "temperature", o.temperature), read(a, "normalize", o.normalize), read(a, "scale", o.scale);
     const int frames = a.integer("frames"), height = a.integer("height"), width = a.integer("width");
     const View<std::uint8_t> mask = a.tensor<std::uint8_t>("mask");
     const Count cells = Count(std::max(frames, 1)) * std::max(height, 0) * std::max(width, 0);
@@ -291,7 +243,7 @@ void resizeGrid(const Args& a) {
     posenc::ResizeOptions o;
     const std::vector<double> from = a.numbers("from"), to = a.numbers("to");
     o.fromH = static_cast<int>(from[0]), o.fromW = static_cast<int>(from[1]), o.toH = static_cast<int>(to[0]), o.toW = static_cast<int>(to[1]);
-    a.read("dim", o.dim), a.read("mode", o.mode), a.read("mapping", o.mapping), a.read("prefixTokens", o.prefixTokens);
+    read(a, "dim", o.dim), read(a, "mode", o.mode), read(a, "mapping", o.mapping), read(a, "prefixTokens", o.prefixTokens);
     const Count n = (Count(std::max(o.prefixTokens, 0)) + Count(o.toH) * o.toW) * std::max(o.dim, 0);
     posenc::resizeGrid(a.floats("grid"), o, floatOut(a, "out", n));
 }
@@ -300,9 +252,9 @@ void resizeGrid(const Args& a) {
 void ropeFrequencies(const Args& a) {
     const auto f = posenc::ropeFrequencies(posenc::registry::ropeFrom(a).config);
     std::copy(f.invFreq.begin(), f.invFreq.end(), floatOut(a, "invFreq", f.invFreq.size()));  // float32, as the API returns it
-    gAnswer.key("attentionScale").num(f.attentionScale).key("rotaryDim").num(f.rotaryDim);
+    gAnswer.key("attentionScale").number(f.attentionScale).key("rotaryDim").number(f.rotaryDim);
     if (f.axes < 2) return;
-    gAnswer.key("axes").num(f.axes);
+    gAnswer.key("axes").number(f.axes);
     std::int32_t* axis = intOut<std::int32_t>("axisOfPair", f.invFreq.size());
     for (std::size_t k = 0; k < f.invFreq.size(); ++k) axis[k] = f.axisOfPair.empty() ? 0 : f.axisOfPair[k];
 }
@@ -328,39 +280,8 @@ void rotate(const Args& a, bool byDelta) {
 void ropeConfigFromHF(const Args& a) {
     posenc::HfConfigOptions o;
     if (a.has("layerType")) o.layerType = a.text("layerType");
-    a.read("yarnFactor", o.yarnFactor), a.read("strict", o.strict);
-    const posenc::HfRopeConfig r = posenc::ropeConfigFromHF(a.text("config"), o);
-    const posenc::RopeConfig& c = r.rope;
-    const posenc::RopeScaling& s = c.scaling;
-    Answer& j = gAnswer;
-    j.key("rope").open('{').key("headDim").num(c.headDim).key("base").num(c.base).key("layout").str(r.layout == posenc::RopeLayout::half ? "half" : "interleaved");
-    if (r.isGiven("partialRotaryFactor")) j.key("partialRotaryFactor").num(c.partialRotaryFactor);
-    if (r.isGiven("multiAxis")) j.key("multiAxis").str("mrope");
-    if (r.isGiven("sections")) j.key("sections").list(c.sections);
-    if (r.isGiven("mropeInterleaved")) j.key("mropeInterleaved").flag(c.mropeInterleaved);
-    if (r.isGiven("scaling.type")) {
-        j.key("scaling").open('{').key("type").str(posenc::registry::scalingTypes()[static_cast<std::size_t>(s.type)]);
-        const auto put = [&](const char* name, double x) { if (r.isGiven(std::string("scaling.") + name)) j.key(name).num(x); };
-        put("factor", s.factor), put("originalMaxPositionEmbeddings", static_cast<double>(s.originalMaxPositionEmbeddings));
-        put("betaFast", s.betaFast), put("betaSlow", s.betaSlow), put("mscale", s.mscale), put("mscaleAllDim", s.mscaleAllDim);
-        put("attentionFactor", s.attentionFactor), put("lowFreqFactor", s.lowFreqFactor), put("highFreqFactor", s.highFreqFactor);
-        if (r.isGiven("scaling.truncate")) j.key("truncate").flag(s.truncate);
-        if (r.isGiven("scaling.shortFactor")) j.key("shortFactor").list(s.shortFactor);
-        if (r.isGiven("scaling.longFactor")) j.key("longFactor").list(s.longFactor);
-        j.close('}');
-    }
-    j.close('}').key("ignored").open('[');
-    for (const auto& i : r.ignored) j.item().open('{').key("key").str(i.key).key("value").raw(i.value).key("reason").str(i.reason).close('}');
-    j.close(']').key("temperature");
-    if (r.temperature) j.open('{').key("kind").str("temperature").key("beta").num(r.temperature->beta).key("length").num(static_cast<double>(r.temperature->length))
-                           .key("offset").num(static_cast<double>(r.temperature->offset)).close('}');
-    else j.raw("null");
-    const posenc::HfAttentionShape& h = r.attention;
-    j.key("attention").open('{').key("heads").num(h.heads).key("kvHeads").num(h.kvHeads).key("headDim").num(h.headDim).key("slidingWindow").num(h.slidingWindow);
-    j.key("layers").open('[');
-    for (const auto& l : h.layers)
-        j.item().open('{').key("type").str(l.type).key("rope").flag(l.rope).key("window").num(l.window).key("chunk").num(l.chunk).key("temperature").flag(l.temperature).close('}');
-    j.close(']').close('}');
+    read(a, "yarnFactor", o.yarnFactor), read(a, "strict", o.strict);
+    gAnswer.key("value").raw(posenc::toJson(posenc::ropeConfigFromHF(a.text("config"), o)));
 }
 
 // --- score terms, attention, tables -----------------------------------------------------------------
@@ -397,42 +318,28 @@ void buckets(const Args& a, Options o, Bucket bucket) {
 
 void t5Bucket(const Args& a) {
     posenc::T5BucketOptions o;
-    a.read("bidirectional", o.bidirectional), a.read("numBuckets", o.numBuckets), a.read("maxDistance", o.maxDistance);
+    read(a, "bidirectional", o.bidirectional), read(a, "numBuckets", o.numBuckets), read(a, "maxDistance", o.maxDistance);
     buckets(a, o, [](std::int32_t r, const posenc::T5BucketOptions& x) { return posenc::t5Bucket(r, x); });
 }
 
 void debertaBucket(const Args& a) {
     posenc::DebertaBucketOptions o;
-    a.read("bucketSize", o.bucketSize), a.read("maxPosition", o.maxPosition), a.read("convention", o.convention);
+    read(a, "bucketSize", o.bucketSize), read(a, "maxPosition", o.maxPosition), read(a, "convention", o.convention);
     buckets(a, o, [](std::int32_t r, const posenc::DebertaBucketOptions& x) { return posenc::debertaBucket(r, x); });
 }
 
-void alibiSlopes(const Args& a) { gAnswer.key("value").list(posenc::alibiSlopes(a.integer("numHeads"))); }
+void alibiSlopes(const Args& a) { gAnswer.key("value").numbers(posenc::alibiSlopes(a.integer("numHeads"))); }
 
 void swinRelativeIndex(const Args& a) {
     const auto idx = posenc::swinRelativeIndex(a.integer("windowH"), a.integer("windowW"));
     std::copy(idx.begin(), idx.end(), intOut<std::int32_t>("out", idx.size()));
 }
 
-void parameterCount(const Args& a) { gAnswer.key("value").num(posenc::registry::parameterCount(a.text("method"), a)); }
-
-void describe(const Args&) {
-    Answer& j = gAnswer;
-    j.key("value").open('[');
-    for (const posenc::MethodDescription& d : posenc::describe()) {
-        j.item().open('{').key("kind").str(d.kind).key("family").str(d.family).key("encodes").str(d.encodes).key("parameters").str(d.parameters);
-        j.key("parameterMethod");
-        if (d.parameterMethod == "-") j.raw("null");
-        else j.str(d.parameterMethod.empty() ? d.kind : d.parameterMethod);
-        j.key("extrapolates").flag(d.extrapolates).key("extrapolation").str(d.extrapolation).key("kvCacheFriendly").flag(d.kvCacheFriendly)
-            .key("kvCache").str(d.kvCache).key("reference").str(d.reference).key("usedIn").str(d.usedIn).close('}');
-    }
-    j.close(']');
-}
+void parameterCount(const Args& a) { gAnswer.key("value").number(posenc::registry::parameterCount(a.text("method"), a)); }
 
 void registryTables(const Args&) { gAnswer.key("value").raw(posenc::registry::json()); }
 
-void setThreadCount(const Args& a) { gAnswer.key("value").num(posenc::setThreadCount(a.integer("threads"))); }
+void setThreadCount(const Args& a) { gAnswer.key("value").number(posenc::setThreadCount(a.integer("threads"))); }
 
 // Plain memcpy inside the heap: the copy-bandwidth yardstick the benchmarks compare against.
 void copyBytes(const Args& a) {
@@ -442,12 +349,12 @@ void copyBytes(const Args& a) {
 // --- KV cache: a handle is the cache's address, valid while listed in gCaches ----------------------------
 void cacheCreate(const Args& a) {
     posenc::KVCacheConfig c;
-    a.read("batch", c.batch), a.read("kvHeads", c.kvHeads), a.read("headDim", c.headDim), a.read("capacity", c.capacity);
-    a.read("window", c.window), a.read("sinks", c.sinks), a.read("chunk", c.chunk), a.read("dynamic", c.dynamic);
+    read(a, "batch", c.batch), read(a, "kvHeads", c.kvHeads), read(a, "headDim", c.headDim), read(a, "capacity", c.capacity);
+    read(a, "window", c.window), read(a, "sinks", c.sinks), read(a, "chunk", c.chunk), read(a, "dynamic", c.dynamic);
     if (a.has("rope")) c.rope = posenc::registry::ropeFrom(*a.object("rope"));
     auto cache = std::make_unique<posenc::KVCache>(c);
     gCaches.insert(cache.get());
-    gAnswer.key("value").num(static_cast<double>(reinterpret_cast<std::uintptr_t>(cache.release())));
+    gAnswer.key("value").number(static_cast<double>(reinterpret_cast<std::uintptr_t>(cache.release())));
 }
 
 void cacheDelete(const Args& a) {
@@ -493,7 +400,7 @@ constexpr Op kOps[] = {
     {"resizeGrid", resizeGrid}, {"ropeFrequencies", ropeFrequencies}, {"applyRope", [](const Args& a) { rotate(a, false); }},
     {"rotateByDelta", [](const Args& a) { rotate(a, true); }}, {"ropeConfigFromHF", ropeConfigFromHF}, {"attention", attention},
     {"attentionBias", attentionBias}, {"t5Bucket", t5Bucket}, {"debertaBucket", debertaBucket}, {"alibiSlopes", alibiSlopes},
-    {"swinRelativeIndex", swinRelativeIndex}, {"parameterCount", parameterCount}, {"describe", describe}, {"registry", registryTables},
+    {"swinRelativeIndex", swinRelativeIndex}, {"parameterCount", parameterCount}, {"registry", registryTables},
     {"setThreadCount", setThreadCount}, {"copyBytes", copyBytes}, {"cache.create", cacheCreate}, {"cache.delete", cacheDelete},
     {"cache.append", cacheAppend}, {"cache.attend", cacheAttend}, {"cache.shift", cacheShift}, {"cache.renumber", cacheRenumber},
     {"cache.positions", cachePositions}, {"cache.nextPositions", cacheNextPositions},

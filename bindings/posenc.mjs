@@ -14,7 +14,10 @@ import { makeParameterCount, installParameterMethods } from './parameters.mjs';
 function makeApi(m) {
   // One operation of the core (bindings/call.cpp); `args(scope)` places tensors on the heap.
   const call = (op, args, out) => withScope(m, (s) => s.call(op, typeof args === 'function' ? args(s) : args, out));
-  installRegistry(call('registry', {}).value);
+  const registry = call('registry', {}).value;
+  installRegistry(registry);
+  // describe(): one entry per encoding kind and additive function, from the C++ table (src/registry.cpp)
+  const descriptions = Object.freeze(registry.describe.map(Object.freeze));
   installParameterMethods();
 
   function sinusoidal(positions, options) {
@@ -134,13 +137,6 @@ function makeApi(m) {
     return call('swinRelativeIndex', { windowH, windowW }).out;
   }
 
-  // One entry per encoding kind and additive function, from the C++ table (src/registry.cpp).
-  let descriptions;
-  function describe() {
-    descriptions ??= Object.freeze(call('describe', {}).value.map((d) => Object.freeze(d)));
-    return descriptions;
-  }
-
   return {
     sinusoidal,
     ...makeAdditive(call),
@@ -155,7 +151,7 @@ function makeApi(m) {
     debertaBucket: buckets('debertaBucket'),
     alibiSlopes,
     swinRelativeIndex,
-    describe,
+    describe: () => descriptions,
     KVCache: makeKVCacheClass(call),
     alloc(length) { return new HeapBuffer(m, v.positive(length, 'length', 2 ** 30 - 16)); },
     /** Bytes in the wasm heap now (it grows on demand and never shrinks). */

@@ -79,7 +79,7 @@ export function makeRopeConfigFromHF(call) {
     if (o.layerType !== undefined && typeof o.layerType !== 'string') throw new TypeError(`layerType must be a string (got ${v.describe(o.layerType)})`);
     const yarnFactor = v.oneOf(o.yarnFactor, 'yarnFactor', YARN_FACTOR_RULES, 'explicit');
     const strict = v.boolean(o.strict, 'strict', false);
-    const r = call('ropeConfigFromHF', { config: jsonText(config), layerType: o.layerType, yarnFactor, strict });
+    const r = call('ropeConfigFromHF', { config: jsonText(config), layerType: o.layerType, yarnFactor, strict }).value;
     // Not enumerable: spreading the result ({ ...rope, kind: 'rope' }) copies only the rotary options.
     const attention = { ...r.attention, layers: Object.freeze(r.attention.layers.map(Object.freeze)) };
     return Object.defineProperties(r.rope, {
