@@ -51,7 +51,7 @@ export function makeAdditive(call) {
     const o = readOptions(options, 'axial');
     const shape = intList(o.shape, 'shape', { min: 1 }), dims = intList(o.dims, 'dims', { min: 1 });
     if (!Array.isArray(o.tables)) throw new TypeError(`tables must be an array of Float32Arrays (got ${v.describe(o.tables)})`);
-    return ofPositions('axial', (s) => ({ shape, dims, tables: o.tables.map((t, a) => s.f32(t, `tables[${a}]`)) }))(positions, options);
+    return ofPositions('axial', (s) => ({ shape: Array.from(shape), dims: Array.from(dims), tables: o.tables.map((t, a) => s.f32(t, `tables[${a}]`)) }))(positions, options);
   }
 
   function twoLevel(segments, options) {

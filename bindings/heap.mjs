@@ -79,7 +79,7 @@ export class Scope {
   call(op, args, out) {
     const m = this.m;
     if (out instanceof HeapBuffer) args = { ...args, out: this.f32(out, 'out') };
-    const text = ENCODER.encode(JSON.stringify({ op, ...args }, (_, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x)));
+    const text = ENCODER.encode(JSON.stringify({ op, ...args }));  // (typed arrays of options arrive as plain arrays)
     const request = this.alloc(text.length, 'request');
     m.HEAPU8.set(text, request);
     const status = m._posenc_call(request, text.length);

@@ -9,9 +9,7 @@ const either = (names) => names.map((n) => `'${n}'`).join(' or ');
 
 function factorList(value, field) {
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) throw new TypeError(`${field} must be an array of numbers (got ${v.describe(value)})`);
-  const out = new Float64Array(value.length);
-  for (let i = 0; i < value.length; i++) out[i] = v.number(value[i], `${field}[${i}]`);
-  return out;
+  return Array.from(value, (x, i) => v.number(x, `${field}[${i}]`));
 }
 const given = (x, check) => (x === undefined ? undefined : check(x));
 
@@ -61,7 +59,7 @@ export function ropeSpec(o, { prefix = '', where = 'options', headDim, headDimOf
     seqLen: given(o.seqLen, (x) => v.nonNegative(x, f('seqLen'))),
     convention: pick('convention'),
     multiAxis: pick('multiAxis'),
-    sections: given(o.sections, (x) => v.int32Array(x, f('sections'), { min: 1 })),
+    sections: given(o.sections, (x) => Array.from(v.int32Array(x, f('sections'), { min: 1 }))),
     mropeInterleaved: given(o.mropeInterleaved, (x) => v.boolean(x, f('mropeInterleaved'))),
     xposScaleBase: given(o.xposScaleBase, (x) => v.number(x, f('xposScaleBase'))),
     layout: pick('layout'),

@@ -55,6 +55,14 @@ Writer& Writer::close(char bracket) {
 
 Writer& Writer::number(double x) {
     if (!std::isfinite(x)) return null();
+    if (x == std::floor(x) && std::fabs(x) < 1e15 && !(x == 0 && std::signbit(x))) {  // an integer: no printf needed
+        char digits[24];
+        char* end = digits + sizeof digits;
+        char* p = end;
+        for (unsigned long long n = static_cast<unsigned long long>(std::fabs(x)); p == end || n; n /= 10) *--p = static_cast<char>('0' + n % 10);
+        if (x < 0) *--p = '-';
+        return raw(std::string_view(p, static_cast<std::size_t>(end - p)));
+    }
     char text[32];
     std::snprintf(text, sizeof text, "%.17g", x);
     const char point = *std::localeconv()->decimal_point;  // a host's LC_NUMERIC may print ','
@@ -116,7 +124,16 @@ void dumpTo(const Value& v, Writer& w) {
 
 // strtod rounds correctly but reads the C library locale's decimal point: under a host program's
 // LC_NUMERIC with ',' it would stop at the '.', so the point is swapped for the locale's first.
+// Integers of up to 15 digits (sizes, positions, heap offsets: most numbers posenc reads) are exact
+// in a double and read directly.
 double toDouble(std::string text) {
+    const bool negative = !text.empty() && text[0] == '-';
+    const std::size_t first = negative ? 1 : 0;
+    if (text.size() - first <= 15 && text.find_first_not_of("0123456789", first) == std::string::npos) {
+        double x = 0;
+        for (std::size_t i = first; i < text.size(); ++i) x = x * 10 + (text[i] - '0');
+        return negative ? -x : x;
+    }
     const char point = *std::localeconv()->decimal_point;
     if (point != '.') std::replace(text.begin(), text.end(), '.', point);
     return std::strtod(text.c_str(), nullptr);
@@ -215,24 +232,38 @@ private:
         v.type_ = Value::Type::object;
         skipSpace();
         if (consume('}')) return;
-        std::vector<Value::Member> members;
+        std::vector<Value::Member>& members = v.members_;
+        members.reserve(8);
         do {
             skipSpace();
             if (atEnd() || s_[pos_] != '"') error("expected a string key in an object");
             std::string key = string();
             skipSpace();
             if (!consume(':')) error("expected ':' after an object key");
-            Value item = value(depth);
-            members.push_back({std::move(key), std::move(item)});
+            members.push_back({std::move(key), value(depth)});
             skipSpace();
         } while (consume(','));
         if (!consume('}')) error("expected ',' or '}' in an object");
-        // sorted by key; of equal keys (stable sort keeps them in document order) the last one given stays
-        std::stable_sort(members.begin(), members.end(), [](const Value::Member& a, const Value::Member& b) { return a.key < b.key; });
-        for (auto& m : members) {
-            if (!v.members_.empty() && v.members_.back().key == m.key) v.members_.back().value = std::move(m.value);
-            else v.members_.push_back(std::move(m));
+        // sorted by key, stably (equal keys stay in document order): insertion sort for the small objects
+        // of a call, which allocates nothing; then of equal keys the last one given stays
+        const auto byKey = [](const Value::Member& a, const Value::Member& b) { return a.key < b.key; };
+        if (members.size() > 16) {
+            std::stable_sort(members.begin(), members.end(), byKey);
+        } else {
+            for (std::size_t i = 1; i < members.size(); ++i) {
+                if (!byKey(members[i], members[i - 1])) continue;
+                Value::Member m = std::move(members[i]);
+                std::size_t j = i;
+                for (; j > 0 && byKey(m, members[j - 1]); --j) members[j] = std::move(members[j - 1]);
+                members[j] = std::move(m);
+            }
         }
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            if (kept > 0 && members[kept - 1].key == members[i].key) members[kept - 1].value = std::move(members[i].value);
+            else if (kept++ != i) members[kept - 1] = std::move(members[i]);
+        }
+        members.erase(members.begin() + static_cast<std::ptrdiff_t>(kept), members.end());
     }
 
     void array(Value& v, int depth) {
