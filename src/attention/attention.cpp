@@ -7,6 +7,7 @@
 #include "posenc/common/errors.hpp"
 #include "kernels/kernel_set.hpp"
 #include "attention/internal.hpp"
+#include "attention/positions.hpp"
 #include "posenc/scores/combined.hpp"
 
 namespace posenc {
@@ -147,18 +148,6 @@ double defaultScale(const Encoding& e, int headDim) {
 }
 
 namespace detail {
-std::vector<std::int32_t> defaultKeyPositions(int kLen) {
-    std::vector<std::int32_t> p(static_cast<std::size_t>(kLen));
-    for (int j = 0; j < kLen; ++j) p[j] = j;
-    return p;
-}
-std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen) {
-    std::vector<std::int32_t> p(static_cast<std::size_t>(qLen));
-    const int first = std::max(kLen - qLen, 0);
-    for (int i = 0; i < qLen; ++i) p[i] = first + i;
-    return p;
-}
-
 double maxRowNorm(const float* x, std::size_t rows, std::size_t hd) {
     double m = 0;
     for (std::size_t r = 0; r < rows; ++r) {
@@ -231,45 +220,11 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         freqs = ropeFrequencies(c);
     }
     const std::size_t axes = freqs ? static_cast<std::size_t>(freqs->axes) : 1;
-    // Rotation positions ([axes, len]); given empty, every axis at the default sequence index (text tokens).
-    auto rotationPositions = [&](const View<std::int32_t>& given, int len, bool query, const char* field, const char* lenName) {
-        std::vector<std::int32_t> p;
-        if (given.empty()) {
-            const auto dflt = query ? detail::defaultQueryPositions(d.qLen, d.kLen) : detail::defaultKeyPositions(d.kLen);
-            for (std::size_t a = 0; a < axes; ++a) p.insert(p.end(), dflt.begin(), dflt.end());
-        } else {
-            p.assign(given.data, given.data + given.size);
-        }
-        const std::size_t want = axes * static_cast<std::size_t>(len);
-        if (p.size() != want)
-            fail(field, axes == 1 ? "must have " + std::string(lenName) + " = " + std::to_string(len) + " entries (got " + std::to_string(p.size()) + ")"
-                                  : "must be [axes, " + std::string(lenName) + "] = " + std::to_string(axes) + " x " + std::to_string(len) +
-                                        " entries for multi-axis RoPE (got " + std::to_string(p.size()) + ")");
-        requirePositions(p.data(), p.size(), field);
-        return p;
-    };
-    const std::vector<std::int32_t> qRopePos = rotationPositions(r.qPositions, d.qLen, true, "qPositions", "qLen");
-    const std::vector<std::int32_t> kRopePos = rotationPositions(r.kPositions, d.kLen, false, "kPositions", "kLen");
-    // Masks and score terms: the positions themselves with one axis; with several, the sequence index.
-    std::vector<std::int32_t> qMask, kMask;
-    if (axes == 1 && !r.maskPositions.empty())
-        fail("maskPositions", "apply only to multi-axis RoPE (otherwise qPositions / kPositions are the mask positions)");
-    if (axes > 1) {
-        if (r.maskPositions.empty()) {
-            kMask = detail::defaultKeyPositions(d.kLen);
-            qMask = detail::defaultQueryPositions(d.qLen, d.kLen);
-        } else {
-            if (r.maskPositions.size != static_cast<std::size_t>(d.kLen))
-                fail("maskPositions", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.maskPositions.size) + ")");
-            if (d.qLen > d.kLen)
-                fail("maskPositions", "give the queries theirs as the last qLen keys' (qLen " + std::to_string(d.qLen) + " > kLen " + std::to_string(d.kLen) + ")");
-            kMask.assign(r.maskPositions.data, r.maskPositions.data + r.maskPositions.size);
-            requirePositions(kMask.data(), kMask.size(), "maskPositions");
-            qMask.assign(kMask.end() - d.qLen, kMask.end());
-        }
-    }
-    const std::vector<std::int32_t>& qPos = axes == 1 ? qRopePos : qMask;
-    const std::vector<std::int32_t>& kPos = axes == 1 ? kRopePos : kMask;
+    const detail::AttentionPositions positions = detail::resolveAttentionPositions(r, axes);
+    const std::vector<std::int32_t>& qRopePos = positions.qRotation;
+    const std::vector<std::int32_t>& kRopePos = positions.kRotation;
+    const std::vector<std::int32_t>& qPos = positions.q();  // masks and score terms
+    const std::vector<std::int32_t>& kPos = positions.k();
 
     AttentionInputs in;
     in.dims = d;

@@ -19,9 +19,6 @@ void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std
 void requireFiniteResult(const float* out, std::size_t n, float scale);
 // The largest Euclidean norm among `rows` vectors of headDim floats.
 double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
-// Positions resolved against defaults.
-std::vector<std::int32_t> defaultKeyPositions(int kLen);
-std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen);
 }  // namespace detail
 
 }  // namespace posenc
