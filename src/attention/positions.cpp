@@ -42,7 +42,7 @@ View<std::int32_t> checkCachePositions(View<std::int32_t> positions, View<std::i
     requireMaskPositionsAllowed(maskPositions, axes, field);
     if (!positions.empty()) requirePositionCount(field, positions.size, axes, layout);
     if (!maskPositions.empty()) requirePositionCount("maskPositions", maskPositions.size, 1, layout);
-    return givenSequenceIndex(positions, maskPositions, axes);
+    return axes == 1 ? positions : maskPositions;
 }
 
 namespace {

@@ -45,13 +45,8 @@ void requirePositionCount(const char* field, std::size_t got, std::size_t axes, 
 // positions are then ("qPositions / kPositions").
 void requireMaskPositionsAllowed(View<std::int32_t> maskPositions, std::size_t axes, const char* positionFields);
 
-// ---- The sequence index and multi-axis rotation positions
+// ---- Multi-axis rotation positions and the KV cache's checks
 
-// The sequence index a call gives (masks, score terms): the positions themselves with one axis,
-// maskPositions with several. Empty = the defaults.
-inline View<std::int32_t> givenSequenceIndex(View<std::int32_t> positions, View<std::int32_t> maskPositions, std::size_t axes) {
-    return axes == 1 ? positions : maskPositions;
-}
 // Multi-axis RoPE: token t's rotation position on axis a — its entry in the given [axes, len] rows,
 // or, none given (null), its sequence index on every axis (text tokens).
 inline std::int32_t axisPosition(const std::int32_t* given, std::size_t len, std::size_t a, std::size_t t, std::int32_t sequenceIndex) {
@@ -60,7 +55,8 @@ inline std::int32_t axisPosition(const std::int32_t* given, std::size_t len, std
 
 // The KV cache's checks of one call's positions (append: `positions` [batch * T], multi-axis
 // [batch, axes, T]; attend: `qPositions`, the same with qLen) and maskPositions ([batch * len]):
-// maskPositions only with several axes, then both counts. Returns the sequence index as given.
+// maskPositions only with several axes, then both counts. Returns the sequence index as given (masks,
+// score terms): the positions themselves with one axis, maskPositions with several; empty = the defaults.
 View<std::int32_t> checkCachePositions(View<std::int32_t> positions, View<std::int32_t> maskPositions, std::size_t axes,
                                        const PositionLayout& layout, const char* field);
 
