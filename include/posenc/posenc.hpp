@@ -11,6 +11,7 @@
 #include "posenc/rotary/frequencies.hpp"
 #include "posenc/rotary/hf_config.hpp"
 #include "posenc/attention/attention.hpp"
+#include "posenc/attention/encoding.hpp"
 #include "posenc/attention/engine.hpp"
 #include "posenc/cache/kv_cache.hpp"
 #include "posenc/describe.hpp"

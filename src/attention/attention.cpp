@@ -1,103 +1,19 @@
 #include "posenc/attention/attention.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "posenc/common/errors.hpp"
 #include "kernels/kernel_set.hpp"
 #include "attention/internal.hpp"
-#include "posenc/scores/combined.hpp"
+#include "attention/positions.hpp"
 
 namespace posenc {
 
 namespace {
-
-template <class... F>
-struct Overload : F... {
-    using F::operator()...;
-};
-template <class... F>
-Overload(F...) -> Overload<F...>;
-
-// The smallest and largest qPos - kPos over the pairs the mask admits (empty: min > max).
-std::pair<std::int64_t, std::int64_t> allowedDeltaRange(const AttentionInputs& in) {
-    std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
-    for (int i = 0; i < in.dims.qLen; ++i)
-        for (int j = 0; j < in.dims.kLen; ++j)
-            if (keyAllowed(in.mask, in.qPos[i], in.kPos[j], j)) {
-                const std::int64_t d = static_cast<std::int64_t>(in.qPos[i]) - in.kPos[j];
-                lo = std::min(lo, d);
-                hi = std::max(hi, d);
-            }
-    return {lo, hi};
-}
-
-// The largest |qPos - kPos| over all pairs of the call (masked or not).
-std::int64_t callDistance(const AttentionInputs& in) {
-    std::int64_t qMin = std::numeric_limits<std::int64_t>::max(), qMax = std::numeric_limits<std::int64_t>::min(), kMin = qMin, kMax = qMax;
-    for (int i = 0; i < in.dims.qLen; ++i) qMin = std::min<std::int64_t>(qMin, in.qPos[i]), qMax = std::max<std::int64_t>(qMax, in.qPos[i]);
-    for (int j = 0; j < in.dims.kLen; ++j) kMin = std::min<std::int64_t>(kMin, in.kPos[j]), kMax = std::max<std::int64_t>(kMax, in.kPos[j]);
-    return std::max(kMax - qMin, qMax - kMin);
-}
-
-std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e) {
-    const AttentionDims& d = in.dims;
-    if (const auto* c = std::get_if<CombinedEncoding>(&e)) {
-        std::vector<std::unique_ptr<ScoreTerm>> parts;
-        int contentQueries = 0;
-        for (const Encoding& p : c->parts) {
-            if (std::holds_alternative<CombinedEncoding>(p)) fail("encoding", "parts must be single encodings, not combinations");
-            contentQueries += std::holds_alternative<XlEncoding>(p);
-            if (auto t = makeTerm(in, p)) parts.push_back(std::move(t));
-        }
-        if (contentQueries > 1) fail("encoding", "combines two 'xl' parts: each changes the content query");
-        if (parts.empty()) return nullptr;
-        if (parts.size() == 1) return std::move(parts.front());
-        return std::make_unique<CombinedTerm>(std::move(parts));
-    }
-    return std::visit(
-        Overload{
-            // no score term: runWithEncoding uses a stateless no-op term (nothing to allocate)
-            [&](const NoEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
-            [&](const RopeEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
-            [&](const TemperatureEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },  // scales q (attention())
-            [&](const AlibiEncoding& a) -> std::unique_ptr<ScoreTerm> { return std::make_unique<AlibiTerm>(a, d.heads); },
-            [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads, callDistance(in)); },
-            [&](const SwinEncoding& s) -> std::unique_ptr<ScoreTerm> {
-                auto term = std::make_unique<SwinTerm>(s, d.heads);
-                term->checkPositions(in.qPos, d.qLen, "qPositions");
-                term->checkPositions(in.kPos, d.kLen, "kPositions");
-                return term;
-            },
-            [&](const ShawEncoding& s) -> std::unique_ptr<ScoreTerm> { return std::make_unique<ShawTerm>(s, d.headDim); },
-            [&](const XlEncoding& x) -> std::unique_ptr<ScoreTerm> {
-                const auto [lo, hi] = allowedDeltaRange(in);
-                if (lo <= hi && lo < 0)
-                    fail("encoding", "'xl' needs every attended key at or before its query (i - j >= 0); use causal: true or mask future keys");
-                auto term = std::make_unique<XlTerm>(x, d.heads, d.headDim, lo <= hi ? hi : 0);
-                if (lo <= hi && hi >= term->distances())
-                    fail("encoding.r", "has " + std::to_string(term->distances()) + " distances but the call needs i - j up to " + std::to_string(hi));
-                return term;
-            },
-            [&](const DebertaEncoding& x) -> std::unique_ptr<ScoreTerm> {
-                return std::make_unique<DebertaTerm>(x, d.heads, d.headDim, d.kLen, callDistance(in));
-            },
-            [&](const KerpleEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<KerpleTerm>(x, d.heads); },
-            [&](const FireEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<FireTerm>(x, d.heads); },
-            [&](const CopeEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<CopeTerm>(x, in); },
-            [&](const CombinedEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },  // handled above
-            [&](const RelativeKeyEncoding& x) -> std::unique_ptr<ScoreTerm> {
-                auto term = std::make_unique<RelativeKeyTerm>(x, d.headDim, d.kLen);
-                const auto [lo, hi] = allowedDeltaRange(in);
-                if (lo <= hi && (lo <= -x.maxPosition || hi >= x.maxPosition))
-                    fail("encoding.maxPosition", "(" + std::to_string(x.maxPosition) + ") is too small: attended distances i - j span [" +
-                                                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
-                return term;
-            },
-        },
-        e);
-}
 
 void requireSize(const View<float>& v, std::size_t n, const char* field, const char* shape) {
     if (v.data == nullptr && n > 0) fail(field, "is required");
@@ -106,59 +22,7 @@ void requireSize(const View<float>& v, std::size_t n, const char* field, const c
 
 }  // namespace
 
-const RopeEncoding* ropePart(const Encoding& e) {
-    if (const auto* r = std::get_if<RopeEncoding>(&e)) return r;
-    const RopeEncoding* found = nullptr;
-    if (const auto* c = std::get_if<CombinedEncoding>(&e))
-        for (const Encoding& p : c->parts)
-            if (const auto* r = std::get_if<RopeEncoding>(&p)) {
-                if (found) fail("encoding", "combines two 'rope' parts: at most one rotary encoding");
-                found = r;
-            }
-    return found;
-}
-
-bool isScalarBias(const Encoding& e) {
-    if (const auto* c = std::get_if<CombinedEncoding>(&e)) {
-        for (const Encoding& p : c->parts)
-            if (!isScalarBias(p)) return false;
-        return !c->parts.empty();
-    }
-    return std::holds_alternative<AlibiEncoding>(e) || std::holds_alternative<T5Encoding>(e) || std::holds_alternative<SwinEncoding>(e) ||
-           std::holds_alternative<KerpleEncoding>(e) || std::holds_alternative<FireEncoding>(e);
-}
-
-double defaultScale(const Encoding& e, int headDim) {
-    if (const auto* c = std::get_if<CombinedEncoding>(&e)) {
-        const double standard = 1.0 / std::sqrt(static_cast<double>(headDim));
-        double chosen = standard;
-        for (const Encoding& p : c->parts) {
-            const double s = defaultScale(p, headDim);
-            if (s == standard) continue;
-            if (chosen != standard && s != chosen)
-                fail("scale", "is required: the combined encodings default to different scales (" + show(chosen) + " and " + show(s) + ")");
-            chosen = s;
-        }
-        return chosen;
-    }
-    if (std::holds_alternative<T5Encoding>(e)) return 1.0;
-    if (const auto* d = std::get_if<DebertaEncoding>(&e)) return 1.0 / std::sqrt(static_cast<double>(headDim) * (1 + (d->c2p ? 1 : 0) + (d->p2c ? 1 : 0)));
-    return 1.0 / std::sqrt(static_cast<double>(headDim));
-}
-
 namespace detail {
-std::vector<std::int32_t> defaultKeyPositions(int kLen) {
-    std::vector<std::int32_t> p(static_cast<std::size_t>(kLen));
-    for (int j = 0; j < kLen; ++j) p[j] = j;
-    return p;
-}
-std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen) {
-    std::vector<std::int32_t> p(static_cast<std::size_t>(qLen));
-    const int first = std::max(kLen - qLen, 0);
-    for (int i = 0; i < qLen; ++i) p[i] = first + i;
-    return p;
-}
-
 double maxRowNorm(const float* x, std::size_t rows, std::size_t hd) {
     double m = 0;
     for (std::size_t r = 0; r < rows; ++r) {
@@ -231,45 +95,11 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         freqs = ropeFrequencies(c);
     }
     const std::size_t axes = freqs ? static_cast<std::size_t>(freqs->axes) : 1;
-    // Rotation positions ([axes, len]); given empty, every axis at the default sequence index (text tokens).
-    auto rotationPositions = [&](const View<std::int32_t>& given, int len, bool query, const char* field, const char* lenName) {
-        std::vector<std::int32_t> p;
-        if (given.empty()) {
-            const auto dflt = query ? detail::defaultQueryPositions(d.qLen, d.kLen) : detail::defaultKeyPositions(d.kLen);
-            for (std::size_t a = 0; a < axes; ++a) p.insert(p.end(), dflt.begin(), dflt.end());
-        } else {
-            p.assign(given.data, given.data + given.size);
-        }
-        const std::size_t want = axes * static_cast<std::size_t>(len);
-        if (p.size() != want)
-            fail(field, axes == 1 ? "must have " + std::string(lenName) + " = " + std::to_string(len) + " entries (got " + std::to_string(p.size()) + ")"
-                                  : "must be [axes, " + std::string(lenName) + "] = " + std::to_string(axes) + " x " + std::to_string(len) +
-                                        " entries for multi-axis RoPE (got " + std::to_string(p.size()) + ")");
-        requirePositions(p.data(), p.size(), field);
-        return p;
-    };
-    const std::vector<std::int32_t> qRopePos = rotationPositions(r.qPositions, d.qLen, true, "qPositions", "qLen");
-    const std::vector<std::int32_t> kRopePos = rotationPositions(r.kPositions, d.kLen, false, "kPositions", "kLen");
-    // Masks and score terms: the positions themselves with one axis; with several, the sequence index.
-    std::vector<std::int32_t> qMask, kMask;
-    if (axes == 1 && !r.maskPositions.empty())
-        fail("maskPositions", "apply only to multi-axis RoPE (otherwise qPositions / kPositions are the mask positions)");
-    if (axes > 1) {
-        if (r.maskPositions.empty()) {
-            kMask = detail::defaultKeyPositions(d.kLen);
-            qMask = detail::defaultQueryPositions(d.qLen, d.kLen);
-        } else {
-            if (r.maskPositions.size != static_cast<std::size_t>(d.kLen))
-                fail("maskPositions", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.maskPositions.size) + ")");
-            if (d.qLen > d.kLen)
-                fail("maskPositions", "give the queries theirs as the last qLen keys' (qLen " + std::to_string(d.qLen) + " > kLen " + std::to_string(d.kLen) + ")");
-            kMask.assign(r.maskPositions.data, r.maskPositions.data + r.maskPositions.size);
-            requirePositions(kMask.data(), kMask.size(), "maskPositions");
-            qMask.assign(kMask.end() - d.qLen, kMask.end());
-        }
-    }
-    const std::vector<std::int32_t>& qPos = axes == 1 ? qRopePos : qMask;
-    const std::vector<std::int32_t>& kPos = axes == 1 ? kRopePos : kMask;
+    const detail::AttentionPositions positions = detail::resolveAttentionPositions(r, axes);
+    const std::vector<std::int32_t>& qRopePos = positions.qRotation;
+    const std::vector<std::int32_t>& kRopePos = positions.kRotation;
+    const std::vector<std::int32_t>& qPos = positions.q();  // masks and score terms
+    const std::vector<std::int32_t>& kPos = positions.k();
 
     AttentionInputs in;
     in.dims = d;
@@ -329,7 +159,7 @@ void attentionBias(const Encoding& e, int heads, View<std::int32_t> qp, View<std
     in.dims = AttentionDims{heads, heads, 1, static_cast<int>(qp.size), static_cast<int>(kp.size)};
     in.qPos = qp.data;
     in.kPos = kp.data;
-    auto term = makeTerm(in, e);  // non-null: only scalar-bias kinds get here
+    auto term = detail::makeTerm(in, e);  // non-null: only scalar-bias kinds get here
     for (int h = 0; h < heads; ++h)
         for (std::size_t i = 0; i < qp.size; ++i) {
             float* row = out + (static_cast<std::size_t>(h) * qp.size + i) * kp.size;

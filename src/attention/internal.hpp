@@ -1,7 +1,9 @@
 // Helpers shared by attention.cpp and the KV cache; not installed (the library's own code only).
+// Positions and multi-axis resolution: attention/positions.hpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "posenc/attention/attention.hpp"
@@ -9,6 +11,9 @@
 namespace posenc {
 
 namespace detail {
+// The score term an encoding adds (encoding.cpp: one case per alternative of posenc::Encoding), checked
+// against the call's positions and mask; null when it adds none (NoPE, or an encoding acting on q / k).
+std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e);
 // Runs validated inputs (positions resolved, q/k already in place) with an encoding that is not rope.
 // Shared by `attention` and the KV cache.
 void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
@@ -19,9 +24,6 @@ void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std
 void requireFiniteResult(const float* out, std::size_t n, float scale);
 // The largest Euclidean norm among `rows` vectors of headDim floats.
 double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
-// Positions resolved against defaults.
-std::vector<std::int32_t> defaultKeyPositions(int kLen);
-std::vector<std::int32_t> defaultQueryPositions(int qLen, int kLen);
 }  // namespace detail
 
 }  // namespace posenc

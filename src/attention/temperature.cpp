@@ -1,7 +1,5 @@
 #include "posenc/attention/temperature.hpp"
 
-#include "posenc/attention/attention.hpp"
-
 #include <cmath>
 #include <vector>
 
@@ -31,19 +29,6 @@ void applyQueryTemperature(const TemperatureEncoding& t, float* q, int heads, in
             float* row = q + (static_cast<std::size_t>(h) * qLen + i) * headDim;
             for (int c = 0; c < headDim; ++c) row[c] *= s[i];
         }
-}
-
-const TemperatureEncoding* temperaturePart(const Encoding& e) {
-    const TemperatureEncoding* found = nullptr;
-    if (const auto* t = std::get_if<TemperatureEncoding>(&e)) found = t;
-    if (const auto* c = std::get_if<CombinedEncoding>(&e))
-        for (const Encoding& p : c->parts)
-            if (const auto* t = std::get_if<TemperatureEncoding>(&p)) {
-                if (found) fail("encoding", "combines two 'temperature' parts: at most one query temperature");
-                found = t;
-            }
-    if (found) validateTemperature(*found);
-    return found;
 }
 
 }  // namespace posenc

@@ -5,6 +5,7 @@
 
 #include "posenc/common/errors.hpp"
 #include "attention/internal.hpp"
+#include "attention/positions.hpp"
 #include "kernels/attention_tile.hpp"
 
 namespace posenc {
@@ -94,15 +95,8 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     if (k.size != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(k.size) + ")");
     if (v.size != n) fail("v", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(v.size) + ")");
     const std::size_t bt = static_cast<std::size_t>(c.batch) * T;
-    if (A == 1 && !maskPositions.empty()) fail("maskPositions", "apply only to multi-axis RoPE (otherwise positions are the mask positions)");
-    if (!positions.empty() && positions.size != bt * A)
-        fail("positions", A == 1 ? "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(positions.size) + ")"
-                                 : "must be [batch, axes, T] = " + std::to_string(bt * A) + " entries for multi-axis RoPE (got " +
-                                       std::to_string(positions.size) + ")");
-    if (!maskPositions.empty() && maskPositions.size != bt)
-        fail("maskPositions", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(maskPositions.size) + ")");
-    // the sequence index of token `at` as given (multi-axis: maskPositions; else positions), or -1 = the row's next
-    View<std::int32_t> seq = A == 1 ? positions : maskPositions;
+    // the sequence index of each token as given (multi-axis: maskPositions; else positions); empty = the row's next
+    const View<std::int32_t> seq = detail::checkCachePositions(positions, maskPositions, A, {c.batch, T, "T"}, "positions");
     const char* seqField = A == 1 ? "positions" : "maskPositions";
     if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
     requireFiniteValues(k.data, n, "k");
@@ -181,7 +175,8 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
                     const std::size_t at = static_cast<std::size_t>(b) * T + t;
                     if (scratchSlots_[at] < 0) continue;
                     const std::size_t src = (static_cast<std::size_t>(b) * A + a) * T + t;
-                    const std::int32_t p = positions.empty() ? scratchPos_[at] : positions[src];
+                    const std::int32_t p = detail::axisPosition(positions.empty() ? nullptr : positions.data + static_cast<std::size_t>(b) * A * T,
+                                                                static_cast<std::size_t>(T), a, static_cast<std::size_t>(t), scratchPos_[at]);
                     if (p < 0) fail("positions[" + std::to_string(src) + "]", "must be a position >= 0 (got " + std::to_string(p) + ")");
                     scratchAxisPos_[a * bt + at] = p;
                 }
@@ -258,17 +253,10 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (q.size != perRow * c.batch)
         fail("q", "must be [batch, heads, qLen, headDim] = " + std::to_string(perRow * c.batch) + " elements (got " + std::to_string(q.size) + ")");
     const std::size_t bq = static_cast<std::size_t>(c.batch) * qLen;
-    if (A == 1 && !maskPositions.empty()) fail("maskPositions", "apply only to multi-axis RoPE (otherwise qPositions are the mask positions)");
-    if (!qPositions.empty() && qPositions.size != bq * A)
-        fail("qPositions", A == 1 ? "must have batch*qLen = " + std::to_string(bq) + " entries (got " + std::to_string(qPositions.size) + ")"
-                                  : "must be [batch, axes, qLen] = " + std::to_string(bq * A) + " entries for multi-axis RoPE (got " +
-                                        std::to_string(qPositions.size) + ")");
-    if (!maskPositions.empty() && maskPositions.size != bq)
-        fail("maskPositions", "must have batch*qLen = " + std::to_string(bq) + " entries (got " + std::to_string(maskPositions.size) + ")");
+    const View<std::int32_t> seq = detail::checkCachePositions(qPositions, maskPositions, A, {c.batch, qLen, "qLen"}, "qPositions");
     if (!qPositions.empty()) requirePositions(qPositions.data, qPositions.size, "qPositions");
     if (!maskPositions.empty()) requirePositions(maskPositions.data, maskPositions.size, "maskPositions");
     if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
-    View<std::int32_t> seq = A == 1 ? qPositions : maskPositions;
     if (!std::isnan(scale)) requireFinite(scale, "scale");
     requireFiniteValues(q.data, q.size, "q");
 
@@ -276,9 +264,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     qp.resize(bq);
     for (int b = 0; b < c.batch; ++b)
         for (int i = 0; i < qLen; ++i)
-            qp[static_cast<std::size_t>(b) * qLen + i] = seq.empty()
-                ? static_cast<std::int32_t>(std::max<std::int64_t>(rows_[b].next - qLen + i, 0))
-                : seq[static_cast<std::size_t>(b) * qLen + i];
+            qp[static_cast<std::size_t>(b) * qLen + i] = seq.empty() ? detail::cacheQueryPosition(rows_[b].next, qLen, i) : seq[static_cast<std::size_t>(b) * qLen + i];
 
     if (c.dynamic == KVCacheConfig::DynamicNtk::hf) updateDynamic(*std::max_element(qp.begin(), qp.end()));
     int kLen = c.capacity;  // the capacity slots and any held past them
@@ -291,7 +277,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         if (tables_) {  // rotate the queries with the cache's own tables (no per-step allocation once warm)
             const std::int32_t* axisPos = A > 1 && !qPositions.empty() ? qPositions.data + static_cast<std::size_t>(b) * A * qLen : nullptr;
             buildTables(static_cast<std::size_t>(qLen), freqs_->attentionScale, RopeRole::query, [&](std::size_t a, std::size_t t) {
-                return static_cast<double>(axisPos ? axisPos[a * qLen + t] : pb[t]);
+                return static_cast<double>(detail::axisPosition(axisPos, static_cast<std::size_t>(qLen), a, t, pb[t]));
             });
             for (int h = 0; h < heads; ++h)
                 for (int t = 0; t < qLen; ++t) tables_->rotate(qb + (static_cast<std::size_t>(h) * qLen + t) * hd, static_cast<std::size_t>(t));

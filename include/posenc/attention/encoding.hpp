@@ -1,0 +1,54 @@
+// posenc::Encoding: the positional encoding `attention` and the KV cache's `attend` take, one
+// alternative per kind (NoPE, RoPE, each score term, the query temperature, a combination), and what
+// reads it. What each alternative builds (its score term, or nothing for an encoding acting on q and k)
+// is src/attention/encoding.cpp; the rotary part is applied by `attention` (attention.cpp) and by the KV
+// cache, which rotate q and k before the engine adds the score terms.
+#pragma once
+#include <variant>
+#include <vector>
+
+#include "posenc/attention/temperature.hpp"
+#include "posenc/rotary/apply.hpp"
+#include "posenc/scores/alibi.hpp"
+#include "posenc/scores/cope.hpp"
+#include "posenc/scores/deberta.hpp"
+#include "posenc/scores/fire.hpp"
+#include "posenc/scores/kerple.hpp"
+#include "posenc/scores/relative_key.hpp"
+#include "posenc/scores/shaw.hpp"
+#include "posenc/scores/swin.hpp"
+#include "posenc/scores/t5.hpp"
+#include "posenc/scores/transformer_xl.hpp"
+
+namespace posenc {
+
+struct NoEncoding {};
+struct RopeEncoding {
+    RopeConfig config;
+    RopeLayout layout = RopeLayout::half;
+};
+
+struct CombinedEncoding;
+using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
+                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, CombinedEncoding,
+                              TemperatureEncoding>;
+// Several encodings applied together: at most one rotary part (it rotates q and k), the score terms
+// add (e.g. RoPE + ALiBi, or T5 + CoPE). Parts are single encodings, not combinations.
+struct CombinedEncoding {
+    std::vector<Encoding> parts;
+};
+
+// The rotary part of an encoding (itself, or the one rope of a combination), or null.
+const RopeEncoding* ropePart(const Encoding& e);
+// The query-temperature part of an encoding (itself, or the one of a combination), validated, or null.
+// Two temperature parts are an error.
+const TemperatureEncoding* temperaturePart(const Encoding& e);
+// Whether the encoding is (or combines only) scalar biases: alibi, t5, swin, kerple, fire.
+bool isScalarBias(const Encoding& e);
+
+// The scale an encoding uses when none is given: 1/sqrt(headDim); T5 1; DeBERTa 1/sqrt(k headDim),
+// k = 1 + active position terms. A combination takes its parts' one non-standard default (two different
+// ones are an error: give `scale`).
+double defaultScale(const Encoding& e, int headDim);
+
+}  // namespace posenc
