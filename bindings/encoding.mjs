@@ -57,7 +57,7 @@ export function encodingSpecs(scope, encoding, context = {}) {
   return encoding.map((e, i) => encodingSpec(scope, e, { ...context, field: `encoding[${i}]` }));
 }
 
-// What the binding reads into posenc's struct for one encoding (bindings/embind.cpp toEncoding): the
+// What the binding reads into posenc's struct for one encoding (bindings/call.cpp, posenc::registry::encodingFrom): the
 // given keys, each checked against its registry type; tables placed on the heap as [offset, length].
 // Defaults and value rules are the C++ core's. `encoding` must be an object (callers pass
 // {kind: 'none'} for an omitted one); headDim and heads come from the call (rope's headDim is the
@@ -77,7 +77,7 @@ export function encodingSpec(scope, encoding, { headDim, heads, field = 'encodin
 
 // The encoding key types that are not plain values.
 const SHAPE = {
-  FloatInput: (scope, x, field) => [scope.f32(x, field), x.length],  // HeapBuffer and typed arrays both have .length
+  FloatInput: (scope, x, field) => scope.f32(x, field),
   '[number, number]': (scope, x, field) => {
     if (!Array.isArray(x) || x.length !== 2) throw new TypeError(`${field} must be [wh, ww] (got ${v.describe(x)})`);
     return [v.positive(x[0], `${field}[0]`), v.positive(x[1], `${field}[1]`)];

@@ -35,31 +35,25 @@ export class Scope {
   alloc(bytes, field) { const p = mallocOrThrow(this.m, bytes, field); this.ptrs.push(p); return p; }
   release() { for (const p of this.ptrs) this.m._free(p); this.ptrs.length = 0; }
 
-  // A float tensor argument: a HeapBuffer is used where it lies, anything else is copied in.
+  // A float tensor argument as [heap offset, length]: a HeapBuffer is used where it lies, anything
+  // else is copied in.
   f32(value, field, expectedLength) {
     if (value instanceof HeapBuffer) {
       if (value.deleted) throw new RangeError(`${field} is a buffer that has been deleted`);
       if (expectedLength !== undefined) requireLength(value.length, expectedLength, field);
-      return value.byteOffset;
+      return [value.byteOffset, value.length];
     }
     const a = float32Array(value, field);
     if (expectedLength !== undefined) requireLength(a.length, expectedLength, field);
     const p = this.alloc(a.length * 4, field);
     this.m.HEAPF32.set(a, p >> 2);
-    return p;
+    return [p, a.length];
   }
   i32(array, field) {  // array: an already validated Int32Array
     const p = this.alloc(array.length * 4, field);
     this.m.HEAP32.set(array, p >> 2);
-    return p;
+    return [p, array.length];
   }
-  f64(array, field) {
-    const p = this.alloc(array.length * 8, field);
-    this.m.HEAPF64.set(array, p >> 3);
-    return p;
-  }
-  // Room for a float result; the caller copies it out with `result`.
-  out(length, field = 'out') { return this.alloc(length * 4, field); }
 
   // Copies a float result out of the heap: into `out` (a HeapBuffer or Float32Array) when given.
   result(ptr, length, out) {
@@ -77,6 +71,51 @@ export class Scope {
     return out;
   }
   int32Result(ptr, length) { return new Int32Array(this.m.HEAP32.buffer, ptr, length).slice(); }
+
+  // Runs one operation of the core (bindings/call.cpp): `args` are JSON values, tensors among them as
+  // [heap offset, length] (from f32 / i32 / bytes). Resolves to the core's answer with its result
+  // tensors copied out into typed arrays; the one named "out" into the caller's `out` when given (a
+  // buffer from pe.alloc is written where it lies).
+  call(op, args, out) {
+    const m = this.m;
+    if (out instanceof HeapBuffer) args = { ...args, out: this.f32(out, 'out') };
+    const text = ENCODER.encode(JSON.stringify({ op, ...args }, (_, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x)));
+    const request = this.alloc(text.length, 'request');
+    m.HEAPU8.set(text, request);
+    const status = m._posenc_call(request, text.length);
+    if (status !== 0) throw errorOf(status, readText(m, m._posenc_error()));
+    try {
+      const answer = JSON.parse(readText(m, m._posenc_answer(), m._posenc_answer_length()));
+      for (const [key, x] of Object.entries(answer)) {
+        if (!Array.isArray(x) || (x[0] !== 'f32' && x[0] !== 'i32')) continue;
+        answer[key] = x[0] === 'i32' ? this.int32Result(x[1], x[2]) : this.result(x[1], x[2], key === 'out' ? out : undefined);
+      }
+      return answer;
+    } finally {
+      m._posenc_release();
+    }
+  }
+  bytes(array, field) {  // a validated 0/1 mask
+    const p = this.alloc(array.length, field);
+    this.m.HEAPU8.set(array, p);
+    return [p, array.length];
+  }
+}
+
+const ENCODER = new TextEncoder(), DECODER = new TextDecoder();
+// Text the core wrote (NUL-terminated unless `length` is given). Copied first: browsers decode no view
+// of a shared (threaded) heap.
+function readText(m, ptr, length) {
+  let end = ptr + (length ?? 0);
+  if (length === undefined) while (m.HEAPU8[end]) end++;
+  return DECODER.decode(m.HEAPU8.slice(ptr, end));
+}
+
+// The JS error a failed call's status stands for (bindings/call.cpp).
+function errorOf(status, message) {
+  if (status === 1) return new RangeError(message);
+  if (status === 2) return new TypeError(message);
+  return new Error(`posenc internal error: ${message}`);
 }
 
 // Runs fn(scope) and frees the scope's allocations whatever happens.
@@ -84,4 +123,3 @@ export function withScope(module, fn) {
   const scope = new Scope(module);
   try { return fn(scope); } finally { scope.release(); }
 }
-

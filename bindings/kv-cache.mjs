@@ -4,7 +4,7 @@ import * as v from './validate.mjs';
 import { HeapBuffer } from './heap.mjs';
 import { ropeSpec } from './rope-config.mjs';
 import { encodingSpecs, NO_ENCODING } from './encoding.mjs';
-import { checkOptions, readOptions, belongsIn, ENCODING_TABLES } from './options.mjs';
+import { checkOptions, readOptions, belongsIn, plain, ENCODING_TABLES } from './options.mjs';
 
 // A tensor whose token count is implied by its length: returns [length, tokens].
 function tokensOf(x, field, perToken, shape) {
@@ -14,7 +14,7 @@ function tokensOf(x, field, perToken, shape) {
   return [len, len / perToken];
 }
 
-export function makeKVCacheClass(m, run, check) {
+export function makeKVCacheClass(call) {
   return class KVCache {
     #handle; #batch; #kvHeads; #headDim; #capacity; #multiAxis;
 
@@ -24,21 +24,13 @@ export function makeKVCacheClass(m, run, check) {
       this.#kvHeads = o.kvHeads;
       this.#headDim = o.headDim;
       this.#capacity = o.capacity;
-      const { window = 0, sinks, chunk = 0, dynamic } = o;
       const hasRope = o.rope !== undefined;
       const rope = checkOptions(o.rope, 'KVCache.rope', { field: 'rope', prefix: 'rope.', elsewhere: belongsIn('rope.scaling', 'scaling') });
       const spec = ropeSpec(rope, { prefix: 'rope.', where: 'rope', headDim: this.#headDim, headDimOf: "the cache's headDim" });
       this.#multiAxis = hasRope && Boolean(spec.multiAxis);
       const slots = this.#batch * this.#capacity * this.#kvHeads * this.#headDim;
       if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
-      const handle = new m.KVCacheHandle();
-      try {
-        check(m, handle.create(this.#batch, this.#kvHeads, this.#headDim, this.#capacity, window, sinks, chunk, hasRope ? spec : undefined, dynamic));
-      } catch (e) {
-        handle.delete();
-        throw e;
-      }
-      this.#handle = handle;
+      this.#handle = call('cache.create', { ...plain(o), rope: hasRope ? spec : undefined }).value;
     }
 
     get batch() { return this.#batch; }
@@ -59,13 +51,10 @@ export function makeKVCacheClass(m, run, check) {
       const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');
       const mask = o.mask === undefined ? null : v.mask(o.mask, 'mask');
       if (mask) v.requireLength(mask.length, this.#batch * T, 'mask', 'batch*T');
-      run((s) => {
-        const kp = s.f32(k, 'k', len), vp = s.f32(vals, 'v', len);
-        let mp = 0;
-        if (mask) { mp = s.alloc(mask.length, 'mask'); m.HEAPU8.set(mask, mp); }
-        check(m, h.append(kp, vp, T, positions ? s.i32(positions, 'positions') : 0, positions ? positions.length : 0, mp,
-          maskPositions ? s.i32(maskPositions, 'maskPositions') : 0));
-      });
+      call('cache.append', (s) => ({
+        cache: h, tokens: T, k: s.f32(k, 'k', len), v: s.f32(vals, 'v', len), mask: mask && s.bytes(mask, 'mask'),
+        positions: positions && s.i32(positions, 'positions'), maskPositions: maskPositions && s.i32(maskPositions, 'maskPositions'),
+      }));
       return this;
     }
 
@@ -73,7 +62,7 @@ export function makeKVCacheClass(m, run, check) {
     attend(q, options) {
       const h = this.#live();
       const o = readOptions(options, 'KVCache.attend', { where: 'attend options', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
-      const { heads, causal, scale = NaN } = o;
+      const { heads } = o;
       if (heads % this.#kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of the cache's kvHeads (${this.#kvHeads})`);
       // q's size fixes heads * qLen only: when it does not fit, say which heads was assumed
       const rows = this.#batch * this.#headDim, qn = ArrayBuffer.isView(q) || q instanceof HeapBuffer || Array.isArray(q) ? q.length : NaN;
@@ -84,20 +73,16 @@ export function makeKVCacheClass(m, run, check) {
       if (qPositions && !this.#multiAxis) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
       const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');
       if (maskPositions) v.requireLength(maskPositions.length, this.#batch * qLen, 'maskPositions', 'batch*qLen');
-      return run((s) => {
-        const spec = encodingSpecs(s, o.encoding ?? NO_ENCODING, { headDim: this.#headDim, heads });
-        const qp = s.f32(q, 'q', len);
-        const out = s.out(len);
-        check(m, h.attend(qp, heads, qLen, spec, qPositions ? s.i32(qPositions, 'qPositions') : 0, qPositions ? qPositions.length : 0, causal, scale, out,
-          maskPositions ? s.i32(maskPositions, 'maskPositions') : 0));
-        return { out: s.result(out, len, o.out) };
-      });
+      return { out: call('cache.attend', (s) => ({
+        ...plain(o), cache: h, qLen, encoding: encodingSpecs(s, o.encoding ?? NO_ENCODING, { headDim: this.#headDim, heads }), q: s.f32(q, 'q', len),
+        qPositions: qPositions && s.i32(qPositions, 'qPositions'), maskPositions: maskPositions && s.i32(maskPositions, 'maskPositions'),
+      }), o.out).out };
     }
 
     shift(delta) {
       const h = this.#live();
       v.integer(delta, 'delta', { min: -(2 ** 31 - 1) });
-      check(m, h.shift(delta));
+      call('cache.shift', { cache: h, delta });
       return this;
     }
 
@@ -105,22 +90,19 @@ export function makeKVCacheClass(m, run, check) {
       const h = this.#live();
       const np = v.int32Array(newPositions, 'newPositions', { min: -1 });
       v.requireLength(np.length, this.#batch * this.#capacity, 'newPositions', 'batch*capacity, in positions() order');
-      run((s) => check(m, h.renumber(s.i32(np, 'newPositions'))));
+      call('cache.renumber', (s) => ({ cache: h, positions: s.i32(np, 'newPositions') }));
       return this;
     }
 
     positions() {
-      const h = this.#live();
-      const n = this.#batch * this.#capacity;
-      return run((s) => { const out = s.alloc(n * 4, 'positions'); check(m, h.positions(out)); return s.int32Result(out, n); });
+      return call('cache.positions', { cache: this.#live() }).value;
     }
 
     nextPositions() {
-      const h = this.#live();
-      return run((s) => { const out = s.alloc(this.#batch * 4, 'nextPositions'); check(m, h.nextPositions(out)); return s.int32Result(out, this.#batch); });
+      return call('cache.nextPositions', { cache: this.#live() }).value;
     }
 
-    delete() { if (this.#handle) { this.#handle.delete(); this.#handle = null; } }
+    delete() { if (this.#handle) { call('cache.delete', { cache: this.#handle }); this.#handle = null; } }
     [Symbol.dispose]() { this.delete(); }
   };
 }

@@ -1,5 +1,5 @@
 // The known keys of every options object the JS API takes: one table per object, built at load from
-// the C++ registry (src/registry.cpp, exported by bindings/embind.cpp) — the single source of kinds,
+// the C++ registry (src/registry.cpp, exported by bindings/call.cpp) — the single source of kinds,
 // fields, defaults and choices. The tables drive the strict checks below (an unknown key, a null or a
 // missing required key is a TypeError naming it), and tests/node/strict-options.test.mjs holds each
 // one equal to its interface in index.d.ts.
@@ -60,6 +60,10 @@ export function readOptions(value, name, context = {}) {
   return out;
 }
 const PLAIN = ['number', 'integer', 'boolean'];
+
+// The plain values of a readOptions result (numbers, flags, choices as their index): what the core
+// reads as they are; tensors and nested objects are the caller's to place.
+export const plain = (o) => Object.fromEntries(Object.entries(o).filter(([, x]) => typeof x === 'number' || typeof x === 'boolean'));
 
 // The choices of a key (an array of strings), and its default, as the registry gives them.
 export const choices = (table, key) => OPTIONS[table].keys[key].type;

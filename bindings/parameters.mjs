@@ -20,7 +20,7 @@ const SHAPES = {
   },
 };
 
-export function makeParameterCount(m, check) {
+export function makeParameterCount(call) {
   return function parameterCount(method, options) {
     if (typeof method !== 'string') throw new TypeError(`method must be a string (got ${v.describe(method)})`);
     // an own-property check: 'constructor' or 'toString' must not find Object.prototype's methods
@@ -28,9 +28,7 @@ export function makeParameterCount(m, check) {
     const table = `parameterCount.${method}`;
     const o = readOptions(options, table, { where: `parameterCount('${method}') options` });
     for (const [key, entry] of Object.entries(OPTIONS[table].keys)) if (SHAPES[entry.type]) o[key] = SHAPES[entry.type](o[key], key);
-    const result = {};
-    check(m, m.parameterCount(method, o, result));
-    const n = result.count;
+    const n = call('parameterCount', { ...o, method }).value;
     if (!Number.isSafeInteger(n)) throw new RangeError(`parameterCount('${method}'): ${n} parameters cannot be counted exactly (more than 2^53)`);
     return n;
   };

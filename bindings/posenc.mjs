@@ -6,72 +6,54 @@ import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
 import { ropeSpec, makeRopeConfigFromHF } from './rope-config.mjs';
 import { encodingSpecs, encodingKinds, multiAxisRope, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
-import { checkOptions, readOptions, belongsIn, installRegistry, ENCODING_TABLES } from './options.mjs';
+import { checkOptions, readOptions, belongsIn, installRegistry, plain, ENCODING_TABLES } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
 import { makeParameterCount, installParameterMethods } from './parameters.mjs';
 
-// Turns a binding status into the matching JS error.
-function check(m, status) {
-  if (status === 0) return;
-  const message = m.lastError();
-  if (status === 1) throw new RangeError(message);
-  if (status === 2) throw new TypeError(message);
-  throw new Error(`posenc internal error: ${message}`);
-}
-
 function makeApi(m) {
-  installRegistry(JSON.parse(m.registry()));
+  // One operation of the core (bindings/call.cpp); `args(scope)` places tensors on the heap.
+  const call = (op, args, out) => withScope(m, (s) => s.call(op, typeof args === 'function' ? args(s) : args, out));
+  const registry = call('registry', {}).value;
+  installRegistry(registry);
+  // describe(): one entry per encoding kind and additive function, from the C++ table (src/registry.cpp)
+  const descriptions = Object.freeze(registry.describe.map(Object.freeze));
   installParameterMethods();
-  const run = (fn) => withScope(m, fn);
 
   function sinusoidal(positions, options) {
     const o = readOptions(options, 'sinusoidal');
     const pos = v.positions(positions);
-    const { dim, base, layout, paddingIdx = -1 } = o;
-    return run((s) => {
-      const out = s.out(pos.length * dim);
-      check(m, m.sinusoidal(s.i32(pos, 'positions'), pos.length, dim, base, layout, paddingIdx, out));
-      return s.result(out, pos.length * dim, o.out);
-    });
+    return call('sinusoidal', (s) => ({ ...plain(o), positions: s.i32(pos, 'positions') }), o.out).out;
   }
 
   function ropeFrequencies(options) {
     const where = 'ropeFrequencies options';
     const o = checkOptions(options, 'ropeFrequencies', { where, elsewhere: belongsIn('scaling', 'scaling') });
-    const spec = ropeSpec(o, { where });  // layout is checked too: frequencies do not depend on it, but it must be valid
-    return run((s) => {
-      const n = 3 + spec.headDim;
-      const out = s.alloc(n * 8, 'invFreq');
-      check(m, m.ropeFrequencies(spec, out));
-      const raw = new Float64Array(m.HEAPF64.buffer, out, n);
-      const rotaryDim = raw[0], axes = raw[2], h = rotaryDim / 2;
-      const result = { invFreq: Float32Array.from(raw.subarray(3, 3 + h)), attentionScale: raw[1], rotaryDim };
-      if (axes > 1) Object.assign(result, { axes, axisOfPair: Int32Array.from(raw.subarray(3 + h, 3 + 2 * h)) });
-      return result;
-    });
+    const r = call('ropeFrequencies', ropeSpec(o, { where }));  // layout is checked too: frequencies do not depend on it, but it must be valid
+    const result = { invFreq: r.invFreq, attentionScale: r.attentionScale, rotaryDim: r.rotaryDim };
+    return r.axes ? Object.assign(result, { axes: r.axes, axisOfPair: r.axisOfPair }) : result;
   }
 
-  // Shared by applyRope and rotateByDelta (`name`): validate, place x on the heap, rotate, copy out.
-  function rotate(name, x, shape, options, prepare, callBinding) {
-    const { heads, tokens, headDim } = readOptions(shape, 'shape', { field: 'shape', where: `${name} shape` });
-    const where = `${name} options`;
+  // Shared by applyRope and rotateByDelta (`op`): validate, place x on the heap, rotate, copy out.
+  function rotate(op, x, shape, options, checkExtra) {
+    const { heads, tokens, headDim } = readOptions(shape, 'shape', { field: 'shape', where: `${op} shape` });
+    const where = `${op} options`;
     const o = checkOptions(options, 'applyRope', { where, elsewhere: belongsIn('scaling', 'scaling') });
     const spec = ropeSpec(o, { where, headDim, headDimOf: "the shape's headDim" });
     const inPlace = v.boolean(o.inPlace, 'inPlace', false);
     if (inPlace && !(x instanceof Float32Array) && !(x instanceof HeapBuffer))
       throw new TypeError(`x must be a Float32Array or a buffer from pe.alloc with inPlace: true (got ${v.describe(x)})`);
-    const extra = prepare(tokens, spec);
+    const extra = checkExtra(tokens, spec);
     const n = heads * tokens * headDim;
-    return run((s) => {
-      const ptr = s.f32(x, 'x', n);  // a HeapBuffer is used where it lies, so inPlace needs no copy
+    return withScope(m, (s) => {
+      let [work] = s.f32(x, 'x', n);  // a HeapBuffer is used where it lies, so inPlace needs no copy
       const heapX = x instanceof HeapBuffer;
-      let work = ptr;
       if (heapX && !inPlace) {  // leave the caller's buffer untouched
-        work = s.out(n);
-        m.HEAPU8.copyWithin(work, ptr, ptr + n * 4);
+        const copy = s.alloc(n * 4, 'out');
+        m.HEAPU8.copyWithin(copy, work, work + n * 4);
+        work = copy;
       }
-      check(m, callBinding(spec, work, heads, tokens, headDim, extra(s)));
+      s.call(op, { ...spec, ...extra(s), x: [work, n], heads, tokens, headDim });
       if (inPlace) return heapX ? x : s.result(work, n, x);
       return s.result(work, n, o.out);
     });
@@ -82,8 +64,8 @@ function makeApi(m) {
       const pos = v.positions(positions);
       const axes = !spec.multiAxis ? 1 : spec.multiAxis === 2 ? 2 : spec.sections?.length ?? 0;
       v.requireLength(pos.length, tokens * axes, 'positions', axes > 1 ? `[axes = ${axes}, tokens]` : 'one per token');
-      return (s) => s.i32(pos, 'positions');
-    }, (...a) => m.applyRope(...a));
+      return (s) => ({ positions: s.i32(pos, 'positions') });
+    });
   }
 
   // Rotates already-rotated vectors by a position delta per token (negative = backwards), without
@@ -92,14 +74,14 @@ function makeApi(m) {
     return rotate('rotateByDelta', x, shape, options, (tokens) => {
       const d = v.int32Array(deltas, 'deltas', { min: -(2 ** 31 - 1) });
       v.requireLength(d.length, tokens, 'deltas', 'one per token');
-      return (s) => s.f64(Float64Array.from(d), 'deltas');
-    }, (...a) => m.rotateByDelta(...a));
+      return (s) => ({ deltas: s.i32(d, 'deltas') });
+    });
   }
 
   // --- attention and score terms ------------------------------------------------------------------
   function attention(args) {
     const a = readOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
-    const { heads, kvHeads = heads, headDim, qLen, kLen, causal, window = 0, chunk = 0, scale = NaN, returnWeights, returnScores } = a;
+    const { heads, kvHeads = heads, headDim, qLen, kLen } = a;
     const qPositions = a.qPositions === undefined ? null : v.positions(a.qPositions, 'qPositions');
     const kPositions = a.kPositions === undefined ? null : v.positions(a.kPositions, 'kPositions');
     const maskPositions = a.maskPositions === undefined ? null : v.positions(a.maskPositions, 'maskPositions');
@@ -111,27 +93,17 @@ function makeApi(m) {
     const keyMask = a.keyMask === undefined ? null : v.mask(a.keyMask, 'keyMask');
     if (keyMask) v.requireLength(keyMask.length, kLen, 'keyMask', 'kLen');
     if (heads % kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of kvHeads (${kvHeads})`);
-    const qn = heads * qLen * headDim, kn = kvHeads * kLen * headDim, wn = heads * qLen * kLen;
-    return run((s) => {
-      const spec = encodingSpecs(s, a.encoding ?? NO_ENCODING, { headDim, heads });
-      const q = s.f32(a.q, 'q', qn), k = s.f32(a.k, 'k', kn), vv = s.f32(a.v, 'v', kn);
-      const out = s.out(qn);
-      const weights = returnWeights ? s.out(wn, 'weights') : 0;
-      const scores = returnScores ? s.out(wn, 'scores') : 0;
-      let mask = 0;
-      if (keyMask) { mask = s.alloc(kLen, 'keyMask'); m.HEAPU8.set(keyMask, mask); }
-      check(m, m.attention({
-        heads, kvHeads, headDim, qLen, kLen, q, k, v: vv,
-        qPositions: qPositions ? s.i32(qPositions, 'qPositions') : 0, kPositions: kPositions ? s.i32(kPositions, 'kPositions') : 0,
-        qPositionsLength: qPositions ? qPositions.length : 0, kPositionsLength: kPositions ? kPositions.length : 0,
-        maskPositions: maskPositions ? s.i32(maskPositions, 'maskPositions') : 0, maskPositionsLength: maskPositions ? maskPositions.length : 0,
-        keyMask: mask, causal, window, chunk, scale, out, weights, scores,
-      }, spec));
-      const result = { out: s.result(out, qn, a.out) };
-      if (returnWeights) result.weights = s.result(weights, wn);
-      if (returnScores) result.scores = s.result(scores, wn);
-      return result;
-    });
+    const qn = heads * qLen * headDim, kn = kvHeads * kLen * headDim;
+    const r = call('attention', (s) => ({
+      ...plain(a), kvHeads, encoding: encodingSpecs(s, a.encoding ?? NO_ENCODING, { headDim, heads }),
+      q: s.f32(a.q, 'q', qn), k: s.f32(a.k, 'k', kn), v: s.f32(a.v, 'v', kn),
+      qPositions: qPositions && s.i32(qPositions, 'qPositions'), kPositions: kPositions && s.i32(kPositions, 'kPositions'),
+      maskPositions: maskPositions && s.i32(maskPositions, 'maskPositions'), keyMask: keyMask && s.bytes(keyMask, 'keyMask'),
+    }), a.out);
+    const result = { out: r.out };
+    if (a.returnWeights) result.weights = r.weights;
+    if (a.returnScores) result.scores = r.scores;
+    return result;
   }
 
   function attentionBias(encoding, qPositions, kPositions) {
@@ -139,81 +111,48 @@ function makeApi(m) {
     const kinds = encodingKinds(encoding);
     const other = kinds.find((k) => !SCALAR_BIAS.includes(k));
     if (other) throw new RangeError(`encoding.kind must be a scalar-bias encoding (${SCALAR_BIAS.map((k) => `'${k}'`).join(', ')}, or an array of them) (got '${other}')`);
-    return run((s) => {
+    return call('attentionBias', (s) => {
       const specs = encodingSpecs(s, encoding);
       const heads = specs[0].heads;
       specs.forEach((p, i) => { if (p.heads !== heads) throw new RangeError(`encoding[${i}].heads (${p.heads}) must equal encoding[0].heads (${heads})`); });
-      const n = heads * qp.length * kp.length;
-      const out = s.out(n);
-      check(m, m.attentionBias(specs, heads, s.i32(qp, 'qPositions'), qp.length, s.i32(kp, 'kPositions'), kp.length, out));
-      return s.result(out, n);
-    });
+      return { encoding: specs, heads, qPositions: s.i32(qp, 'qPositions'), kPositions: s.i32(kp, 'kPositions') };
+    }).out;
   }
 
-  function t5Bucket(relativePositions, options) {
-    const o = readOptions(options, 't5Bucket');
+  // t5Bucket, debertaBucket: relative positions -> bucket indices.
+  const buckets = (op) => (relativePositions, options) => {
+    const o = readOptions(options, op);
     const rel = v.int32Array(relativePositions, 'relativePositions');
-    return run((s) => {
-      const out = s.alloc(rel.length * 4, 'out');
-      check(m, m.t5Buckets(s.i32(rel, 'relativePositions'), rel.length, o.bidirectional, o.numBuckets, o.maxDistance, out));
-      return s.int32Result(out, rel.length);
-    });
-  }
-
-  function debertaBucket(relativePositions, options) {
-    const { bucketSize, maxPosition, convention } = readOptions(options, 'debertaBucket');
-    const rel = v.int32Array(relativePositions, 'relativePositions');
-    return run((s) => {
-      const out = s.alloc(rel.length * 4, 'out');
-      check(m, m.debertaBuckets(s.i32(rel, 'relativePositions'), rel.length, bucketSize, maxPosition, convention, out));
-      return s.int32Result(out, rel.length);
-    });
-  }
+    return call(op, (s) => ({ ...plain(o), relativePositions: s.i32(rel, 'relativePositions') })).out;
+  };
 
   function alibiSlopes(numHeads) {
-    const n = v.positive(numHeads, 'numHeads', 1 << 20);
-    return run((s) => {
-      const out = s.alloc(n * 8, 'numHeads');
-      check(m, m.alibiSlopes(n, out));
-      return Float32Array.from(new Float64Array(m.HEAPF64.buffer, out, n));
-    });
+    return Float32Array.from(call('alibiSlopes', { numHeads: v.positive(numHeads, 'numHeads', 1 << 20) }).value);
   }
 
   function swinRelativeIndex(windowSize) {
     if (!Array.isArray(windowSize) || windowSize.length !== 2) throw new TypeError(`windowSize must be [wh, ww] (got ${v.describe(windowSize)})`);
-    const wh = v.positive(windowSize[0], 'windowSize[0]'), ww = v.positive(windowSize[1], 'windowSize[1]');
-    const n = wh * ww;
-    if (n > 16384) throw new RangeError(`windowSize gives ${n} tokens per window; at most 16384 supported`);
-    return run((s) => {
-      const out = s.alloc(n * n * 4, 'windowSize');
-      check(m, m.swinRelativeIndex(wh, ww, out));
-      return s.int32Result(out, n * n);
-    });
-  }
-
-  // One entry per encoding kind and additive function, from the C++ table (src/registry.cpp).
-  let descriptions;
-  function describe() {
-    descriptions ??= Object.freeze(m.describe().map((d) => Object.freeze(d)));
-    return descriptions;
+    const windowH = v.positive(windowSize[0], 'windowSize[0]'), windowW = v.positive(windowSize[1], 'windowSize[1]');
+    if (windowH * windowW > 16384) throw new RangeError(`windowSize gives ${windowH * windowW} tokens per window; at most 16384 supported`);
+    return call('swinRelativeIndex', { windowH, windowW }).out;
   }
 
   return {
     sinusoidal,
-    ...makeAdditive(m, run, check),
-    parameterCount: makeParameterCount(m, check),
+    ...makeAdditive(call),
+    parameterCount: makeParameterCount(call),
     ropeFrequencies,
-    ropeConfigFromHF: makeRopeConfigFromHF(m, check),
+    ropeConfigFromHF: makeRopeConfigFromHF(call),
     applyRope,
     rotateByDelta,
     attention,
     attentionBias,
-    t5Bucket,
-    debertaBucket,
+    t5Bucket: buckets('t5Bucket'),
+    debertaBucket: buckets('debertaBucket'),
     alibiSlopes,
     swinRelativeIndex,
-    describe,
-    KVCache: makeKVCacheClass(m, run, check),
+    describe: () => descriptions,
+    KVCache: makeKVCacheClass(call),
     alloc(length) { return new HeapBuffer(m, v.positive(length, 'length', 2 ** 30 - 16)); },
     /** Bytes in the wasm heap now (it grows on demand and never shrinks). */
     heapBytes() { return m.HEAPU8.length; },
@@ -221,7 +160,7 @@ function makeApi(m) {
     copyBuffer(dst, src) {
       if (!(dst instanceof HeapBuffer) || !(src instanceof HeapBuffer)) throw new TypeError('copyBuffer takes two buffers from pe.alloc');
       v.requireLength(dst.length, src.length, 'dst');
-      m.copyBytes(dst.byteOffset, src.byteOffset, src.length * 4);
+      call('copyBytes', { dst: [dst.byteOffset, dst.length], src: [src.byteOffset, src.length], bytes: src.length * 4 });
     },
   };
 }
@@ -278,7 +217,8 @@ async function createThreadedModule(threads) {
 async function loadApi(threads) {
   const m = (threads > 1 && (await createThreadedModule(threads))) || (await instantiate(createPosencModule));
   const api = makeApi(m);
-  const chosen = m.setThreadCount(m.posencPthreadWorkers ? threads : 1);  // the C++ pool's count, read back
+  // the C++ pool's count, read back
+  const chosen = withScope(m, (s) => s.call('setThreadCount', { threads: m.posencPthreadWorkers ? threads : 1 })).value;
   Object.defineProperty(api, 'threads', { value: chosen, enumerable: true });
   return api;
 }

@@ -71,27 +71,22 @@ export function ropeSpec(o, { prefix = '', where = 'options', headDim, headDimOf
 // Reads the RoPE settings of a model's config.json: the reader is the C++ one (src/rotary/hf_config.cpp),
 // so JS and C++ read a config identically; this side turns the object back into JSON text first,
 // naming any value JSON cannot carry. The result lists only what the config sets.
-export function makeRopeConfigFromHF(m, check) {
+export function makeRopeConfigFromHF(call) {
   return function ropeConfigFromHF(config, options) {
     const o = checkOptions(options, 'ropeConfigFromHF');
     if (config === null || typeof config !== 'object' || Array.isArray(config) || ArrayBuffer.isView(config))
       throw new TypeError(`config must be a parsed config.json object (got ${v.describe(config)})`);
     if (o.layerType !== undefined && typeof o.layerType !== 'string') throw new TypeError(`layerType must be a string (got ${v.describe(o.layerType)})`);
-    const layerType = o.layerType ?? '';
     const yarnFactor = v.oneOf(o.yarnFactor, 'yarnFactor', YARN_FACTOR_RULES, 'explicit');
     const strict = v.boolean(o.strict, 'strict', false);
-    const out = {}, meta = {};
-    check(m, m.ropeConfigFromHF(jsonText(config), layerType, yarnFactor, strict, out, meta));
+    const r = call('ropeConfigFromHF', { config: jsonText(config), layerType: o.layerType, yarnFactor, strict }).value;
     // Not enumerable: spreading the result ({ ...rope, kind: 'rope' }) copies only the rotary options.
-    const ignored = meta.ignored.map(({ key, value, reason }) => Object.freeze({ key, value: JSON.parse(value), reason }));
-    const attention = { ...meta.attention, layers: meta.attention.layers.map((l) => Object.freeze({ ...l })) };
-    Object.freeze(attention.layers);
-    Object.defineProperties(out, {
-      ignored: { value: Object.freeze(ignored), enumerable: false },
-      temperature: { value: meta.temperature && Object.freeze({ ...meta.temperature }), enumerable: false },
+    const attention = { ...r.attention, layers: Object.freeze(r.attention.layers.map(Object.freeze)) };
+    return Object.defineProperties(r.rope, {
+      ignored: { value: Object.freeze(r.ignored.map(Object.freeze)), enumerable: false },
+      temperature: { value: r.temperature && Object.freeze(r.temperature), enumerable: false },
       attention: { value: Object.freeze(attention), enumerable: false },
     });
-    return out;
   };
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "common/json.hpp"
 #include "posenc/describe.hpp"
 #include "posenc/posenc.hpp"
 
@@ -573,120 +574,77 @@ void validateScaling(const RopeScaling& s) {
     }
 }
 
-namespace {
-void quote(std::string& out, const std::string& s) {
-    out += '"';
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    out += '"';
-}
-void quoteAll(std::string& out, const std::vector<std::string>& list) {
-    out += '[';
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        if (i) out += ',';
-        quote(out, list[i]);
-    }
-    out += ']';
-}
-void number(std::string& out, double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    out += buf;
-}
-}  // namespace
-
 std::string json() {
-    std::string o = "{\"tables\":{";
-    for (std::size_t i = 0; i < tables().size(); ++i) {
-        const Table& t = tables()[i];
-        if (i) o += ',';
-        quote(o, t.name);
-        o += ":{\"interface\":";
-        if (t.interface.empty()) o += "null";
-        else quote(o, t.interface);
-        o += ",\"keys\":{";
-        for (std::size_t k = 0; k < t.keys.size(); ++k) {
-            const Field& f = t.keys[k];
-            if (k) o += ',';
-            quote(o, f.name);
-            o += ":{\"type\":";
-            if (f.choices.empty()) quote(o, f.type);
-            else quoteAll(o, f.choices);
-            if (f.required) o += ",\"required\":true";
-            if (f.type == "integer" && f.min != Field::kNoMin) o += ",\"min\":", number(o, f.min);
-            if (f.type == "integer" && f.max != kIntMax) o += ",\"max\":", number(o, f.max);
+    json::Writer w;
+    w.open('{').key("tables").open('{');
+    for (const Table& t : tables()) {
+        w.key(t.name).open('{').key("interface");
+        if (t.interface.empty()) w.null();
+        else w.string(t.interface);
+        w.key("keys").open('{');
+        for (const Field& f : t.keys) {
+            w.key(f.name).open('{').key("type");
+            if (f.choices.empty()) w.string(f.type);
+            else w.strings(f.choices);
+            if (f.required) w.key("required").boolean(true);
+            if (f.type == "integer" && f.min != Field::kNoMin) w.key("min").number(f.min);
+            if (f.type == "integer" && f.max != kIntMax) w.key("max").number(f.max);
             switch (f.value.kind) {
                 case Default::Kind::none: break;
-                case Default::Kind::number: o += ",\"default\":", number(o, f.value.number); break;
-                case Default::Kind::boolean: o += f.value.boolean ? ",\"default\":true" : ",\"default\":false"; break;
-                case Default::Kind::string: o += ",\"default\":", quote(o, f.value.string); break;
-                case Default::Kind::strings: o += ",\"default\":", quoteAll(o, f.value.strings); break;
+                case Default::Kind::number: w.key("default").number(f.value.number); break;
+                case Default::Kind::boolean: w.key("default").boolean(f.value.boolean); break;
+                case Default::Kind::string: w.key("default").string(f.value.string); break;
+                case Default::Kind::strings: w.key("default").strings(f.value.strings); break;
             }
-            if (t.name == "scaling" && f.name != "type") {
-                o += ",\"types\":", quoteAll(o, f.types);
-                o += ",\"requiredBy\":", quoteAll(o, f.requiredBy);
-            }
-            o += '}';
+            if (t.name == "scaling" && f.name != "type") w.key("types").strings(f.types).key("requiredBy").strings(f.requiredBy);
+            w.close('}');
         }
-        o += "}}";
+        w.close('}').close('}');
     }
-    o += "},\"encodingKinds\":", quoteAll(o, encodingKinds());
-    o += ",\"scalingTypes\":", quoteAll(o, scalingTypes());
-    o += ",\"scalingAliases\":{";
-    for (std::size_t i = 0; i < scalingAliases().size(); ++i) {
-        if (i) o += ',';
-        quote(o, scalingAliases()[i].name);
-        o += ':';
-        quote(o, scalingAliases()[i].type);
+    w.close('}').key("encodingKinds").strings(encodingKinds()).key("scalingTypes").strings(scalingTypes()).key("scalingAliases").open('{');
+    for (const Alias& a : scalingAliases()) w.key(a.name).string(a.type);
+    w.close('}').key("describe").open('[');
+    for (const MethodDescription& d : describe()) {
+        w.open('{').key("kind").string(d.kind).key("family").string(d.family).key("encodes").string(d.encodes).key("parameters").string(d.parameters);
+        w.key("parameterMethod");
+        if (d.parameterMethod == "-") w.null();
+        else w.string(d.parameterMethod.empty() ? d.kind : d.parameterMethod);
+        w.key("extrapolates").boolean(d.extrapolates).key("extrapolation").string(d.extrapolation).key("kvCacheFriendly").boolean(d.kvCacheFriendly);
+        w.key("kvCache").string(d.kvCache).key("reference").string(d.reference).key("usedIn").string(d.usedIn).close('}');
     }
-    return o + "}}";
+    return w.close(']').close('}').text();
 }
 
-namespace {
-template <class T>
-void take(const Source& s, const char* key, T& to) {
-    if (!s.has(key)) return;
-    if constexpr (std::is_same_v<T, bool>) to = s.number(key) != 0;
-    else if constexpr (std::is_same_v<T, std::vector<double>>) to = s.numbers(key);
-    else if constexpr (std::is_same_v<T, std::vector<int>>) {
-        const std::vector<double> n = s.numbers(key);
-        to.assign(n.begin(), n.end());
-    } else if constexpr (std::is_enum_v<T>) to = static_cast<T>(static_cast<int>(s.number(key)));
-    else to = static_cast<T>(s.number(key));
-}
-}  // namespace
 
 RopeEncoding ropeFrom(const Source& s) {
     RopeEncoding r;
     RopeConfig& c = r.config;
-    take(s, "headDim", c.headDim);
-    take(s, "base", c.base);
-    take(s, "partialRotaryFactor", c.partialRotaryFactor);
-    take(s, "seqLen", c.seqLen);
-    take(s, "convention", c.convention);
-    take(s, "multiAxis", c.multiAxis);
-    take(s, "sections", c.sections);
-    take(s, "mropeInterleaved", c.mropeInterleaved);
-    take(s, "xposScaleBase", c.xposScaleBase);
-    take(s, "layout", r.layout);
+    read(s, "headDim", c.headDim);
+    read(s, "base", c.base);
+    read(s, "partialRotaryFactor", c.partialRotaryFactor);
+    read(s, "seqLen", c.seqLen);
+    read(s, "convention", c.convention);
+    read(s, "multiAxis", c.multiAxis);
+    read(s, "sections", c.sections);
+    read(s, "mropeInterleaved", c.mropeInterleaved);
+    read(s, "xposScaleBase", c.xposScaleBase);
+    read(s, "layout", r.layout);
     if (!s.has("scaling")) return r;
     const std::unique_ptr<Source> o = s.object("scaling");
     RopeScaling& k = c.scaling;
-    take(*o, "type", k.type);
-    take(*o, "factor", k.factor);
-    take(*o, "originalMaxPositionEmbeddings", k.originalMaxPositionEmbeddings);
-    take(*o, "betaFast", k.betaFast);
-    take(*o, "betaSlow", k.betaSlow);
-    take(*o, "mscale", k.mscale);
-    take(*o, "mscaleAllDim", k.mscaleAllDim);
-    take(*o, "attentionFactor", k.attentionFactor);
-    take(*o, "truncate", k.truncate);
-    take(*o, "lowFreqFactor", k.lowFreqFactor);
-    take(*o, "highFreqFactor", k.highFreqFactor);
-    take(*o, "shortFactor", k.shortFactor);
-    take(*o, "longFactor", k.longFactor);
+    read(*o, "type", k.type);
+    read(*o, "factor", k.factor);
+    read(*o, "originalMaxPositionEmbeddings", k.originalMaxPositionEmbeddings);
+    read(*o, "betaFast", k.betaFast);
+    read(*o, "betaSlow", k.betaSlow);
+    read(*o, "mscale", k.mscale);
+    read(*o, "mscaleAllDim", k.mscaleAllDim);
+    read(*o, "attentionFactor", k.attentionFactor);
+    read(*o, "truncate", k.truncate);
+    read(*o, "lowFreqFactor", k.lowFreqFactor);
+    read(*o, "highFreqFactor", k.highFreqFactor);
+    read(*o, "shortFactor", k.shortFactor);
+    read(*o, "longFactor", k.longFactor);
     return r;
 }
 
@@ -696,23 +654,23 @@ Encoding encodingFrom(const Source& s) {
     if (kind == "rope") return ropeFrom(s);
     if (kind == "alibi") {
         AlibiEncoding a;
-        take(s, "heads", a.heads);
+        read(s, "heads", a.heads);
         a.slopes = s.floats("slopes");
-        take(s, "symmetric", a.symmetric);
+        read(s, "symmetric", a.symmetric);
         return a;
     }
     if (kind == "t5") {
         T5Encoding t;
-        take(s, "heads", t.heads);
+        read(s, "heads", t.heads);
         t.table = s.floats("table");
-        take(s, "bidirectional", t.buckets.bidirectional);
-        take(s, "numBuckets", t.buckets.numBuckets);
-        take(s, "maxDistance", t.buckets.maxDistance);
+        read(s, "bidirectional", t.buckets.bidirectional);
+        read(s, "numBuckets", t.buckets.numBuckets);
+        read(s, "maxDistance", t.buckets.maxDistance);
         return t;
     }
     if (kind == "swin") {
         SwinEncoding w;
-        take(s, "heads", w.heads);
+        read(s, "heads", w.heads);
         w.table = s.floats("table");
         const std::vector<double> size = s.numbers("windowSize");  // [wh, ww]
         if (size.size() == 2) w.windowH = static_cast<int>(size[0]), w.windowW = static_cast<int>(size[1]);
@@ -720,22 +678,22 @@ Encoding encodingFrom(const Source& s) {
     }
     if (kind == "shaw") {
         ShawEncoding h{0, s.floats("keyTable"), s.floats("valueTable")};
-        take(s, "clip", h.clip);
+        read(s, "clip", h.clip);
         return h;
     }
     if (kind == "xl") {
         XlEncoding x{s.floats("u"), s.floats("v"), s.floats("r"), s.floats("wR")};
-        take(s, "dModel", x.dModel);
+        read(s, "dModel", x.dModel);
         return x;
     }
     if (kind == "deberta") {
         DebertaEncoding d;
         d.posKey = s.floats("posKey");
         d.posQuery = s.floats("posQuery");
-        take(s, "span", d.span);
-        take(s, "bucketSize", d.buckets.bucketSize);
-        take(s, "maxPosition", d.buckets.maxPosition);
-        take(s, "convention", d.buckets.convention);
+        read(s, "span", d.span);
+        read(s, "bucketSize", d.buckets.bucketSize);
+        read(s, "maxPosition", d.buckets.maxPosition);
+        read(s, "convention", d.buckets.convention);
         if (s.has("terms")) {  // of 'c2p', 'p2c'; default both
             const std::vector<std::string> terms = s.texts("terms");
             d.c2p = contains(terms, "c2p");
@@ -745,42 +703,42 @@ Encoding encodingFrom(const Source& s) {
     }
     if (kind == "relativeKey") {
         RelativeKeyEncoding r{s.floats("table")};
-        take(s, "maxPosition", r.maxPosition);
-        take(s, "keyQuery", r.keyQuery);
+        read(s, "maxPosition", r.maxPosition);
+        read(s, "keyQuery", r.keyQuery);
         return r;
     }
     if (kind == "kerple") {
         KerpleEncoding k;
-        take(s, "variant", k.variant);
-        take(s, "heads", k.heads);
+        read(s, "variant", k.variant);
+        read(s, "heads", k.heads);
         k.r1 = s.floats("r1");
         k.r2 = s.floats("r2");
         return k;
     }
     if (kind == "fire") {
         FireEncoding f;
-        take(s, "heads", f.heads);
-        take(s, "hidden", f.hidden);
+        read(s, "heads", f.heads);
+        read(s, "hidden", f.hidden);
         f.w1 = s.floats("w1");
         f.b1 = s.floats("b1");
         f.w2 = s.floats("w2");
         f.b2 = s.floats("b2");
-        take(s, "c", f.c);
-        take(s, "L", f.L);
-        take(s, "eps", f.eps);
+        read(s, "c", f.c);
+        read(s, "L", f.L);
+        read(s, "eps", f.eps);
         return f;
     }
     if (kind == "cope") {
         CopeEncoding c;
-        take(s, "npos", c.npos);
+        read(s, "npos", c.npos);
         c.embeddings = s.floats("embeddings");
         return c;
     }
     if (kind == "temperature") {
         TemperatureEncoding t;
-        take(s, "beta", t.beta);
-        take(s, "length", t.length);
-        take(s, "offset", t.offset);
+        read(s, "beta", t.beta);
+        read(s, "length", t.length);
+        read(s, "offset", t.offset);
         return t;
     }
     fail("encoding.kind", "must be one of the registered kinds (got '" + kind + "')");

@@ -7,6 +7,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <memory>
@@ -74,12 +75,12 @@ bool scalingTakes(const std::string& type, std::string_view field);
 bool scalingRequires(const std::string& type, std::string_view field);
 
 // The whole registry as JSON text ({tables: {name: {interface, keys: {key: {type, required?, default?,
-// min?, max?, types?, requiredBy?}}}}, encodingKinds, scalingTypes, scalingAliases}): what the binding
-// hands to JavaScript, one string instead of an object built field by field.
+// min?, max?, types?, requiredBy?}}}}, encodingKinds, scalingTypes, scalingAliases, describe: [the
+// describe() rows]}): what the binding hands to JavaScript, one string instead of an object built field by field.
 std::string json();
 
 // Where option values come from when an options object is read into posenc's structs (the JS
-// binding's objects, bindings/embind.cpp; any other reader). Keys are the registry's; a key that is
+// binding's requests, bindings/call.cpp; any other reader). Keys are the registry's; a key that is
 // not there leaves the member's initialiser, so the structs hold every default. Values arrive
 // checked for type: choices as their index (the enum value), flags as 0 / 1.
 class Source {
@@ -93,6 +94,20 @@ public:
     virtual View<float> floats(const char* key) const = 0;  // a tensor the source keeps alive
     virtual std::unique_ptr<Source> object(const char* key) const = 0;
 };
+
+// Sets `member` from key `key` of `s` when given (a flag from 0 / 1, an enum from its index, a list of
+// numbers as one); leaves the member's initialiser otherwise.
+template <class T>
+void read(const Source& s, const char* key, T& member) {
+    if (!s.has(key)) return;
+    if constexpr (std::is_same_v<T, bool>) member = s.number(key) != 0;
+    else if constexpr (std::is_same_v<T, std::vector<double>>) member = s.numbers(key);
+    else if constexpr (std::is_same_v<T, std::vector<int>>) {
+        const std::vector<double> n = s.numbers(key);
+        member.assign(n.begin(), n.end());
+    } else if constexpr (std::is_enum_v<T>) member = static_cast<T>(static_cast<int>(s.number(key)));
+    else member = static_cast<T>(s.number(key));
+}
 
 // A rope encoding from the keys of 'encoding.rope' (scaling read from the nested 'scaling' object).
 RopeEncoding ropeFrom(const Source& s);

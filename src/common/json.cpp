@@ -4,7 +4,9 @@
 #include <clocale>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace posenc::json {
 
@@ -17,56 +19,97 @@ const Value* Value::find(std::string_view key) const {
     return it != members_.end() && it->key == key ? &it->value : nullptr;
 }
 
-namespace {
+void Writer::separate() {
+    if (!afterKey_ && !first_) out_ += ',';
+    afterKey_ = false;
+    first_ = false;
+}
 
-void quote(const std::string& s, std::string& out) {
-    out += '"';
+Writer& Writer::key(std::string_view k) {
+    if (!first_) out_ += ',';
+    first_ = false;
+    quoted(k);
+    out_ += ':';
+    afterKey_ = true;
+    return *this;
+}
+
+Writer& Writer::raw(std::string_view json) {
+    separate();
+    out_ += json;
+    return *this;
+}
+
+Writer& Writer::open(char bracket) {
+    separate();
+    out_ += bracket;
+    first_ = true;
+    return *this;
+}
+
+Writer& Writer::close(char bracket) {
+    out_ += bracket;
+    first_ = false;
+    return *this;
+}
+
+Writer& Writer::number(double x) {
+    if (!std::isfinite(x)) return null();
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", x);
+    const char point = *std::localeconv()->decimal_point;  // a host's LC_NUMERIC may print ','
+    if (point != '.') std::replace(text, text + std::strlen(text), point, '.');
+    return raw(text);
+}
+
+Writer& Writer::string(std::string_view s) {
+    separate();
+    quoted(s);
+    return *this;
+}
+
+void Writer::quoted(std::string_view s) {
+    out_ += '"';
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '"': out_ += "\\\""; break;
+            case '\\': out_ += "\\\\"; break;
+            case '\b': out_ += "\\b"; break;
+            case '\f': out_ += "\\f"; break;
+            case '\n': out_ += "\\n"; break;
+            case '\r': out_ += "\\r"; break;
+            case '\t': out_ += "\\t"; break;
             default:
                 if (c < 0x20) {
-                    out += "\\u00";
-                    out += "0123456789abcdef"[c >> 4];
-                    out += "0123456789abcdef"[c & 15];
+                    out_ += "\\u00";
+                    out_ += "0123456789abcdef"[c >> 4];
+                    out_ += "0123456789abcdef"[c & 15];
                 } else {
-                    out += ch;
+                    out_ += ch;
                 }
         }
     }
-    out += '"';
+    out_ += '"';
 }
 
-void dumpTo(const Value& v, std::string& out) {
+namespace {
+
+void dumpTo(const Value& v, Writer& w) {
     switch (v.type()) {
-        case Value::Type::null: out += "null"; break;
-        case Value::Type::boolean: out += v.boolean() ? "true" : "false"; break;
-        case Value::Type::number: out += v.text(); break;
-        case Value::Type::string: quote(v.text(), out); break;
+        case Value::Type::null: w.null(); break;
+        case Value::Type::boolean: w.boolean(v.boolean()); break;
+        case Value::Type::number: w.raw(v.text()); break;  // as the source wrote it
+        case Value::Type::string: w.string(v.text()); break;
         case Value::Type::array:
-            out += '[';
-            for (std::size_t i = 0; i < v.elements().size(); ++i) {
-                if (i) out += ',';
-                dumpTo(v.elements()[i], out);
-            }
-            out += ']';
+            w.open('[');
+            for (const Value& e : v.elements()) dumpTo(e, w);
+            w.close(']');
             break;
         case Value::Type::object:
-            out += '{';
-            for (std::size_t i = 0; i < v.members().size(); ++i) {
-                if (i) out += ',';
-                quote(v.members()[i].key, out);
-                out += ':';
-                dumpTo(v.members()[i].value, out);
-            }
-            out += '}';
+            w.open('{');
+            for (const Value::Member& m : v.members()) dumpTo(m.value, w.key(m.key));
+            w.close('}');
             break;
     }
 }
@@ -306,9 +349,9 @@ Value parse(std::string_view text) {
 }
 
 std::string Value::dump() const {
-    std::string out;
-    dumpTo(*this, out);
-    return out;
+    Writer w;
+    dumpTo(*this, w);
+    return w.text();
 }
 
 }  // namespace posenc::json

@@ -69,4 +69,38 @@ struct Value::Member {
 // The one JSON value `text` holds (surrounding whitespace allowed); throws ParseError.
 Value parse(std::string_view text);
 
+// Compact JSON text written value by value; the writer places the commas. In an object, key() comes
+// before each value: w.open('{').key("a").number(1).key("b").open('[').number(2).close(']').close('}').
+class Writer {
+public:
+    Writer& key(std::string_view k);
+    Writer& number(double x);  // shortest text that reads back as x ("%.17g"); not finite: null
+    Writer& string(std::string_view s);
+    Writer& boolean(bool b) { return raw(b ? "true" : "false"); }
+    Writer& null() { return raw("null"); }
+    Writer& raw(std::string_view json);  // a value already written as JSON
+    Writer& open(char bracket);          // '{' or '['
+    Writer& close(char bracket);         // '}' or ']'
+    template <class List>
+    Writer& numbers(const List& xs) {
+        open('[');
+        for (const auto& x : xs) number(static_cast<double>(x));
+        return close(']');
+    }
+    template <class List>
+    Writer& strings(const List& xs) {
+        open('[');
+        for (const auto& x : xs) string(x);
+        return close(']');
+    }
+    const std::string& text() const { return out_; }
+    void clear() { out_.clear(), first_ = true, afterKey_ = false; }
+
+private:
+    void separate();  // the comma before a value that is not the first of its array
+    void quoted(std::string_view s);
+    std::string out_;
+    bool first_ = true, afterKey_ = false;
+};
+
 }  // namespace posenc::json

@@ -883,4 +883,46 @@ HfRopeConfig ropeConfigFromHF(std::string_view text, const HfConfigOptions& opti
     return out;
 }
 
+std::string toJson(const HfRopeConfig& r) {
+    const RopeConfig& c = r.rope;
+    const RopeScaling& s = c.scaling;
+    json::Writer w;
+    w.open('{').key("rope").open('{').key("headDim").number(c.headDim).key("base").number(c.base);
+    w.key("layout").string(r.layout == RopeLayout::half ? "half" : "interleaved");
+    if (r.isGiven("partialRotaryFactor")) w.key("partialRotaryFactor").number(c.partialRotaryFactor);
+    if (r.isGiven("multiAxis")) w.key("multiAxis").string("mrope");
+    if (r.isGiven("sections")) w.key("sections").numbers(c.sections);
+    if (r.isGiven("mropeInterleaved")) w.key("mropeInterleaved").boolean(c.mropeInterleaved);
+    if (r.isGiven("scaling.type")) {
+        w.key("scaling").open('{').key("type").string(registry::scalingTypes().at(static_cast<std::size_t>(s.type)));
+        const auto put = [&](const char* name, double x) {
+            if (r.isGiven(std::string("scaling.") + name)) w.key(name).number(x);
+        };
+        put("factor", s.factor), put("originalMaxPositionEmbeddings", static_cast<double>(s.originalMaxPositionEmbeddings));
+        put("betaFast", s.betaFast), put("betaSlow", s.betaSlow), put("mscale", s.mscale), put("mscaleAllDim", s.mscaleAllDim);
+        put("attentionFactor", s.attentionFactor), put("lowFreqFactor", s.lowFreqFactor), put("highFreqFactor", s.highFreqFactor);
+        if (r.isGiven("scaling.truncate")) w.key("truncate").boolean(s.truncate);
+        if (r.isGiven("scaling.shortFactor")) w.key("shortFactor").numbers(s.shortFactor);
+        if (r.isGiven("scaling.longFactor")) w.key("longFactor").numbers(s.longFactor);
+        w.close('}');
+    }
+    w.close('}').key("ignored").open('[');
+    for (const HfIgnoredKey& i : r.ignored) w.open('{').key("key").string(i.key).key("value").raw(i.value).key("reason").string(i.reason).close('}');
+    w.close(']').key("temperature");
+    if (r.temperature) {
+        w.open('{').key("kind").string("temperature").key("beta").number(r.temperature->beta);
+        w.key("length").number(static_cast<double>(r.temperature->length)).key("offset").number(static_cast<double>(r.temperature->offset)).close('}');
+    } else {
+        w.null();
+    }
+    const HfAttentionShape& a = r.attention;
+    w.key("attention").open('{').key("heads").number(a.heads).key("kvHeads").number(a.kvHeads).key("headDim").number(a.headDim);
+    w.key("slidingWindow").number(a.slidingWindow).key("layers").open('[');
+    for (const HfLayer& l : a.layers) {
+        w.open('{').key("type").string(l.type).key("rope").boolean(l.rope).key("window").number(l.window).key("chunk").number(l.chunk);
+        w.key("temperature").boolean(l.temperature).close('}');
+    }
+    return w.close(']').close('}').close('}').text();
+}
+
 }  // namespace posenc

@@ -75,4 +75,9 @@ struct HfRopeConfig {
 // to fix, e.g. "config.rope_scaling.factor must be a number >= 1 (got 0.5)".
 HfRopeConfig ropeConfigFromHF(std::string_view json, const HfConfigOptions& options = {});
 
+// The reader's result as JSON text, as the JS API returns it: {"rope": {the options the config sets,
+// posenc's names}, "ignored": [{key, value, reason}], "temperature": {kind, beta, length, offset} | null,
+// "attention": {heads, kvHeads, headDim, slidingWindow, layers: [{type, rope, window, chunk, temperature}]}}.
+std::string toJson(const HfRopeConfig& config);
+
 }  // namespace posenc
