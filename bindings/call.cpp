@@ -117,6 +117,12 @@ T* intOut(const char* k, Count n) {
     return p;
 }
 
+// The core's pointer entry points cannot see a buffer's length: the binding checks it.
+template <class T>
+void requireSize(View<T> t, Count n, const char* field, const std::string& shape) {
+    if (t.size != n) posenc::fail(field, "must have " + std::to_string(n) + " elements (" + shape + ") (got " + std::to_string(t.size) + ")");
+}
+
 std::size_t count(const Args& a, const char* k) { return a.tensor<std::int32_t>(k).size; }
 
 posenc::Encoding encodingOf(const Args& a) {
@@ -232,8 +238,7 @@ void sine(const Args& a) {
     const int frames = a.integer("frames"), height = a.integer("height"), width = a.integer("width");
     const View<std::uint8_t> mask = a.tensor<std::uint8_t>("mask");
     const Count cells = Count(std::max(frames, 1)) * std::max(height, 0) * std::max(width, 0);
-    if (!mask.empty() && mask.size != cells)
-        posenc::fail("mask", "must have " + std::to_string(cells) + " elements (" + (frames ? "frames*height*width" : "height*width") + ") (got " + std::to_string(mask.size) + ")");
+    if (!mask.empty()) requireSize(mask, cells, "mask", frames ? "frames*height*width" : "height*width");
     float* out = floatOut(a, "out", cells * (frames ? 3 : 2) * std::max(o.numPosFeats, 0));
     if (frames == 0) posenc::sine2d(height, width, mask, o, out);
     else posenc::sine3d(frames, height, width, mask, o, out);
@@ -266,12 +271,15 @@ void rotate(const Args& a, bool byDelta) {
     const auto f = posenc::ropeFrequencies(r.config);
     const int heads = a.integer("heads"), tokens = a.integer("tokens"), headDim = a.integer("headDim");
     float* x = a.pointer<float>("x");
+    const View<std::int32_t> p = a.tensor<std::int32_t>(byDelta ? "deltas" : "positions");
     if (byDelta) {
-        const View<std::int32_t> d = a.tensor<std::int32_t>("deltas");
-        const std::vector<std::int64_t> deltas(d.data, d.data + d.size);
+        requireSize(p, Count(std::max(tokens, 0)), "deltas", "one per token");
+        const std::vector<std::int64_t> deltas(p.data, p.data + p.size);
         posenc::rotateByDelta(x, heads, tokens, headDim, deltas.data(), f, r.layout);
     } else {
-        posenc::applyRope(x, heads, tokens, headDim, a.tensor<std::int32_t>("positions").data, f, r.layout);
+        const int axes = std::max(f.axes, 1);
+        requireSize(p, Count(std::max(tokens, 0)) * axes, "positions", axes > 1 ? "[axes = " + std::to_string(axes) + ", tokens]" : "one per token");
+        posenc::applyRope(x, heads, tokens, headDim, p.data, f, r.layout);
     }
 }
 

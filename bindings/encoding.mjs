@@ -43,13 +43,6 @@ export function encodingKinds(encoding) {
   return kinds;
 }
 
-// Whether an encoding (or a part of an array) is a rope with several position axes: its positions are
-// then [axes, len], which the core checks against the rope's axes.
-export function multiAxisRope(encoding) {
-  const parts = Array.isArray(encoding) ? encoding : [encoding];
-  return parts.some((e) => e && e.kind === 'rope' && e.multiAxis !== undefined && e.multiAxis !== 'none');
-}
-
 // The flat specs the binding takes, one per part (an array encoding is applied as a combination).
 export function encodingSpecs(scope, encoding, context = {}) {
   encodingKinds(encoding);

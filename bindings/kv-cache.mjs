@@ -16,7 +16,7 @@ function tokensOf(x, field, perToken, shape) {
 
 export function makeKVCacheClass(call) {
   return class KVCache {
-    #handle; #batch; #kvHeads; #headDim; #capacity; #multiAxis;
+    #handle; #batch; #kvHeads; #headDim; #capacity;
 
     constructor(options) {
       const o = readOptions(options, 'KVCache', { elsewhere: belongsIn('rope', 'KVCache.rope') });
@@ -27,7 +27,6 @@ export function makeKVCacheClass(call) {
       const hasRope = o.rope !== undefined;
       const rope = checkOptions(o.rope, 'KVCache.rope', { field: 'rope', prefix: 'rope.', elsewhere: belongsIn('rope.scaling', 'scaling') });
       const spec = ropeSpec(rope, { prefix: 'rope.', where: 'rope', headDim: this.#headDim, headDimOf: "the cache's headDim" });
-      this.#multiAxis = hasRope && Boolean(spec.multiAxis);
       const slots = this.#batch * this.#capacity * this.#kvHeads * this.#headDim;
       if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
       this.#handle = call('cache.create', { ...plain(o), rope: hasRope ? spec : undefined }).value;
@@ -47,10 +46,8 @@ export function makeKVCacheClass(call) {
       const o = checkOptions(options, 'KVCache.append', { where: 'append options' });
       const [len, T] = tokensOf(k, 'k', this.#batch * this.#kvHeads * this.#headDim, '[batch, kvHeads, T, headDim]');
       const positions = o.positions === undefined ? null : v.positions(o.positions, 'positions');
-      if (positions && !this.#multiAxis) v.requireLength(positions.length, this.#batch * T, 'positions', 'batch*T');
       const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');
       const mask = o.mask === undefined ? null : v.mask(o.mask, 'mask');
-      if (mask) v.requireLength(mask.length, this.#batch * T, 'mask', 'batch*T');
       call('cache.append', (s) => ({
         cache: h, tokens: T, k: s.f32(k, 'k', len), v: s.f32(vals, 'v', len), mask: mask && s.bytes(mask, 'mask'),
         positions: positions && s.i32(positions, 'positions'), maskPositions: maskPositions && s.i32(maskPositions, 'maskPositions'),
@@ -63,16 +60,13 @@ export function makeKVCacheClass(call) {
       const h = this.#live();
       const o = readOptions(options, 'KVCache.attend', { where: 'attend options', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
       const { heads } = o;
-      if (heads % this.#kvHeads !== 0) throw new RangeError(`heads (${heads}) must be a multiple of the cache's kvHeads (${this.#kvHeads})`);
       // q's size fixes heads * qLen only: when it does not fit, say which heads was assumed
       const rows = this.#batch * this.#headDim, qn = ArrayBuffer.isView(q) || q instanceof HeapBuffer || Array.isArray(q) ? q.length : NaN;
       if (Number.isInteger(qn) && qn > 0 && qn % rows === 0 && (qn / rows) % heads !== 0)
         throw new RangeError(`heads (${heads}) does not fit q: q holds ${qn / rows} head vectors per batch row ([batch = ${this.#batch}, heads, qLen, headDim = ${this.#headDim}]), not a multiple of heads`);
       const [len, qLen] = tokensOf(q, 'q', this.#batch * heads * this.#headDim, `[batch, heads, qLen, headDim] with heads = ${heads}`);
       const qPositions = o.qPositions === undefined ? null : v.positions(o.qPositions, 'qPositions');
-      if (qPositions && !this.#multiAxis) v.requireLength(qPositions.length, this.#batch * qLen, 'qPositions', 'batch*qLen');
       const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');
-      if (maskPositions) v.requireLength(maskPositions.length, this.#batch * qLen, 'maskPositions', 'batch*qLen');
       return { out: call('cache.attend', (s) => ({
         ...plain(o), cache: h, qLen, encoding: encodingSpecs(s, o.encoding ?? NO_ENCODING, { headDim: this.#headDim, heads }), q: s.f32(q, 'q', len),
         qPositions: qPositions && s.i32(qPositions, 'qPositions'), maskPositions: maskPositions && s.i32(maskPositions, 'maskPositions'),
@@ -89,7 +83,6 @@ export function makeKVCacheClass(call) {
     renumber(newPositions) {
       const h = this.#live();
       const np = v.int32Array(newPositions, 'newPositions', { min: -1 });
-      v.requireLength(np.length, this.#batch * this.#capacity, 'newPositions', 'batch*capacity, in positions() order');
       call('cache.renumber', (s) => ({ cache: h, positions: s.i32(np, 'newPositions') }));
       return this;
     }

@@ -65,9 +65,8 @@ const PLAIN = ['number', 'integer', 'boolean'];
 // reads as they are; tensors and nested objects are the caller's to place.
 export const plain = (o) => Object.fromEntries(Object.entries(o).filter(([, x]) => typeof x === 'number' || typeof x === 'boolean'));
 
-// The choices of a key (an array of strings), and its default, as the registry gives them.
+// The choices of a key (an array of strings), as the registry gives them.
 export const choices = (table, key) => OPTIONS[table].keys[key].type;
-export const defaultOf = (table, key) => OPTIONS[table].keys[key].default;
 
 // Optimal string alignment distance (Levenshtein plus adjacent transpositions: 'bsae' → 'base' is 1).
 function editDistance(a, b) {

@@ -16,10 +16,6 @@ export function number(v, field) {
   return v;
 }
 
-export function optionalNumber(v, field, fallback) {
-  return v === undefined ? fallback : number(v, field);
-}
-
 export function integer(v, field, { min = -(2 ** 31), max = 2 ** 31 - 1 } = {}) {
   number(v, field);
   if (!Number.isInteger(v)) throw new RangeError(`${field} must be an integer (got ${v})`);
