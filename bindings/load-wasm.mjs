@@ -12,13 +12,14 @@ const NOT_SERVED = 'the package ships it as dist/posenc_wasm.wasm, and it must b
 export function instantiate(createModule, settings = {}) {
   let fail;
   const failed = new Promise((_, reject) => { fail = reject; });
-  const moduleArg = {
-    ...settings,
+  // `settings` itself becomes the module object, so the caller sees what the module puts on it (the
+  // threaded module's workers, to end them when loading fails).
+  const moduleArg = Object.assign(settings, {
     instantiateWasm(imports, receive) {
       instantiateFrom(moduleArg.wasmUrl(), imports).then((r) => receive(r.instance, r.module), fail);
       return {};  // Emscripten's "instantiating asynchronously"
     },
-  };
+  });
   return Promise.race([createModule(moduleArg), failed]);
 }
 

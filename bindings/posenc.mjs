@@ -185,12 +185,12 @@ async function createThreadedModule(threads) {
     if (isNode()) {
       const nodeRequire = process.getBuiltinModule?.('node:module')?.createRequire(import.meta.url);
       if (!nodeRequire) return null;  // Node before 20.16
-      // its pthread worker script, and the .wasm the browser module shares (read here: Emscripten 3.1.6
-      // would fetch() a path, which Node's fetch refuses)
+      // its pthread worker script, and the .wasm the browser module shares (read by load-wasm.mjs, as
+      // every module's: Emscripten 3.1.6 would fetch() a path, which Node's fetch refuses)
       const worker = nodeRequire.resolve('../dist/posenc_wasm_threads_node.worker.cjs');
-      config.wasmBinary = process.getBuiltinModule('node:fs').readFileSync(nodeRequire.resolve('../dist/posenc_wasm_threads.wasm'));
       config.locateFile = (f) => (f.endsWith('.worker.js') ? worker : f);
-      const m = await nodeRequire('../dist/posenc_wasm_threads_node.cjs')(config);
+      config.wasmUrl = () => new URL('../dist/posenc_wasm_threads.wasm', import.meta.url).href;
+      const m = await instantiate(nodeRequire('../dist/posenc_wasm_threads_node.cjs'), config);
       for (const w of m.posencPthreadWorkers()) w.unref?.();  // idle workers never keep Node running
       return m;
     }
