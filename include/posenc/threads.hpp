@@ -3,7 +3,10 @@
 // One pool of worker threads is created at the first call that can use it and reused by every later
 // call; the calling thread always takes part. The work is cut into pieces whose size never depends on
 // the thread count (query tiles of one kv head; keys in fixed chunks of 2048 for decode steps, merged in
-// a fixed order; token chunks of 128 for applyRope), so results are bit-identical for 1, 2, ... n threads.
+// a fixed order; token chunks of 128 for applyRope and for the rotated copies of q and k that attention
+// makes), so results are bit-identical for 1, 2, ... n threads. Argument checks over large arrays run
+// on the pool too (finiteness in pieces of 64 KiB, naming the first bad index; row norms in pieces of
+// 256 rows), with the same outcome and message for any thread count, before anything is written.
 // Calls too small to gain from threads run on the calling thread alone.
 //
 // Thread safety:

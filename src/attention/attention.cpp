@@ -1,7 +1,9 @@
 #include "posenc/attention/attention.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +12,8 @@
 #include "kernels/kernel_set.hpp"
 #include "attention/internal.hpp"
 #include "attention/positions.hpp"
+#include "common/thread_pool.hpp"
+#include "rotary/internal.hpp"
 
 namespace posenc {
 
@@ -24,15 +28,28 @@ void requireSize(const View<float>& v, std::size_t n, const char* field, const c
 
 namespace detail {
 double maxRowNorm(const float* x, std::size_t rows, std::size_t hd) {
-    double m = 0;
-    for (std::size_t r = 0; r < rows; ++r) {
-        double s = kernels::active().dot(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
-        if (!std::isfinite(s)) {
-            s = 0;
-            for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
+    // Rows in fixed pieces on the pool; a maximum, so the same value whoever ran which piece. The
+    // squared norms are non-negative doubles, whose bit patterns order like their values.
+    constexpr std::size_t kRows = 256;
+    std::atomic<std::uint64_t> best{0};
+    parallelFor((rows + kRows - 1) / kRows, 16.0 * static_cast<double>(rows) * hd, [&](std::size_t p, int) {
+        double m = 0;
+        for (std::size_t r = p * kRows; r < std::min(rows, (p + 1) * kRows); ++r) {
+            double s = kernels::active().dot(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
+            if (!std::isfinite(s)) {
+                s = 0;
+                for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
+            }
+            m = std::max(m, s);
         }
-        m = std::max(m, s);
-    }
+        std::uint64_t bits, seen = best.load(std::memory_order_relaxed);
+        std::memcpy(&bits, &m, sizeof m);
+        while (seen < bits && !best.compare_exchange_weak(seen, bits, std::memory_order_relaxed)) {
+        }
+    });
+    const std::uint64_t bits = best.load();
+    double m;
+    std::memcpy(&m, &bits, sizeof m);
     return std::sqrt(m);
 }
 
@@ -45,10 +62,9 @@ void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std
 }
 
 void requireFiniteResult(const float* out, std::size_t n, float scale) {
-    for (std::size_t i = 0; i < n; ++i)
-        if (!std::isfinite(out[i]))
-            fail("encoding", "gives scores beyond float range with scale " + show(scale) +
-                                 " (a bias or position term of magnitude near 3.4e38): the result would be NaN");
+    if (firstNonFinite(out, n) < n)
+        fail("encoding", "gives scores beyond float range with scale " + show(scale) +
+                             " (a bias or position term of magnitude near 3.4e38): the result would be NaN");
 }
 
 void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace) {
@@ -111,23 +127,28 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data, 0, r.chunk};
     in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
 
-    std::vector<float> qRot, kRot;
+    std::unique_ptr<float[]> qRot, kRot;  // uninitialised: written by the pool's tasks
     if (rope) {
         // RoPE: rotate copies of q and k at their logical positions (per axis), then plain dot products.
         const RopeFrequencies& f = *freqs;
         requireXposRange(f, qRopePos.data(), qRopePos.size(), "qPositions");
         requireXposRange(f, kRopePos.data(), kRopePos.size(), "kPositions");
-        qRot.assign(r.q.data, r.q.data + qn);
-        kRot.assign(r.k.data, r.k.data + kn);
-        applyRope(qRot.data(), d.heads, d.qLen, d.headDim, qRopePos.data(), f, rope->layout);
-        applyRope(kRot.data(), d.kvHeads, d.kLen, d.headDim, kRopePos.data(), f, rope->layout, RopeRole::key);
-        in.q = qRot.data();
-        in.k = kRot.data();
+        // q and k copied and rotated in one pass on the pool, chunk by chunk (inputs checked above)
+        qRot.reset(new float[qn]);
+        kRot.reset(new float[kn]);
+        const detail::RopeCopy copies[2] = {{r.q.data, qRot.get(), d.heads, d.qLen, qRopePos.data(), RopeRole::query},
+                                            {r.k.data, kRot.get(), d.kvHeads, d.kLen, kRopePos.data(), RopeRole::key}};
+        detail::ropeCopies(copies, 2, d.headDim, f, rope->layout);
+        in.q = qRot.get();
+        in.k = kRot.get();
     }
     if (temperature) {  // query temperature at each query's logical position (the sequence index with multi-axis RoPE)
-        if (!rope) qRot.assign(r.q.data, r.q.data + qn);
-        applyQueryTemperature(*temperature, qRot.data(), d.heads, d.qLen, d.headDim, qPos.data());
-        in.q = qRot.data();
+        if (!rope) {
+            qRot.reset(new float[qn]);
+            std::copy(r.q.data, r.q.data + qn, qRot.get());
+        }
+        applyQueryTemperature(*temperature, qRot.get(), d.heads, d.qLen, d.headDim, qPos.data());
+        in.q = qRot.get();
     }
     // |q.k| <= |q| |k| (of the rotated copies when RoPE is on): refuse inputs whose scores could leave
     // float range rather than return a softmax of infinities.

@@ -32,4 +32,10 @@ void parallelFor(std::size_t tasks, double work, F&& fn) {
     runTasks(tasks, call, const_cast<void*>(static_cast<const void*>(&fn)), work >= kParallelMinWork && tasks > 1);
 }
 
+// The index of the first non-finite value of x[0, n), or n when all are finite. Large arrays are
+// scanned in fixed pieces on the pool (the answer is the same whoever scans which piece).
+std::size_t firstNonFinite(const float* x, std::size_t n);
+
+// (Defined in common/errors.cpp, next to requireFiniteValues, its user.)
+
 }  // namespace posenc::detail

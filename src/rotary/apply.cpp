@@ -8,6 +8,7 @@
 #include "common/thread_pool.hpp"
 #include "kernels/kernel_set.hpp"
 #include "kernels/rotate.hpp"  // toFloatScaled (scalar)
+#include "rotary/internal.hpp"
 
 namespace posenc {
 
@@ -88,26 +89,55 @@ void checkShape(int heads, int tokens, int headDim, const RopeFrequencies& f) {
         fail("rotaryDim", "(" + std::to_string(f.rotaryDim) + ") exceeds headDim (" + std::to_string(headDim) + ")");
 }
 
-// Rotates x [heads, tokens, headDim] by angle multipliers m[t] (positions or deltas). Tokens go in
-// chunks of 128, each chunk's cos/sin tables built afresh (so they stay in L1, no large buffer is
-// allocated per call, and a chunk's result does not depend on which thread ran it or what it ran
-// before); the chunks are tasks on posenc's thread pool.
-void rotateAll(float* x, int heads, int tokens, int headDim, const double* m, double scale, const RopeFrequencies& f,
-               RopeLayout layout, RopeRole role) {
+// One rotation of a pass: src [heads, tokens, headDim] rotated by angle multipliers m ([axes, tokens]:
+// positions or deltas) into dst (src == dst: in place).
+struct Job {
+    const float* src;
+    float* dst;
+    int heads, tokens;
+    const double* m;
+    RopeRole role;
+};
+
+// Runs the jobs, tokens in chunks of 128, each chunk's cos/sin tables built afresh (so they stay in L1,
+// no large buffer is allocated per call, and a chunk's result does not depend on which thread ran it
+// or what it ran before); the chunks of all jobs are the tasks of one pass on posenc's thread pool. A
+// copy is made chunk by chunk in the task that rotates it (the rows are then in cache).
+// Threshold: the pool's (kParallelMinWork at 16 units per float: calls under 31250 floats, and calls of
+// one chunk, stay on the calling thread). Measured in place, [heads, tokens, 128], 2 threads against 1,
+// workers awake: natively 32K floats 1.30x, 64K 1.42x, 128K-256K 1.5-1.66x, 512K (2 MiB, one core's L2:
+// the rows change cores between calls) 0.72-1.02x, 8M (32 MiB) 1.76x; in wasm (threaded module, JS
+// call included) 32K 1.03-1.28x, 64K-512K 1.06-1.21x, 8M about 2x. Before the finiteness scan ran on the
+// pool it was a serial read of all of x, and 8M floats gained only 1.1x natively (wasm: 1.2x).
+void rotateAll(const Job* jobs, std::size_t count, int headDim, double scale, const RopeFrequencies& f, RopeLayout layout) {
     constexpr int kChunk = 128;
-    const std::size_t chunks = static_cast<std::size_t>((tokens + kChunk - 1) / kChunk);
+    std::size_t firstChunk[3] = {0, 0, 0};  // of each job (at most 2), and the total
+    double work = 0;
+    for (std::size_t j = 0; j < count; ++j) {
+        firstChunk[j + 1] = firstChunk[j] + static_cast<std::size_t>((jobs[j].tokens + kChunk - 1) / kChunk);
+        work += 16.0 * jobs[j].heads * jobs[j].tokens * headDim;  // memory-bound: 16 units per float (common/thread_pool.hpp)
+    }
     std::vector<std::unique_ptr<RopeTables>> tables(static_cast<std::size_t>(std::max(threadCount(), 1)));  // one per thread, made on first use
-    const double work = 16.0 * heads * tokens * headDim;  // memory-bound: 16 units per float (common/thread_pool.hpp)
-    detail::parallelFor(chunks, work, [&](std::size_t c, int slot) {
+    const std::size_t hd = static_cast<std::size_t>(headDim);
+    detail::parallelFor(firstChunk[count], work, [&](std::size_t task, int slot) {
+        const std::size_t j = task >= firstChunk[1] ? 1 : 0;
+        const Job& job = jobs[j];
         auto& t = tables[static_cast<std::size_t>(slot)];
         if (!t) t = std::make_unique<RopeTables>(f, layout);
-        const int t0 = static_cast<int>(c) * kChunk, n = std::min(kChunk, tokens - t0);
-        t->build(m + t0, static_cast<std::size_t>(n), scale, role, static_cast<std::size_t>(tokens));
-        for (int h = 0; h < heads; ++h) {
-            float* base = x + (static_cast<std::size_t>(h) * tokens + t0) * headDim;
-            t->rotateRows(base, static_cast<std::size_t>(n), static_cast<std::size_t>(headDim));
+        const int t0 = static_cast<int>(task - firstChunk[j]) * kChunk, n = std::min(kChunk, job.tokens - t0);
+        t->build(job.m + t0, static_cast<std::size_t>(n), scale, job.role, static_cast<std::size_t>(job.tokens));
+        for (int h = 0; h < job.heads; ++h) {
+            const std::size_t at = (static_cast<std::size_t>(h) * job.tokens + t0) * hd;
+            if (job.src != job.dst) std::copy(job.src + at, job.src + at + n * hd, job.dst + at);
+            t->rotateRows(job.dst + at, static_cast<std::size_t>(n), hd);
         }
     });
+}
+
+void rotateAll(float* x, int heads, int tokens, int headDim, const double* m, double scale, const RopeFrequencies& f,
+               RopeLayout layout, RopeRole role) {
+    const Job job{x, x, heads, tokens, m, role};
+    rotateAll(&job, 1, headDim, scale, f, layout);
 }
 }  // namespace
 
@@ -141,5 +171,19 @@ void rotateByDelta(float* x, int heads, int tokens, int headDim, const std::int6
     std::vector<double> d(deltas, deltas + tokens);
     rotateAll(x, heads, tokens, headDim, d.data(), 1.0, f, layout, role);
 }
+
+namespace detail {
+void ropeCopies(const RopeCopy* copies, std::size_t count, int headDim, const RopeFrequencies& f, RopeLayout layout) {
+    if (count > 2) fail("ropeCopies", "takes at most 2 copies");
+    std::vector<double> m[2];
+    Job jobs[2];
+    for (std::size_t j = 0; j < count; ++j) {
+        const RopeCopy& c = copies[j];
+        m[j].assign(c.positions, c.positions + static_cast<std::size_t>(c.tokens) * f.axes);
+        jobs[j] = Job{c.src, c.dst, c.heads, c.tokens, m[j].data(), c.role};
+    }
+    rotateAll(jobs, count, headDim, f.attentionScale, f, layout);
+}
+}  // namespace detail
 
 }  // namespace posenc

@@ -6,9 +6,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include <posenc/posenc.hpp>
@@ -169,4 +171,99 @@ TEST_CASE("applyRope: the same bytes with 1, 2 and 3 threads") {
             applyRope(y.data(), 4, 1000, 64, pos.data(), f, layout);
             return y;
         });
+}
+
+TEST_CASE("RoPE attention: q and k rotated on the pool exactly as applyRope rotates them, for any thread count") {
+    // The rotated copies are made in the pool's tasks; they must equal applyRope's (then the scores
+    // are those of plain attention on the rotated tensors), bit for bit, with 1, 2 and 3 threads.
+    KeepThreadCount keep;
+    const Qkv p(6, 2, 64, 300, 520, 40);  // GQA, queries at the last 300 of 520 positions
+    RopeEncoding e;
+    e.config.headDim = 64;
+    for (int multi : {0, 1}) {
+        if (multi) {  // M-RoPE: three position axes
+            e.config.multiAxis = MultiAxis::mrope;
+            e.config.sections = {16, 8, 8};
+            e.layout = RopeLayout::half;
+        } else {
+            e.layout = RopeLayout::interleaved;
+        }
+        const int axes = multi ? 3 : 1;
+        std::vector<std::int32_t> qp, kp;
+        for (int a = 0; a < axes; ++a) {
+            for (int j = 0; j < p.kLen; ++j) kp.push_back(j * (a + 1) % 97 + a);
+            qp.insert(qp.end(), kp.end() - p.qLen, kp.end());
+        }
+        AttentionRequest r = p.request(e, true);
+        r.qPositions = qp;
+        r.kPositions = kp;
+        // the reference: applyRope's rotations, then attention without an encoding at the sequence indexes
+        RopeConfig c = e.config;
+        const auto f = ropeFrequencies(c);
+        std::vector<float> qr = p.q, kr = p.k;
+        REQUIRE(setThreadCount(1) == 1);
+        applyRope(qr.data(), p.heads, p.qLen, p.d, qp.data(), f, e.layout, RopeRole::query);
+        applyRope(kr.data(), p.kvHeads, p.kLen, p.d, kp.data(), f, e.layout, RopeRole::key);
+        AttentionRequest plain = p.request(NoEncoding{}, true);
+        plain.q = qr;
+        plain.k = kr;
+        if (!multi) {
+            plain.qPositions = qp;
+            plain.kPositions = kp;
+        }
+        const std::vector<float> want = run(plain, true);
+        CAPTURE(multi);
+        sameWithAnyThreadCount("RoPE attention", [&] {
+            const std::vector<float> got = run(r, true);
+            CHECK(sameBytes(got, want));
+            return got;
+        });
+    }
+}
+
+TEST_CASE("refused inputs: the same message for any thread count, the first bad index named, nothing written") {
+    KeepThreadCount keep;
+    RopeConfig rc;
+    rc.headDim = 64;
+    const auto f = ropeFrequencies(rc);
+    // large enough for the finiteness scan to run in many pieces; NaN / inf in several of them
+    auto x = ref::randomVector(8 * 2000 * 64, 50);
+    x[900000] = std::numeric_limits<float>::quiet_NaN();
+    x[70001] = std::numeric_limits<float>::infinity();
+    x[500000] = -std::numeric_limits<float>::infinity();
+    std::vector<std::int32_t> pos(2000);
+    for (int t = 0; t < 2000; ++t) pos[t] = t;
+    for (int n : {1, 2, 3}) {
+        setThreadCount(n);
+        CAPTURE(n);
+        std::vector<float> y = x;
+        CHECK_THROWS_WITH_AS(applyRope(y.data(), 8, 2000, 64, pos.data(), f, RopeLayout::half), "x[70001] must be finite (got Infinity)",
+                             std::invalid_argument);
+        CHECK(std::memcmp(y.data(), x.data(), x.size() * sizeof(float)) == 0);  // nothing rotated
+    }
+    // attention: a non-finite value far into v; a q row whose norm lets scores overflow (checked on the
+    // rotated copies, in pieces of rows)
+    Qkv p(8, 8, 64, 1000, 1000, 51);
+    p.v[400000] = std::numeric_limits<float>::quiet_NaN();
+    std::string bigMessage;
+    for (int n : {1, 2, 3}) {
+        setThreadCount(n);
+        CAPTURE(n);
+        std::vector<float> out(p.q.size(), 7.0f);
+        CHECK_THROWS_WITH_AS(attention(p.request(RopeEncoding{}, true), out.data()), "v[400000] must be finite (got NaN)", std::invalid_argument);
+        CHECK(std::all_of(out.begin(), out.end(), [](float o) { return o == 7.0f; }));
+        Qkv big = p;
+        big.v[400000] = 0.5f;
+        for (int c = 0; c < 64; ++c) big.q[(static_cast<std::size_t>(5) * 1000 + 777) * 64 + c] = 3e37f;
+        std::string message;
+        try {
+            attention(big.request(RopeEncoding{}, true), out.data());
+        } catch (const std::invalid_argument& e) {
+            message = e.what();
+        }
+        CHECK(message.find("to overflow float scores") != std::string::npos);
+        if (n == 1) bigMessage = message;
+        CHECK(message == bigMessage);
+        CHECK(std::all_of(out.begin(), out.end(), [](float o) { return o == 7.0f; }));
+    }
 }

@@ -14,6 +14,9 @@
 // vectorised exp turns them into weights, and a second micro-kernel adds P.V into the tile's outputs.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "posenc/attention/mask.hpp"
@@ -48,6 +51,29 @@ struct AttentionOutputs {
 // kv head each, or for few tiles over many keys (decode) a tile against one fixed chunk of
 // kDecodeChunkKeys keys, whose partial softmax states are merged in chunk order. Neither the tiles nor
 // the chunks depend on the thread count, so neither does the result.
+namespace detail {
+// An allocator whose resize() leaves new elements uninitialised: for buffers the pool's tasks write in
+// full (no serial zero-fill on the calling thread first).
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = DefaultInitAllocator<U>;
+    };
+    DefaultInitAllocator() = default;
+    template <class U>
+    DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+    template <class U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... A>
+    void construct(U* p, A&&... a) {
+        ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+    }
+};
+}  // namespace detail
+
 struct AttentionWorkspace {
     using BlockRange = KeyBlockRange;
     // One thread's scratch (slot 0 = the calling thread), on cache lines of its own.
@@ -62,7 +88,8 @@ struct AttentionWorkspace {
     std::vector<BlockRange> blocks;
     std::vector<Slot> slots;
     std::vector<TileRows> tiles;
-    std::vector<float> packedKeys, keyRows, partials;
+    std::vector<float, detail::DefaultInitAllocator<float>> packedKeys;  // written in full by packKeys, in the pool's tasks
+    std::vector<float> keyRows, partials;
     float sink = 0;
 };
 
