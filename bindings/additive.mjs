@@ -36,7 +36,7 @@ export function makeAdditive(call) {
     const o = readOptions(options, 'modalityPositions');
     const mods = v.int32Array(modalities, 'modalities');
     const offsets = intList(o.offsets, 'offsets');
-    const lengths = o.lengths === undefined ? null : intList(o.lengths, 'lengths');
+    const lengths = o.lengths === undefined ? undefined : intList(o.lengths, 'lengths');
     return call('modalityPositions', (s) => ({
       modalities: s.i32(mods, 'modalities'), offsets: s.i32(offsets, 'offsets'), lengths: lengths && s.i32(lengths, 'lengths'),
     })).out;
@@ -63,7 +63,7 @@ export function makeAdditive(call) {
   }
 
   function sine(frames, o) {
-    const mask = o.mask === undefined ? null : v.mask(o.mask, 'mask');
+    const mask = o.mask === undefined ? undefined : v.mask(o.mask, 'mask');
     return call('sine', (s) => ({ ...plain(o), frames, mask: mask && s.bytes(mask, 'mask') }), o.out).out;
   }
 

@@ -78,15 +78,17 @@ export class Scope {
   // buffer from pe.alloc is written where it lies).
   call(op, args, out) {
     const m = this.m;
-    if (out instanceof HeapBuffer) args = { ...args, out: this.f32(out, 'out') };
-    const text = ENCODER.encode(JSON.stringify({ op, ...args }));  // (typed arrays of options arrive as plain arrays)
+    args.op = op;  // (args: a fresh object of the caller's)
+    if (out instanceof HeapBuffer) args.out = this.f32(out, 'out');
+    const text = ENCODER.encode(JSON.stringify(args));  // (typed arrays of options arrive as plain arrays)
     const request = this.alloc(text.length, 'request');
     m.HEAPU8.set(text, request);
     const status = m._posenc_call(request, text.length);
     if (status !== 0) throw errorOf(status, readText(m, m._posenc_error()));
     try {
       const answer = JSON.parse(readText(m, m._posenc_answer(), m._posenc_answer_length()));
-      for (const [key, x] of Object.entries(answer)) {
+      for (const key in answer) {
+        const x = answer[key];
         if (!Array.isArray(x) || (x[0] !== 'f32' && x[0] !== 'i32')) continue;
         answer[key] = x[0] === 'i32' ? this.int32Result(x[1], x[2]) : this.result(x[1], x[2], key === 'out' ? out : undefined);
       }

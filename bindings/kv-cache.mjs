@@ -45,9 +45,9 @@ export function makeKVCacheClass(call) {
       const h = this.#live();
       const o = checkOptions(options, 'KVCache.append', { where: 'append options' });
       const [len, T] = tokensOf(k, 'k', this.#batch * this.#kvHeads * this.#headDim, '[batch, kvHeads, T, headDim]');
-      const positions = o.positions === undefined ? null : v.positions(o.positions, 'positions');
-      const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');
-      const mask = o.mask === undefined ? null : v.mask(o.mask, 'mask');
+      const positions = o.positions === undefined ? undefined : v.positions(o.positions, 'positions');
+      const maskPositions = o.maskPositions === undefined ? undefined : v.positions(o.maskPositions, 'maskPositions');
+      const mask = o.mask === undefined ? undefined : v.mask(o.mask, 'mask');
       call('cache.append', (s) => ({
         cache: h, tokens: T, k: s.f32(k, 'k', len), v: s.f32(vals, 'v', len), mask: mask && s.bytes(mask, 'mask'),
         positions: positions && s.i32(positions, 'positions'), maskPositions: maskPositions && s.i32(maskPositions, 'maskPositions'),
@@ -65,8 +65,8 @@ export function makeKVCacheClass(call) {
       if (Number.isInteger(qn) && qn > 0 && qn % rows === 0 && (qn / rows) % heads !== 0)
         throw new RangeError(`heads (${heads}) does not fit q: q holds ${qn / rows} head vectors per batch row ([batch = ${this.#batch}, heads, qLen, headDim = ${this.#headDim}]), not a multiple of heads`);
       const [len, qLen] = tokensOf(q, 'q', this.#batch * heads * this.#headDim, `[batch, heads, qLen, headDim] with heads = ${heads}`);
-      const qPositions = o.qPositions === undefined ? null : v.positions(o.qPositions, 'qPositions');
-      const maskPositions = o.maskPositions === undefined ? null : v.positions(o.maskPositions, 'maskPositions');
+      const qPositions = o.qPositions === undefined ? undefined : v.positions(o.qPositions, 'qPositions');
+      const maskPositions = o.maskPositions === undefined ? undefined : v.positions(o.maskPositions, 'maskPositions');
       return { out: call('cache.attend', (s) => ({
         ...plain(o), cache: h, qLen, encoding: encodingSpecs(s, o.encoding ?? NO_ENCODING, { headDim: this.#headDim, heads }), q: s.f32(q, 'q', len),
         qPositions: qPositions && s.i32(qPositions, 'qPositions'), maskPositions: maskPositions && s.i32(maskPositions, 'maskPositions'),

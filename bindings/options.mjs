@@ -63,7 +63,11 @@ const PLAIN = ['number', 'integer', 'boolean'];
 
 // The plain values of a readOptions result (numbers, flags, choices as their index): what the core
 // reads as they are; tensors and nested objects are the caller's to place.
-export const plain = (o) => Object.fromEntries(Object.entries(o).filter(([, x]) => typeof x === 'number' || typeof x === 'boolean'));
+export function plain(o) {
+  const out = {};
+  for (const key in o) if (typeof o[key] === 'number' || typeof o[key] === 'boolean') out[key] = o[key];
+  return out;
+}
 
 // The choices of a key (an array of strings), as the registry gives them.
 export const choices = (table, key) => OPTIONS[table].keys[key].type;

@@ -79,10 +79,10 @@ function makeApi(m) {
   function attention(args) {
     const a = readOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
     const { heads, kvHeads = heads, headDim, qLen, kLen } = a;
-    const qPositions = a.qPositions === undefined ? null : v.positions(a.qPositions, 'qPositions');
-    const kPositions = a.kPositions === undefined ? null : v.positions(a.kPositions, 'kPositions');
-    const maskPositions = a.maskPositions === undefined ? null : v.positions(a.maskPositions, 'maskPositions');
-    const keyMask = a.keyMask === undefined ? null : v.mask(a.keyMask, 'keyMask');
+    const qPositions = a.qPositions === undefined ? undefined : v.positions(a.qPositions, 'qPositions');
+    const kPositions = a.kPositions === undefined ? undefined : v.positions(a.kPositions, 'kPositions');
+    const maskPositions = a.maskPositions === undefined ? undefined : v.positions(a.maskPositions, 'maskPositions');
+    const keyMask = a.keyMask === undefined ? undefined : v.mask(a.keyMask, 'keyMask');
     const r = call('attention', (s) => ({
       ...plain(a), kvHeads, encoding: encodingSpecs(s, a.encoding ?? NO_ENCODING, { headDim, heads }),
       q: s.f32(a.q, 'q'), k: s.f32(a.k, 'k'), v: s.f32(a.v, 'v'),

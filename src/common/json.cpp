@@ -244,10 +244,10 @@ private:
             skipSpace();
         } while (consume(','));
         if (!consume('}')) error("expected ',' or '}' in an object");
-        // sorted by key, stably (equal keys stay in document order): insertion sort for the small objects
+        // sorted by key, stably (equal keys stay in document order): insertion sort for objects of up to 32 keys
         // of a call, which allocates nothing; then of equal keys the last one given stays
         const auto byKey = [](const Value::Member& a, const Value::Member& b) { return a.key < b.key; };
-        if (members.size() > 16) {
+        if (members.size() > 32) {
             std::stable_sort(members.begin(), members.end(), byKey);
         } else {
             for (std::size_t i = 1; i < members.size(); ++i) {
