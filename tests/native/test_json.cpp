@@ -92,3 +92,55 @@ TEST_CASE("json: nesting is limited, not a stack overflow") {
     CHECK(errorOf(std::string(limit + 1, '[') + std::string(limit + 1, ']')).rfind("nesting deeper than", 0) == 0);
     CHECK(errorOf(std::string(100000, '[')).rfind("nesting deeper than", 0) == 0);
 }
+
+TEST_CASE("json: integers read exactly without strtod, longer numbers through it") {
+    CHECK(parse("123456789012345").number() == 123456789012345.0);  // 15 digits: the direct path
+    CHECK(parse("-987654321098765").number() == -987654321098765.0);
+    CHECK(std::signbit(parse("-0").number()));
+    CHECK(parse("9007199254740993").number() == 9007199254740992.0);  // 16 digits: strtod rounds to even
+    CHECK(parse("0.1").number() == 0.1);
+    CHECK(parse("[5247000, 1]")[0].number() == 5247000.0);
+}
+
+TEST_CASE("json: objects of any size sorted by key, the last of duplicate keys kept") {
+    for (const int n : {3, 32, 33, 100}) {  // up to 32 keys sorted in place, more by stable_sort
+        CAPTURE(n);
+        std::string text = "{";
+        for (int i = n - 1; i >= 0; --i) text += "\"k" + std::to_string(1000 + i) + "\":" + std::to_string(i) + ",";
+        text += "\"k1000\":-1}";  // a duplicate of the first key, given last
+        const Value v = parse(text);
+        REQUIRE(v.members().size() == static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) CHECK(v.members()[static_cast<std::size_t>(i)].key == "k" + std::to_string(1000 + i));
+        CHECK(v.find("k1000")->number() == -1);
+        CHECK(v.find("k" + std::to_string(1000 + n - 1))->number() == n - 1);
+    }
+}
+
+TEST_CASE("json: Writer places commas, escapes strings, writes numbers that read back") {
+    posenc::json::Writer w;
+    w.open('{').key("a").number(1).key("b").open('[').number(2).string("x").boolean(true).null().open('[').close(']').close(']');
+    w.key("c").open('{').close('}').key("d").numbers(std::vector<int>{-3, 0}).key("e").strings(std::vector<std::string>{"p", "q"}).close('}');
+    CHECK(w.text() == R"({"a":1,"b":[2,"x",true,null,[]],"c":{},"d":[-3,0],"e":["p","q"]})");
+
+    w.clear();
+    w.open('[').string("q\"b\\s\n\t\r\b\f\x01\xC3\xA9").close(']');
+    CHECK(w.text() == "[\"q\\\"b\\\\s\\n\\t\\r\\b\\f\\u0001\xC3\xA9\"]");
+    CHECK(parse(w.text())[0].text() == "q\"b\\s\n\t\r\b\f\x01\xC3\xA9");
+
+    // integers below 1e15 as digits; everything else as the shortest %.17g text, which reads back exactly
+    const double values[] = {0, -7, 5247000, 999999999999999, 1e15, 9007199254740992.0, 0.1, 1.5, -2.5e-300, 1e300, 1.0 / 3, -0.0};
+    w.clear();
+    w.open('[');
+    for (const double x : values) w.number(x);
+    w.number(std::nan("")).number(INFINITY).close(']');
+    CHECK(w.text().rfind("[0,-7,5247000,999999999999999,", 0) == 0);
+    const Value back = parse(w.text());
+    REQUIRE(back.size() == std::size(values) + 2);
+    for (std::size_t i = 0; i < std::size(values); ++i) {
+        CAPTURE(i);
+        CHECK(back[i].number() == values[i]);
+        CHECK(std::signbit(back[i].number()) == std::signbit(values[i]));
+    }
+    CHECK(back[std::size(values)].isNull());  // not finite: null
+    CHECK(back[std::size(values) + 1].isNull());
+}
