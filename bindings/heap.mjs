@@ -4,19 +4,24 @@ import { float32Array, requireLength } from './validate.mjs';
 
 const MAX_BYTES = 2 ** 32 - 64;
 
+// Heap memory of a HeapBuffer or a KVCache that becomes unreachable without delete() is given back when
+// the garbage collector finalizes its owner (late and not guaranteed: delete() is the way to free it now).
+export const finalizers = new FinalizationRegistry((free) => free());
+
 // A heap-resident Float32 buffer for the zero-copy path (`pe.alloc`).
 export class HeapBuffer {
   #module; #ptr; #length;
   constructor(module, length) {
     this.#module = module;
     this.#length = length;
-    this.#ptr = mallocOrThrow(module, length * 4, 'length');
+    const ptr = this.#ptr = mallocOrThrow(module, length * 4, 'length');
+    finalizers.register(this, () => module._free(ptr), this);
   }
   get length() { return this.#length; }
   get byteOffset() { this.#alive(); return this.#ptr; }
   // A Float32Array over the heap. Call again after any allocation: growth detaches old views.
   view() { this.#alive(); return new Float32Array(this.#module.HEAPF32.buffer, this.#ptr, this.#length); }
-  delete() { if (this.#ptr) { this.#module._free(this.#ptr); this.#ptr = 0; } }
+  delete() { if (this.#ptr) { finalizers.unregister(this); this.#module._free(this.#ptr); this.#ptr = 0; } }
   [Symbol.dispose]() { this.delete(); }
   get deleted() { return this.#ptr === 0; }
   #alive() { if (!this.#ptr) throw new RangeError('buffer has been deleted'); }

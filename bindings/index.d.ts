@@ -74,7 +74,8 @@ export type FloatOut = Float32Array | HeapBuffer;
  * A block of float32 values inside the wasm heap, from {@link Posenc.alloc}: the zero-copy path for
  * large tensors. Every function that takes a {@link FloatInput} reads a `HeapBuffer` in place, and
  * every `out` option can write into one. Free it with `delete()` (or a `using` declaration); a deleted
- * buffer passed to a function is a `RangeError`.
+ * buffer passed to a function is a `RangeError`. A buffer dropped without `delete()` is freed when the
+ * garbage collector finalizes it — late, and not at all if the program ends first.
  */
 export interface HeapBuffer {
   /** Number of float32 elements (not bytes). */
@@ -1455,7 +1456,8 @@ export interface Posenc {
 
   /**
    * The {@link KVCache} class: `new pe.KVCache(options)` creates a cache that keeps a logical position
-   * per slot (see {@link KVCacheOptions}). Free it with `delete()` or a `using` declaration.
+   * per slot (see {@link KVCacheOptions}). Free it with `delete()` or a `using` declaration (a cache
+   * dropped without it is freed when the garbage collector finalizes it: late, and not guaranteed).
    *
    * @example
    * ```ts

@@ -1,7 +1,7 @@
 // pe.KVCache: a JS class over the C++ KVCache (src/cache/). Validates, copies tensors in and out,
 // and owns the native object (delete() / [Symbol.dispose]).
 import * as v from './validate.mjs';
-import { HeapBuffer } from './heap.mjs';
+import { HeapBuffer, finalizers } from './heap.mjs';
 import { ropeSpec } from './rope-config.mjs';
 import { encodingSpecs, NO_ENCODING } from './encoding.mjs';
 import { checkOptions, readOptions, belongsIn, plain, ENCODING_TABLES } from './options.mjs';
@@ -29,7 +29,8 @@ export function makeKVCacheClass(call) {
       const spec = ropeSpec(rope, { prefix: 'rope.', where: 'rope', headDim: this.#headDim, headDimOf: "the cache's headDim" });
       const slots = this.#batch * this.#capacity * this.#kvHeads * this.#headDim;
       if (slots * 8 > 2 ** 32 - 2 ** 26) throw new RangeError(`capacity: ${slots} key/value floats do not fit the 4 GiB wasm heap`);
-      this.#handle = call('cache.create', { ...plain(o), rope: hasRope ? spec : undefined }).value;
+      const handle = this.#handle = call('cache.create', { ...plain(o), rope: hasRope ? spec : undefined }).value;
+      finalizers.register(this, () => call('cache.delete', { cache: handle }), this);
     }
 
     get batch() { return this.#batch; }
@@ -95,7 +96,7 @@ export function makeKVCacheClass(call) {
       return call('cache.nextPositions', { cache: this.#live() }).value;
     }
 
-    delete() { if (this.#handle) { call('cache.delete', { cache: this.#handle }); this.#handle = null; } }
+    delete() { if (this.#handle) { finalizers.unregister(this); call('cache.delete', { cache: this.#handle }); this.#handle = null; } }
     [Symbol.dispose]() { this.delete(); }
   };
 }
