@@ -58,8 +58,8 @@ void KVCache::buildTables(std::size_t count, double scale, RopeRole role, AngleO
     tables_->build(scratchAxisAngles_.data(), count, scale, role, count);
 }
 
-void KVCache::updateDynamic(std::int64_t maxPosition) {
-    if (config_.dynamic != KVCacheConfig::DynamicNtk::hf || maxPosition < 0) return;
+std::optional<KVCache::DynamicState> KVCache::updateDynamic(std::int64_t maxPosition) {
+    if (config_.dynamic != KVCacheConfig::DynamicNtk::hf || maxPosition < 0) return std::nullopt;
     const std::int64_t L0 = config_.rope->config.scaling.originalMaxPositionEmbeddings;
     const std::int64_t seqLen = maxPosition + 1;
     // HF: grow when the call's length passes what the schedule was made for; back to the original
@@ -67,12 +67,22 @@ void KVCache::updateDynamic(std::int64_t maxPosition) {
     std::int64_t want = dynamicLength_;
     if (seqLen > std::max(dynamicLength_, L0)) want = seqLen;
     else if (seqLen < L0 && dynamicLength_ > L0) want = 0;
-    if (want == dynamicLength_) return;
+    if (want == dynamicLength_) return std::nullopt;
     RopeConfig rc = config_.rope->config;
     rc.seqLen = want;
-    freqs_ = ropeFrequencies(rc);
-    tables_.emplace(*freqs_, config_.rope->layout);
+    RopeFrequencies f = ropeFrequencies(rc);
+    RopeTables t(f, config_.rope->layout);
+    std::optional<DynamicState> before = DynamicState{std::move(freqs_), std::move(tables_), dynamicLength_};
+    freqs_ = std::move(f);  // moves: nothing here throws
+    tables_.emplace(std::move(t));
     dynamicLength_ = want;
+    return before;
+}
+
+void KVCache::restoreDynamic(DynamicState& before) noexcept {
+    freqs_ = std::move(before.freqs);
+    tables_ = std::move(before.tables);
+    dynamicLength_ = before.length;
 }
 
 int KVCache::slotFor(Row& r) const {
@@ -186,17 +196,23 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     scratchCommitted_.clear();  // the real tokens, in order (indices into the call's tokens)
     for (std::size_t at = 0; at < bt; ++at)
         if (scratchSlots_[at] >= 0) scratchCommitted_.push_back(static_cast<int>(at));
+    std::optional<DynamicState> before;
     if (config_.dynamic == KVCacheConfig::DynamicNtk::hf) {
         std::int64_t maxPos = -1;
         for (int at : scratchCommitted_) maxPos = std::max<std::int64_t>(maxPos, scratchPos_[at]);
-        updateDynamic(maxPos);
+        before = updateDynamic(maxPos);
     }
-    if (tables_)
-        buildTables(scratchCommitted_.size(), freqs_->attentionScale, RopeRole::key, [&](std::size_t a, std::size_t t) {
-            const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]);
-            return static_cast<double>(A == 1 ? scratchPos_[at] : scratchAxisPos_[a * bt + at]);
-        });
-    if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) resizeSlots(wantSlots);  // the last step that may throw (memory)
+    try {
+        if (tables_)
+            buildTables(scratchCommitted_.size(), freqs_->attentionScale, RopeRole::key, [&](std::size_t a, std::size_t t) {
+                const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]);
+                return static_cast<double>(A == 1 ? scratchPos_[at] : scratchAxisPos_[a * bt + at]);
+            });
+        if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) resizeSlots(wantSlots);  // the last step that may throw (memory)
+    } catch (...) {
+        if (before) restoreDynamic(*before);
+        throw;
+    }
     // Nothing below throws. The previous call's held keys go; keys this call still needs move to held slots.
     for (int b = 0; b < c.batch; ++b)
         for (int s = c.capacity; s < std::min(c.capacity + rows_[b].held, slots_); ++s) {
@@ -247,9 +263,8 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         fail("heads", "(" + std::to_string(heads) + ") must be a multiple of the cache's kvHeads (" + std::to_string(c.kvHeads) + ")");
     if (ropePart(encoding))
         fail("encoding.kind", "'rope' is the cache's own: configure `rope` on the cache and attend with 'none' (or a score-term encoding)");
-    const TemperatureEncoding* temperature = temperaturePart(encoding);  // validated before anything changes
-    const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd;
+    temperaturePart(encoding);  // checks a temperature encoding before anything changes
+    const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * c.headDim;
     if (q.size != perRow * c.batch)
         fail("q", "must be [batch, heads, qLen, headDim] = " + std::to_string(perRow * c.batch) + " elements (got " + std::to_string(q.size) + ")");
     const std::size_t bq = static_cast<std::size_t>(c.batch) * qLen;
@@ -266,7 +281,26 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
         for (int i = 0; i < qLen; ++i)
             qp[static_cast<std::size_t>(b) * qLen + i] = seq.empty() ? detail::cacheQueryPosition(rows_[b].next, qLen, i) : seq[static_cast<std::size_t>(b) * qLen + i];
 
-    if (c.dynamic == KVCacheConfig::DynamicNtk::hf) updateDynamic(*std::max_element(qp.begin(), qp.end()));
+    std::optional<DynamicState> before;
+    if (c.dynamic == KVCacheConfig::DynamicNtk::hf) before = updateDynamic(*std::max_element(qp.begin(), qp.end()));
+    try {
+        attendRows(q, heads, qLen, encoding, qPositions, causal, out, scale);
+    } catch (...) {
+        if (before) restoreDynamic(*before);
+        throw;
+    }
+}
+
+// attend's work once its arguments are checked and the schedule fits: rotate the queries, run the engine
+// row by row (scratchQPos_ holds the queries' positions).
+void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
+                         float* out, double scale) {
+    const KVCacheConfig& c = config_;
+    const std::size_t A = static_cast<std::size_t>(axes());
+    const std::size_t hd = static_cast<std::size_t>(c.headDim);
+    const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd;
+    const std::vector<std::int32_t>& qp = scratchQPos_;
+    const TemperatureEncoding* temperature = temperaturePart(encoding);
     int kLen = c.capacity;  // the capacity slots and any held past them
     for (const Row& r : rows_) kLen = std::max(kLen, c.capacity + r.held);
     std::vector<float>& qRot = scratchQ_;

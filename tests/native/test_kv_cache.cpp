@@ -9,18 +9,21 @@
 
 #include <posenc/posenc.hpp>
 
-// Counts heap allocations while `gCountAllocations` is set (global operator new for this test binary).
+// Counts heap allocations while `gCountAllocations` is set, and fails the one numbered `gFailAt` (counted
+// from 1 since the last reset; 0 = none) as memory exhaustion would (global operator new for this test binary).
 static std::atomic<long> gAllocations{0};
 static std::atomic<bool> gCountAllocations{false};
+static std::atomic<long> gFailAt{0};
+static bool failNow() { return gCountAllocations && ++gAllocations == gFailAt; }
 void* operator new(std::size_t n) {
-    if (gCountAllocations) ++gAllocations;
+    if (failNow()) throw std::bad_alloc();
     if (void* p = std::malloc(n ? n : 1)) return p;
     throw std::bad_alloc();
 }
 // every form that pairs with the deletes below comes from malloc too (std::stable_sort's temporary
 // buffer uses the nothrow form: left to the runtime, ASan reports new-vs-free)
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-    if (gCountAllocations) ++gAllocations;
+    if (failNow()) return nullptr;
     return std::malloc(n ? n : 1);
 }
 void* operator new[](std::size_t n) { return operator new(n); }
@@ -339,6 +342,86 @@ TEST_CASE("a failed call leaves the cache byte for byte unchanged") {
     // a valid call still works afterwards
     cache.append(s.pick(s.k, kvHeads, {4, 5}), s.pick(s.v, kvHeads, {4, 5}), 2);
     CHECK(cache.nextPositions()[0] == 6);
+}
+
+TEST_CASE("memory running out at any allocation of a call leaves the cache as it was, dynamic NTK schedule included") {
+    // A dynamic-NTK cache ('hf'): the call that passes the original length moves the schedule, then builds
+    // rotation tables and grows storage, each of which may fail. Failing every allocation of such a call in
+    // turn: each failure must leave keys, values, positions and the schedule (seen through attend) as they were.
+    KVCacheConfig c;
+    c.batch = 1;
+    c.kvHeads = kvHeads;
+    c.headDim = d;
+    c.capacity = 40;
+    c.rope = rope();
+    c.rope->config.scaling.type = RopeScalingType::dynamic;
+    c.rope->config.scaling.factor = 2;
+    c.rope->config.scaling.originalMaxPositionEmbeddings = 16;
+    c.dynamic = KVCacheConfig::DynamicNtk::hf;
+    Sequence s(40, 90);
+    std::vector<int> first(12), second(20);
+    for (int t = 0; t < 12; ++t) first[static_cast<std::size_t>(t)] = t;
+    for (int t = 0; t < 20; ++t) second[static_cast<std::size_t>(t)] = 12 + t;  // reaches position 31 > 16: the schedule moves
+    const auto q = s.token(s.q, heads, 39);
+    auto outputAfterSecond = [&](KVCache& cache) {
+        cache.append(s.pick(s.k, kvHeads, second), s.pick(s.v, kvHeads, second), 20);
+        std::vector<float> out(heads * d);
+        cache.attend(q, heads, 1, NoEncoding{}, {}, true, out.data());
+        return out;
+    };
+    // a query at position 19 (length 20, between the original 16 and the 32 the failed call would have
+    // moved the schedule to): its schedule depends on whether that call's move stuck
+    auto outputAt19 = [&](KVCache& cache) {
+        std::vector<float> out(heads * d);
+        const std::vector<std::int32_t> at19 = {19};
+        cache.attend(q, heads, 1, NoEncoding{}, at19, true, out.data());
+        return out;
+    };
+    KVCache twin(c), twin19(c);
+    twin.append(s.pick(s.k, kvHeads, first), s.pick(s.v, kvHeads, first), 12);
+    twin19.append(s.pick(s.k, kvHeads, first), s.pick(s.v, kvHeads, first), 12);
+    const std::vector<float> want = outputAfterSecond(twin), want19 = outputAt19(twin19);
+    int failures = 0;
+    for (long failAt = 1;; ++failAt) {
+        CAPTURE(failAt);
+        KVCache cache(c);
+        cache.append(s.pick(s.k, kvHeads, first), s.pick(s.v, kvHeads, first), 12);
+        const auto k0 = cache.keys(), v0 = cache.values();
+        const auto p0 = cache.positions(), n0 = cache.nextPositions();
+        const auto k2 = s.pick(s.k, kvHeads, second), v2 = s.pick(s.v, kvHeads, second);
+        bool failed = false;
+        gAllocations = 0;
+        gFailAt = failAt;
+        gCountAllocations = true;
+        try {
+            cache.append(k2, v2, 20);
+        } catch (const std::bad_alloc&) {
+            failed = true;
+        }
+        gCountAllocations = false;
+        gFailAt = 0;
+        if (!failed) break;  // every allocation of the call has been failed once
+        ++failures;
+        CHECK(cache.keys() == k0);
+        CHECK(cache.values() == v0);
+        CHECK(cache.positions() == p0);
+        CHECK(cache.nextPositions() == n0);
+        KVCache copy = cache;
+        CHECK(outputAt19(copy) == want19);
+        CHECK(outputAfterSecond(cache) == want);  // the same call again gives what it gives on a cache that never failed
+    }
+    CHECK(failures > 0);
+    // attend moves the schedule too (a query at 25: length 26) before the score terms are built; a term
+    // that refuses its arguments then must not leave the move behind
+    KVCache cache(c);
+    cache.append(s.pick(s.k, kvHeads, first), s.pick(s.v, kvHeads, first), 12);
+    std::vector<float> out(heads * d), shortTable(3);  // T5 needs [numBuckets = 32, heads] = 128 values
+    T5Encoding t5;
+    t5.heads = heads;
+    t5.table = View<float>(shortTable.data(), shortTable.size());
+    const std::vector<std::int32_t> at25 = {25};
+    CHECK_THROWS_WITH_AS(cache.attend(q, heads, 1, t5, at25, true, out.data()), doctest::Contains("encoding.table"), std::invalid_argument);
+    CHECK(outputAt19(cache) == want19);
 }
 
 TEST_CASE("a decode step (append one token, attend) allocates nothing once the cache is warm") {

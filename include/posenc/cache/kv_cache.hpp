@@ -119,8 +119,20 @@ private:
     std::vector<double> scratchAxisAngles_;     // [axes, tokens] for one table build
     int axes() const { return freqs_ ? freqs_->axes : 1; }
     // dynamic 'hf': re-derives the schedule for a call whose largest position is maxPosition.
-    void updateDynamic(std::int64_t maxPosition);
     std::int64_t dynamicLength_ = 0;  // the sequence length the current schedule was derived for (0 = configured)
+    // The dynamic-NTK schedule as it was before a call moved it: a call that fails after moving it puts
+    // it back, so that a failed call changes nothing.
+    struct DynamicState {
+        std::optional<RopeFrequencies> freqs;
+        std::optional<RopeTables> tables;
+        std::int64_t length = 0;
+    };
+    // Moves the schedule to fit maxPosition (all that may throw done first); returns the state before
+    // (nullopt: nothing moved).
+    std::optional<DynamicState> updateDynamic(std::int64_t maxPosition);
+    void restoreDynamic(DynamicState& before) noexcept;
+    void attendRows(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal, float* out,
+                    double scale);
     // Builds tables_ for `count` tokens whose position on axis a is angleOf(a, t).
     template <class AngleOf>
     void buildTables(std::size_t count, double scale, RopeRole role, AngleOf angleOf);
