@@ -3,7 +3,7 @@
 // `encoding.<field>`).
 import * as v from './validate.mjs';
 import { ropeSpec } from './rope-config.mjs';
-import { OPTIONS, ENCODING_KINDS, checkOptions, checkValue, belongsIn, quoted } from './options.mjs';
+import { OPTIONS, ENCODING_KINDS, checkOptions, checkValue, belongsIn, quoted, entriesOf } from './options.mjs';
 
 export { ENCODING_KINDS };
 export const SCALAR_BIAS = ['alibi', 't5', 'swin', 'kerple', 'fire'];
@@ -60,7 +60,7 @@ export function encodingSpec(scope, encoding, { headDim, heads, field = 'encodin
   const f = (name) => `${field}.${name}`;
   if (kind === 'rope') return { kind, ...ropeSpec(encoding, { prefix: `${field}.`, where: field, headDim, headDimOf: "the attention's headDim" }) };
   const spec = { kind };
-  for (const [key, entry] of Object.entries(OPTIONS[`encoding.${kind}`].keys)) {
+  for (const [key, entry] of entriesOf(`encoding.${kind}`)) {
     const x = key === 'heads' ? encoding.heads ?? heads : encoding[key];
     if (key === 'kind' || (x === undefined && key !== 'heads')) continue;
     spec[key] = SHAPE[entry.type]?.(scope, x, f(key)) ?? checkValue(entry, x, f(key));

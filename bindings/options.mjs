@@ -24,6 +24,14 @@ function deepFreeze(x) {
   return x;
 }
 
+// A table's [key, entry] pairs, listed once per table (the tables are frozen at load; calls list them often).
+const ENTRIES = new Map();
+export function entriesOf(name) {
+  let e = ENTRIES.get(name);
+  if (!e) ENTRIES.set(name, (e = Object.freeze(Object.entries(OPTIONS[name].keys))));
+  return e;
+}
+
 export function installRegistry(registry) {
   if (Object.isFrozen(OPTIONS)) return;
   Object.assign(OPTIONS, registry.tables);
@@ -53,7 +61,7 @@ export function checkValue(entry, x, field) {
 export function readOptions(value, name, context = {}) {
   const o = checkOptions(value, name, context);
   const out = { ...o };
-  for (const [key, entry] of Object.entries(OPTIONS[name].keys)) {
+  for (const [key, entry] of entriesOf(name)) {
     const x = o[key] ?? entry.default;
     if (x !== undefined && (Array.isArray(entry.type) || PLAIN.includes(entry.type))) out[key] = checkValue(entry, x, (context.prefix ?? '') + key);
   }
@@ -127,7 +135,7 @@ export function checkOptions(value, name, { field = 'options', where = field ===
       throw new TypeError(keys[key].required ? `${prefix}${key} is required (got null)` : `${prefix}${key} must not be null (leave it out for the default)`);
     }
   }
-  for (const [key, spec] of Object.entries(keys)) {
+  for (const [key, spec] of entriesOf(name)) {
     if (spec.required && o[key] === undefined) {
       throw new TypeError(`${prefix}${key} is required${Array.isArray(spec.type) ? ` (one of ${quoted(spec.type)})` : ''}`);
     }

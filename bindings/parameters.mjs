@@ -3,7 +3,7 @@
 // 'parameterCount.<method>' say which shapes each takes. Every size is checked (a positive integer,
 // by its registry entry), so a count is never negative or fractional.
 import * as v from './validate.mjs';
-import { OPTIONS, readOptions, quoted } from './options.mjs';
+import { OPTIONS, readOptions, quoted, entriesOf } from './options.mjs';
 
 // Methods in registry order (live: filled at load).
 export let PARAMETER_METHODS = [];
@@ -27,7 +27,7 @@ export function makeParameterCount(call) {
     if (!PARAMETER_METHODS.includes(method)) throw new RangeError(`method must be one of ${quoted(PARAMETER_METHODS)} (got '${method}')`);
     const table = `parameterCount.${method}`;
     const o = readOptions(options, table, { where: `parameterCount('${method}') options` });
-    for (const [key, entry] of Object.entries(OPTIONS[table].keys)) if (SHAPES[entry.type]) o[key] = SHAPES[entry.type](o[key], key);
+    for (const [key, entry] of entriesOf(table)) if (SHAPES[entry.type]) o[key] = SHAPES[entry.type](o[key], key);
     const n = call('parameterCount', { ...o, method }).value;
     if (!Number.isSafeInteger(n)) throw new RangeError(`parameterCount('${method}'): ${n} parameters cannot be counted exactly (more than 2^53)`);
     return n;

@@ -1,9 +1,9 @@
 // Options for RoPE: type checks, and reading a Hugging Face config.json (defaults and value rules are
 // the C++ core's: src/registry.cpp, src/rotary/frequencies.cpp).
 import * as v from './validate.mjs';
-import { OPTIONS, SCALING_TYPES, SCALING_ALIASES, checkOptions, checkValue, choices } from './options.mjs';
+import { OPTIONS, SCALING_TYPES, SCALING_ALIASES, checkOptions, checkValue, choices, entriesOf } from './options.mjs';
 
-const scalingKeys = () => Object.entries(OPTIONS.scaling.keys).filter(([key]) => key !== 'type');
+const scalingKeys = () => entriesOf('scaling').filter(([key]) => key !== 'type');
 const canonicalType = (type) => (typeof type === 'string' && Object.hasOwn(SCALING_ALIASES, type) ? SCALING_ALIASES[type] : type);
 const either = (names) => names.map((n) => `'${n}'`).join(' or ');
 
