@@ -587,12 +587,30 @@ test("a config's layers, unread keys and query temperature, as the model's code 
     assert.ok(Math.abs(factors[i] - want) <= 2e-7 * want, `p = ${p}: ${factors[i]} vs ${want}`);
   });
   assert.match(await page.textContent('#rope-temperature-caption'), /1\.3497 at 262,144 tokens/);
+  // the masks, as HF builds them: a chunked layer's query i reads keys of its own chunk up to itself
+  // (⌊k / C⌋ = ⌊i / C⌋, k ≤ i); a full-attention layer reads all k ≤ i. Here C = 8192 is 8 cells of 1024.
+  let masks = await page.evaluate(() => window.posencDemo.ropeMasks);
+  assert.deepEqual(masks.map((m) => [m.title, m.chunk, m.tokensPerCell]), [['chunks of 8,192 · 36 layers', 8, 1024], ['full attention · 12 layers', 0, 1024]]);
+  assert.deepEqual(masks[0].counts, Array.from({ length: 32 }, (_, i) => (i % 8) + 1));
+  assert.deepEqual(masks[1].counts, Array.from({ length: 32 }, (_, i) => i + 1));
+  await page.locator('#rope-masks-fig').screenshot({ path: join(shots, 'rope-masks-llama4.png') });
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.waitForTimeout(300);
+  await page.locator('#rope-masks-fig').screenshot({ path: join(shots, 'rope-masks-llama4-390.png') });
+  // on a phone the masks stack and the figure fits the screen (no sideways scrolling)
+  assert.ok(await page.$eval('#rope-masks-fig', (f) => f.getBoundingClientRect().right <= document.documentElement.clientWidth + 0.5));
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForTimeout(300);
   assert.equal(await page.isVisible('#rope-layer-type'), false);
   // Gemma 3: sliding_window_pattern 6 — five local layers (window 1024, base 10000) to one global (1e6, linear ×8)
   await preset('Gemma 3 4B (local + global)');
   c = await cells();
   assert.equal(c.length, 34);
   c.forEach((cls, i) => assert.equal(cls, i % 6 === 5 ? 'layer' : 'layer window', `layer ${i}`));
+  // a sliding-window layer's query i reads keys i − W < k ≤ i (HF sliding_window): W = 1024, 8 cells of 128
+  masks = await page.evaluate(() => window.posencDemo.ropeMasks);
+  assert.deepEqual(masks.map((m) => [m.title, m.window, m.tokensPerCell]), [['window 1,024 · 29 layers', 8, 128], ['full attention · 5 layers', 0, 128]]);
+  assert.deepEqual(masks[0].counts, Array.from({ length: 32 }, (_, i) => Math.min(i + 1, 8)));
   assert.equal(await page.isVisible('#rope-temperature'), false);
   assert.deepEqual(await page.$$eval('#rope-layer-type option', (o) => o.map((x) => x.value)).then((v) => v.sort()), ['full_attention', 'sliding_attention']);
   let cfg = await page.evaluate(() => window.posencDemo.ropeConfig.cfg);
@@ -606,6 +624,7 @@ test("a config's layers, unread keys and query temperature, as the model's code 
   assert.equal(await page.isVisible('#rope-layer-type'), false);
   await preset('Llama 3.1 8B (llama3)');
   assert.equal(await page.textContent('#rope-ignored'), '');
+  assert.equal(await page.isVisible('#rope-masks-fig'), false);  // every layer full attention: no figure
   assert.deepEqual(consoleErrors, []);
 });
 

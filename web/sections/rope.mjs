@@ -1,5 +1,5 @@
 // RoPE: frequency schedules side by side, a model's config.json read live, and the long-range decay.
-import { lineChart, cssWidth } from '../plot.mjs';
+import { lineChart, cssWidth, heatmapFigure } from '../plot.mjs';
 import { $, SCHEDULE_COLORS, COLORS, bindInput, demo, timed } from '../common.mjs';
 import { PRESETS } from '../presets.mjs';
 
@@ -135,6 +135,44 @@ export function ropeSection(pe) {
     strip.replaceChildren(head, ...cells);
   }
 
+  // Which keys (columns) each query (rows) reads in each kind of layer the config builds, as pe.attention
+  // masks them: causal, and the layer's sliding window or chunk. Drawn in cells of u tokens, u chosen so
+  // that the widest window or chunk spans 8 of the 32 cells (the masks are the same at any such scale).
+  function drawMasks(attention) {
+    const kinds = new Map();
+    for (const l of attention.layers) if (!kinds.has(`${l.window}/${l.chunk}`)) kinds.set(`${l.window}/${l.chunk}`, l);
+    const spans = [...kinds.values()].flatMap((l) => [l.window, l.chunk]).filter((x) => x > 0);
+    $('rope-masks-fig').hidden = spans.length === 0;
+    if (!spans.length) { demo.ropeMasks = []; return; }
+    const T = 32, u = Math.max(...spans) / 8, none = new Float32Array(T);
+    const cellsOf = (n) => Math.max(1, Math.round(n / u));
+    const masks = [...kinds.values()].map((l) => {
+      const window = l.window ? cellsOf(l.window) : 0, chunk = l.chunk ? cellsOf(l.chunk) : 0;
+      // one channel, q = k = v = 0: every key a query may read gets the same weight, every other weight is 0
+      const { weights } = pe.attention({ q: none, k: none, v: none, heads: 1, headDim: 1, qLen: T, kLen: T, causal: true,
+        ...(window ? { window } : {}), ...(chunk ? { chunk } : {}), returnWeights: true });
+      const read = Array.from(weights, (w) => (w > 0 ? 1 : NaN));
+      const n = attention.layers.filter((x) => x.window === l.window && x.chunk === l.chunk).length;
+      const title = `${l.window ? `window ${l.window.toLocaleString('en-US')}` : l.chunk ? `chunks of ${l.chunk.toLocaleString('en-US')}` : 'full attention'} · ${n} layer${n > 1 ? 's' : ''}`;
+      return { title, window, chunk, read, counts: Array.from({ length: T }, (_, i) => read.slice(i * T, i * T + T).filter((x) => x === 1).length) };
+    });
+    const box = $('rope-masks');
+    box.replaceChildren(...masks.map((m) => {
+      const c = document.createElement('canvas');
+      c.setAttribute('aria-label', `${m.title}: which keys each query reads`);
+      return c;
+    }));
+    masks.forEach((m, k) => heatmapFigure(box.children[k], m.read, T, T, {
+      color: 'sequential', min: 0, max: 1, colorbar: false, ticks: false, title: m.title, xLabel: 'key →', yLabel: 'query →', minWidth: 140,
+    }));
+    demo.ropeMasks = masks.map(({ title, window, chunk, counts }) => ({ title, window, chunk, counts, tokensPerCell: u }));
+    const has = (f) => masks.some(f);
+    $('rope-masks-caption').textContent = `Which keys (columns) each query (rows) reads, as pe.attention masks them; one cell is ${u.toLocaleString('en-US')} tokens.` +
+      (has((m) => m.window) ? ' A sliding window moves with the query: the oldest keys drop out as new ones come in.' : '') +
+      (has((m) => m.chunk) ? ' A chunk starts afresh every chunk size: the first query of a chunk reads only itself.' : '') +
+      (has((m) => !m.window && !m.chunk) ? ' The full-attention layers in between read the whole past.' : '');
+  }
+
   // The query temperature as the library applies it: one-channel attention, q = k = 1 and scale 1, so each
   // query's logit is its own factor (pe.attention, returnScores), at log-spaced positions to the context.
   function drawTemperature(temperature, context) {
@@ -171,6 +209,7 @@ export function ropeSection(pe) {
       const context = text.max_position_embeddings ?? (orig ? Math.round(orig * (cfg.scaling.factor ?? 1)) : 4096);
       drawDecay(cfg, context);
       drawLayers(cfg.attention, cfg.temperature);
+      drawMasks(cfg.attention);
       $('rope-ignored').textContent = cfg.ignored.length
         ? `Written but not read: ${cfg.ignored.map((x) => `${x.key} = ${JSON.stringify(x.value)} (${x.reason})`).join('; ')}. {strict: true} refuses them.` : '';
       drawTemperature(cfg.temperature, context);
