@@ -85,10 +85,8 @@ export class Scope {
     const m = this.m;
     args.op = op;  // (args: a fresh object of the caller's)
     if (out instanceof HeapBuffer) args.out = this.f32(out, 'out');
-    const text = ENCODER.encode(JSON.stringify(args));  // (typed arrays of options arrive as plain arrays)
-    const request = this.alloc(text.length, 'request');
-    m.HEAPU8.set(text, request);
-    const status = m._posenc_call(request, text.length);
+    const [request, length] = writeRequest(m, JSON.stringify(args));  // (typed arrays of options arrive as plain arrays)
+    const status = m._posenc_call(request, length);
     if (status !== 0) throw errorOf(status, readText(m, m._posenc_error()));
     try {
       const answer = JSON.parse(readText(m, m._posenc_answer(), m._posenc_answer_length()));
@@ -110,12 +108,29 @@ export class Scope {
 }
 
 const ENCODER = new TextEncoder(), DECODER = new TextDecoder();
-// Text the core wrote (NUL-terminated unless `length` is given). Copied first: browsers decode no view
-// of a shared (threaded) heap.
+const shared = (m) => typeof SharedArrayBuffer === 'function' && m.HEAPU8.buffer instanceof SharedArrayBuffer;
+
+// A request's UTF-8 text, in one heap buffer per module that grows and is kept (no allocation per call).
+// Browsers encode into and decode from no view of a shared (threaded) heap: there the text is copied.
+function writeRequest(m, text) {
+  const room = 3 * text.length;  // UTF-8 bytes per UTF-16 unit: at most 3
+  const buf = (m.posencRequest ??= { ptr: 0, size: 0 });
+  if (buf.size < room) {
+    const size = Math.max(room, 2 * buf.size, 1024), ptr = mallocOrThrow(m, size, 'request');
+    if (buf.ptr) m._free(buf.ptr);
+    Object.assign(buf, { ptr, size });
+  }
+  if (!shared(m)) return [buf.ptr, ENCODER.encodeInto(text, m.HEAPU8.subarray(buf.ptr, buf.ptr + buf.size)).written];
+  const bytes = ENCODER.encode(text);
+  m.HEAPU8.set(bytes, buf.ptr);
+  return [buf.ptr, bytes.length];
+}
+
+// Text the core wrote (NUL-terminated unless `length` is given).
 function readText(m, ptr, length) {
   let end = ptr + (length ?? 0);
   if (length === undefined) while (m.HEAPU8[end]) end++;
-  return DECODER.decode(m.HEAPU8.slice(ptr, end));
+  return DECODER.decode(shared(m) ? m.HEAPU8.slice(ptr, end) : m.HEAPU8.subarray(ptr, end));
 }
 
 // The JS error a failed call's status stands for (bindings/call.cpp).
