@@ -19,6 +19,32 @@ namespace posenc {
 
 namespace {
 
+// A calling thread's scratch for attention(): the rotated copies of q and k and the engine's workspace
+// (packed keys, per-thread tiles). Kept between calls, so that repeated calls of one size reuse memory
+// instead of faulting in fresh pages each time (measured natively: B 2 threads, ~1500 page faults a call);
+// a call that needed more than kKeptScratchBytes gives it back when it returns.
+struct CallScratch {
+    static constexpr std::size_t kKeptScratchBytes = std::size_t{64} << 20;
+    using Floats = std::vector<float, detail::DefaultInitAllocator<float>>;  // grown without zero-filling
+    Floats q, k;
+    AttentionWorkspace workspace;
+
+    float* room(Floats& v, std::size_t n) {
+        if (v.size() < n) v.resize(n);
+        return v.data();
+    }
+    void trim() noexcept {
+        const std::size_t bytes = (q.capacity() + k.capacity() + workspace.packedKeys.capacity() + workspace.keyRows.capacity() +
+                                   workspace.partials.capacity()) * sizeof(float);
+        if (bytes > kKeptScratchBytes) *this = CallScratch();
+    }
+};
+
+CallScratch& callScratch() {
+    thread_local CallScratch scratch;
+    return scratch;
+}
+
 void requireSize(const View<float>& v, std::size_t n, const char* field, const char* shape) {
     if (v.data == nullptr && n > 0) fail(field, "is required");
     if (v.size != n) fail(field, std::string("must have ") + std::to_string(n) + " elements " + shape + " (got " + std::to_string(v.size) + ")");
@@ -127,34 +153,42 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data, 0, r.chunk};
     in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
 
-    std::unique_ptr<float[]> qRot, kRot;  // uninitialised: written by the pool's tasks
+    // The rotated copies and the engine's workspace come from this thread's scratch, kept between calls
+    // (see CallScratch): a call then writes into memory the last one touched instead of fresh pages.
+    CallScratch& scratch = callScratch();
+    const struct TrimAfter {
+        CallScratch& s;
+        ~TrimAfter() { s.trim(); }
+    } trimAfter{scratch};  // when the call returns or throws
+    float* qRot = nullptr;
+    float* kRot = nullptr;
     if (rope) {
         // RoPE: rotate copies of q and k at their logical positions (per axis), then plain dot products.
         const RopeFrequencies& f = *freqs;
         requireXposRange(f, qRopePos.data(), qRopePos.size(), "qPositions");
         requireXposRange(f, kRopePos.data(), kRopePos.size(), "kPositions");
         // q and k copied and rotated in one pass on the pool, chunk by chunk (inputs checked above)
-        qRot.reset(new float[qn]);
-        kRot.reset(new float[kn]);
-        const detail::RopeCopy copies[2] = {{r.q.data, qRot.get(), d.heads, d.qLen, qRopePos.data(), RopeRole::query},
-                                            {r.k.data, kRot.get(), d.kvHeads, d.kLen, kRopePos.data(), RopeRole::key}};
+        qRot = scratch.room(scratch.q, qn);
+        kRot = scratch.room(scratch.k, kn);
+        const detail::RopeCopy copies[2] = {{r.q.data, qRot, d.heads, d.qLen, qRopePos.data(), RopeRole::query},
+                                            {r.k.data, kRot, d.kvHeads, d.kLen, kRopePos.data(), RopeRole::key}};
         detail::ropeCopies(copies, 2, d.headDim, f, rope->layout);
-        in.q = qRot.get();
-        in.k = kRot.get();
+        in.q = qRot;
+        in.k = kRot;
     }
     if (temperature) {  // query temperature at each query's logical position (the sequence index with multi-axis RoPE)
         if (!rope) {
-            qRot.reset(new float[qn]);
-            std::copy(r.q.data, r.q.data + qn, qRot.get());
+            qRot = scratch.room(scratch.q, qn);
+            std::copy(r.q.data, r.q.data + qn, qRot);
         }
-        applyQueryTemperature(*temperature, qRot.get(), d.heads, d.qLen, d.headDim, qPos.data());
-        in.q = qRot.get();
+        applyQueryTemperature(*temperature, qRot, d.heads, d.qLen, d.headDim, qPos.data());
+        in.q = qRot;
     }
     // |q.k| <= |q| |k| (of the rotated copies when RoPE is on): refuse inputs whose scores could leave
     // float range rather than return a softmax of infinities.
     detail::requireScoresInRange(in.q, static_cast<std::size_t>(d.heads) * d.qLen, in.k, static_cast<std::size_t>(d.kvHeads) * d.kLen,
                                  static_cast<std::size_t>(d.headDim), std::fabs(in.scale));
-    detail::runWithEncoding(in, r.encoding, AttentionOutputs{out, weights, scores});
+    detail::runWithEncoding(in, r.encoding, AttentionOutputs{out, weights, scores}, &scratch.workspace);
 }
 
 AttentionResult attention(const AttentionRequest& r, bool returnWeights, bool returnScores) {
