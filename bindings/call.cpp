@@ -110,9 +110,8 @@ float* floatOut(const Args& a, const char* k, Count n) {
     return p;
 }
 
-template <class T>
-T* intOut(const char* k, Count n) {
-    T* p = gAnswer.keep<T>(n);
+std::int32_t* intOut(const char* k, Count n) {
+    std::int32_t* p = gAnswer.keep<std::int32_t>(n);
     gAnswer.key(k), gAnswer.tensor("i32", p, n);
     return p;
 }
@@ -122,8 +121,6 @@ template <class T>
 void requireSize(View<T> t, Count n, const char* field, const std::string& shape) {
     if (t.size != n) posenc::fail(field, "must have " + std::to_string(n) + " elements (" + shape + ") (got " + std::to_string(t.size) + ")");
 }
-
-std::size_t count(const Args& a, const char* k) { return a.tensor<std::int32_t>(k).size; }
 
 posenc::Encoding encodingOf(const Args& a) {
     const Value& e = a.at("encoding");
@@ -159,17 +156,17 @@ void learned(const Args& a) {
 void positionIds(const Args& a) {
     const int batch = a.integer("batch"), length = a.integer("length");
     posenc::positionIds(a.tensor<std::uint8_t>("mask").data, batch, length, static_cast<posenc::PositionIdStyle>(a.integer("style")),
-                        a.integer("paddingIdx"), a.integer("past"), intOut<std::int32_t>("out", count(a, "mask")));
+                        a.integer("paddingIdx"), a.integer("past"), intOut("out", a.tensor<std::uint8_t>("mask").size));
 }
 
 void nextPositions(const Args& a) {
     const int batch = a.integer("batch");
-    posenc::nextPositions(a.tensor<std::uint8_t>("mask").data, batch, a.integer("length"), a.integer("past"), intOut<std::int32_t>("out", static_cast<std::size_t>(batch)));
+    posenc::nextPositions(a.tensor<std::uint8_t>("mask").data, batch, a.integer("length"), a.integer("past"), intOut("out", static_cast<std::size_t>(batch)));
 }
 
 void modalityPositions(const Args& a) {
     const View<std::int32_t> m = a.tensor<std::int32_t>("modalities");
-    posenc::modalityPositions(m.data, m.size, a.tensor<std::int32_t>("offsets"), a.tensor<std::int32_t>("lengths"), intOut<std::int32_t>("out", m.size));
+    posenc::modalityPositions(m.data, m.size, a.tensor<std::int32_t>("offsets"), a.tensor<std::int32_t>("lengths"), intOut("out", m.size));
 }
 
 posenc::CodeOptions codeOf(const Args& a) {
@@ -260,7 +257,7 @@ void ropeFrequencies(const Args& a) {
     gAnswer.key("attentionScale").number(f.attentionScale).key("rotaryDim").number(f.rotaryDim);
     if (f.axes < 2) return;
     gAnswer.key("axes").number(f.axes);
-    std::int32_t* axis = intOut<std::int32_t>("axisOfPair", f.invFreq.size());
+    std::int32_t* axis = intOut("axisOfPair", f.invFreq.size());
     for (std::size_t k = 0; k < f.invFreq.size(); ++k) axis[k] = f.axisOfPair.empty() ? 0 : f.axisOfPair[k];
 }
 
@@ -320,7 +317,7 @@ template <class Options, class Bucket>
 void buckets(const Args& a, Options o, Bucket bucket) {
     posenc::validate(o);
     const View<std::int32_t> rel = a.tensor<std::int32_t>("relativePositions");
-    std::int32_t* out = intOut<std::int32_t>("out", rel.size);
+    std::int32_t* out = intOut("out", rel.size);
     for (std::size_t i = 0; i < rel.size; ++i) out[i] = static_cast<std::int32_t>(bucket(rel[i], o));
 }
 
@@ -340,7 +337,7 @@ void alibiSlopes(const Args& a) { gAnswer.key("value").numbers(posenc::alibiSlop
 
 void swinRelativeIndex(const Args& a) {
     const auto idx = posenc::swinRelativeIndex(a.integer("windowH"), a.integer("windowW"));
-    std::copy(idx.begin(), idx.end(), intOut<std::int32_t>("out", idx.size()));
+    std::copy(idx.begin(), idx.end(), intOut("out", idx.size()));
 }
 
 void parameterCount(const Args& a) { gAnswer.key("value").number(posenc::registry::parameterCount(a.text("method"), a)); }
@@ -389,12 +386,12 @@ void cacheRenumber(const Args& a) { cacheOf(a).renumber(a.tensor<std::int32_t>("
 
 void cachePositions(const Args& a) {
     const auto p = cacheOf(a).positions();
-    std::copy(p.begin(), p.end(), intOut<std::int32_t>("value", p.size()));
+    std::copy(p.begin(), p.end(), intOut("value", p.size()));
 }
 
 void cacheNextPositions(const Args& a) {
     const auto p = cacheOf(a).nextPositions();
-    std::copy(p.begin(), p.end(), intOut<std::int32_t>("value", p.size()));
+    std::copy(p.begin(), p.end(), intOut("value", p.size()));
 }
 
 struct Op {

@@ -52,6 +52,16 @@ RopeEncoding rope() {
     return r;
 }
 
+// One batch row of kvHeads x d, keys rotated with rope(): the cache most tests start from.
+KVCacheConfig ropeCache(int capacity) {
+    KVCacheConfig c;
+    c.kvHeads = kvHeads;
+    c.headDim = d;
+    c.capacity = capacity;
+    c.rope = rope();
+    return c;
+}
+
 // Raw per-token data for one batch row: k, v [kvHeads, T, d], q [heads, T, d].
 struct Sequence {
     int T;
@@ -217,11 +227,7 @@ TEST_CASE("sliding window with sinks = attention over the kept keys at their ori
 TEST_CASE("renumbering (context shift) re-rotates keys: equals keys rotated from scratch at the new positions") {
     const int T = 10;
     Sequence s(T, 50);
-    KVCacheConfig c;
-    c.kvHeads = kvHeads;
-    c.headDim = d;
-    c.capacity = 16;
-    c.rope = rope();
+    KVCacheConfig c = ropeCache(16);
     KVCache cache(c);
     cache.append(s.k, s.v, T);
     // keep the first two tokens (sinks) where they are, move the rest by +100
@@ -275,11 +281,7 @@ TEST_CASE("renumbering (context shift) re-rotates keys: equals keys rotated from
 
 TEST_CASE("padding gets no position and no slot; counting it is the third classic mistake") {
     Sequence s(4, 70);
-    KVCacheConfig c;
-    c.kvHeads = kvHeads;
-    c.headDim = d;
-    c.capacity = 8;
-    c.rope = rope();
+    KVCacheConfig c = ropeCache(8);
     KVCache cache(c);
     std::vector<std::uint8_t> mask = {0, 0, 1, 1};  // left padding
     cache.append(s.k, s.v, 4, {}, mask);
@@ -302,12 +304,7 @@ TEST_CASE("padding gets no position and no slot; counting it is the third classi
 
 TEST_CASE("a failed call leaves the cache byte for byte unchanged") {
     Sequence s(6, 80);
-    KVCacheConfig c;
-    c.batch = 1;
-    c.kvHeads = kvHeads;
-    c.headDim = d;
-    c.capacity = 6;
-    c.rope = rope();
+    KVCacheConfig c = ropeCache(6);
     KVCache cache(c);
     cache.append(s.pick(s.k, kvHeads, {0, 1, 2, 3}), s.pick(s.v, kvHeads, {0, 1, 2, 3}), 4);
     const auto k0 = cache.keys(), v0 = cache.values();
@@ -348,12 +345,7 @@ TEST_CASE("memory running out at any allocation of a call leaves the cache as it
     // A dynamic-NTK cache ('hf'): the call that passes the original length moves the schedule, then builds
     // rotation tables and grows storage, each of which may fail. Failing every allocation of such a call in
     // turn: each failure must leave keys, values, positions and the schedule (seen through attend) as they were.
-    KVCacheConfig c;
-    c.batch = 1;
-    c.kvHeads = kvHeads;
-    c.headDim = d;
-    c.capacity = 40;
-    c.rope = rope();
+    KVCacheConfig c = ropeCache(40);
     c.rope->config.scaling.type = RopeScalingType::dynamic;
     c.rope->config.scaling.factor = 2;
     c.rope->config.scaling.originalMaxPositionEmbeddings = 16;
@@ -425,12 +417,8 @@ TEST_CASE("memory running out at any allocation of a call leaves the cache as it
 }
 
 TEST_CASE("a decode step (append one token, attend) allocates nothing once the cache is warm") {
-    KVCacheConfig c;
-    c.kvHeads = kvHeads;
-    c.headDim = d;
-    c.capacity = 64;
+    KVCacheConfig c = ropeCache(64);
     c.window = 48;
-    c.rope = rope();
     KVCache cache(c);
     Sequence s(1, 90);
     std::vector<float> out(heads * d);
