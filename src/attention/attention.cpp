@@ -9,6 +9,7 @@
 #include <string>
 
 #include "posenc/common/errors.hpp"
+#include "common/decimal.hpp"
 #include "kernels/kernel_set.hpp"
 #include "attention/internal.hpp"
 #include "attention/positions.hpp"
@@ -83,7 +84,7 @@ void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std
     // k may be null: gain then already holds the keys' largest norm (the KV cache tracks it)
     const double bound = gain * maxRowNorm(q, qRows, hd) * (k ? maxRowNorm(k, kRows, hd) : 1.0);
     if (!(bound < 1e37))
-        fail("q", "and k are large enough for scale |q| |k| (up to " + std::to_string(bound) +
+        fail("q", "and k are large enough for scale |q| |k| (up to " + formatFixed6(bound) +  // std::to_string's "%f", without printf
                       ") to overflow float scores (3.4e38): scale them down (the softmax cannot recover from infinite scores)");
 }
 

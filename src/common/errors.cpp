@@ -3,10 +3,20 @@
 #include <algorithm>
 #include <atomic>
 
+#include "common/decimal.hpp"
 #include "common/thread_pool.hpp"
 #include "kernels/kernel_set.hpp"
 
 namespace posenc {
+
+std::string show(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    std::string s = detail::formatFixed6(v);  // std::to_string's "%f", without printf
+    while (s.back() == '0') s.pop_back();     // it always has a '.'
+    if (s.back() == '.') s.pop_back();
+    return s;
+}
 
 namespace detail {
 std::size_t firstNonFinite(const float* x, std::size_t n) {

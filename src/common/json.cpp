@@ -1,12 +1,10 @@
 #include "common/json.hpp"
 
 #include <algorithm>
-#include <clocale>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+
+#include "common/decimal.hpp"
 
 namespace posenc::json {
 
@@ -63,11 +61,7 @@ Writer& Writer::number(double x) {
         if (x < 0) *--p = '-';
         return raw(std::string_view(p, static_cast<std::size_t>(end - p)));
     }
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", x);
-    const char point = *std::localeconv()->decimal_point;  // a host's LC_NUMERIC may print ','
-    if (point != '.') std::replace(text, text + std::strlen(text), point, '.');
-    return raw(text);
+    return raw(detail::formatG17(x));  // "%.17g", whatever the host's LC_NUMERIC
 }
 
 Writer& Writer::string(std::string_view s) {
@@ -122,11 +116,9 @@ void dumpTo(const Value& v, Writer& w) {
     }
 }
 
-// strtod rounds correctly but reads the C library locale's decimal point: under a host program's
-// LC_NUMERIC with ',' it would stop at the '.', so the point is swapped for the locale's first.
-// Integers of up to 15 digits (sizes, positions, heap offsets: most numbers posenc reads) are exact
-// in a double and read directly.
-double toDouble(std::string text) {
+// Integers of up to 15 digits (sizes, positions, heap offsets: most numbers posenc reads) are exact in
+// a double and read directly; the rest correctly rounded, as strtod would (without its locale).
+double toDouble(const std::string& text) {
     const bool negative = !text.empty() && text[0] == '-';
     const std::size_t first = negative ? 1 : 0;
     if (text.size() - first <= 15 && text.find_first_not_of("0123456789", first) == std::string::npos) {
@@ -134,9 +126,7 @@ double toDouble(std::string text) {
         for (std::size_t i = first; i < text.size(); ++i) x = x * 10 + (text[i] - '0');
         return negative ? -x : x;
     }
-    const char point = *std::localeconv()->decimal_point;
-    if (point != '.') std::replace(text.begin(), text.end(), '.', point);
-    return std::strtod(text.c_str(), nullptr);
+    return detail::parseDouble(text);
 }
 
 void appendUtf8(std::uint32_t cp, std::string& out) {

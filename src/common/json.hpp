@@ -2,7 +2,7 @@
 // write a value back as compact JSON. Written for posenc (it replaced nlohmann-json, which was a quarter
 // of the wasm module).
 // - Objects keep one value per key (the last given, as JSON.parse does) and list members sorted by key.
-// - Numbers are doubles (strtod: correctly rounded) and keep their source text, so that messages and
+// - Numbers are doubles (correctly rounded, as strtod reads them) and keep their source text, so that messages and
 //   dump() show what the file says; a number beyond a double's range is an error.
 // - Text must be UTF-8 (checked inside strings; a leading byte order mark is skipped); nesting deeper
 //   than kMaxDepth levels is an error, so that no input can exhaust the stack.
@@ -74,7 +74,7 @@ Value parse(std::string_view text);
 class Writer {
 public:
     Writer& key(std::string_view k);
-    Writer& number(double x);  // shortest text that reads back as x ("%.17g"); not finite: null
+    Writer& number(double x);  // text that reads back as x (integers below 1e15 as digits, else "%.17g"); not finite: null
     Writer& string(std::string_view s);
     Writer& boolean(bool b) { return raw(b ? "true" : "false"); }
     Writer& null() { return raw("null"); }

@@ -85,7 +85,8 @@ const KernelSet* fromEnvironment() {
     } catch (const std::invalid_argument& e) {
         // Not thrown from every call of the library: said once, and the best set is used.
         const KernelSet* best = choose(nullptr);
-        std::fprintf(stderr, "posenc: POSENC_KERNELS: %s; using %s\n", e.what(), best->name);
+        // (fputs, not fprintf: printf would bring its floating-point formatting into the wasm module)
+        for (const char* part : {"posenc: POSENC_KERNELS: ", e.what(), "; using ", best->name, "\n"}) std::fputs(part, stderr);
         return best;
     }
 }

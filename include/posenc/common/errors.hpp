@@ -25,17 +25,9 @@ struct WrongType : std::invalid_argument {
     throw WrongType(field + " " + what);
 }
 
-inline std::string show(double v) {
-    if (std::isnan(v)) return "NaN";  // JavaScript's spelling, so C++ and JS messages read the same
-    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-    std::string s = std::to_string(v);
-    // trim trailing zeros of std::to_string's fixed format
-    if (s.find('.') != std::string::npos) {
-        while (!s.empty() && s.back() == '0') s.pop_back();
-        if (!s.empty() && s.back() == '.') s.pop_back();
-    }
-    return s;
-}
+// A number in a message: NaN and infinities as JavaScript spells them (so C++ and JS messages read the
+// same), else std::to_string's six decimals without trailing zeros ("0.25", "3", "-0").
+std::string show(double v);
 
 inline void requirePositive(std::int64_t v, const char* field) {
     if (v <= 0) fail(field, "must be a positive integer (got " + std::to_string(v) + ")");
