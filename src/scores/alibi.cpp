@@ -4,18 +4,19 @@
 #include <cstdlib>
 
 #include "posenc/common/errors.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
 namespace {
-std::vector<double> powerOfTwoSlopes(int n) {
+POSENC_COLD std::vector<double> powerOfTwoSlopes(int n) {
     std::vector<double> s(static_cast<std::size_t>(n));
     for (int h = 0; h < n; ++h) s[h] = std::pow(2.0, -8.0 * (h + 1) / n);
     return s;
 }
 }  // namespace
 
-std::vector<double> alibiSlopes(int heads) {
+POSENC_COLD std::vector<double> alibiSlopes(int heads) {
     requirePositive(heads, "heads");
     int c = 1;
     while (c * 2 <= heads) c *= 2;
@@ -26,7 +27,7 @@ std::vector<double> alibiSlopes(int heads) {
     return s;
 }
 
-AlibiTerm::AlibiTerm(const AlibiEncoding& e, int heads) : symmetric_(e.symmetric) {
+POSENC_COLD AlibiTerm::AlibiTerm(const AlibiEncoding& e, int heads) : symmetric_(e.symmetric) {
     if (e.heads != heads)
         fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
     if (e.slopes.empty()) {

@@ -1,10 +1,11 @@
 #include "posenc/scores/combined.hpp"
 
 #include "posenc/common/errors.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
-CombinedTerm::CombinedTerm(std::vector<std::unique_ptr<ScoreTerm>> parts) : parts_(std::move(parts)) {
+POSENC_COLD CombinedTerm::CombinedTerm(std::vector<std::unique_ptr<ScoreTerm>> parts) : parts_(std::move(parts)) {
     for (auto& p : parts_) {
         readsKeys_ |= p->readsKeys();
         headSpecific_ |= p->headSpecificKeyState();

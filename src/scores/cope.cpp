@@ -5,10 +5,11 @@
 
 #include "posenc/common/errors.hpp"
 #include "kernels/kernel_set.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
-CopeTerm::CopeTerm(const CopeEncoding& e, const AttentionInputs& in)
+POSENC_COLD CopeTerm::CopeTerm(const CopeEncoding& e, const AttentionInputs& in)
     : npos_(e.npos), headDim_(in.dims.headDim), kLen_(in.dims.kLen), e_(e.embeddings.data), mask_(in.mask), kPos_(in.kPos), scale_(in.scale) {
     requirePositive(e.npos, "encoding.npos");
     const std::size_t n = elementCount({e.npos, in.dims.headDim}, "encoding.embeddings");

@@ -5,10 +5,11 @@
 
 #include "posenc/common/errors.hpp"
 #include "kernels/kernel_set.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
-void validate(const DebertaBucketOptions& o) {
+POSENC_COLD void validate(const DebertaBucketOptions& o) {
     requireNonNegative(o.bucketSize, "bucketSize");
     if (o.bucketSize > 0) {
         if (o.bucketSize < 4) fail("bucketSize", "must be 0 (no bucketing) or >= 4 (got " + std::to_string(o.bucketSize) + ")");
@@ -35,7 +36,7 @@ std::int64_t debertaBucket(std::int64_t rel, const DebertaBucketOptions& o) {
     return rel < 0 ? -b : b;
 }
 
-DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen, std::int64_t callDistance)
+POSENC_COLD DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen, std::int64_t callDistance)
     : e_(e), headDim_(headDim), kLen_(kLen) {
     validate(e.buckets);
     requirePositive(e.span, "encoding.span");

@@ -5,11 +5,12 @@
 #include <string>
 
 #include "posenc/common/errors.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
 namespace {
-std::vector<double> finiteTable(const View<float>& v, std::size_t n, const char* field, const char* shape) {
+POSENC_COLD std::vector<double> finiteTable(const View<float>& v, std::size_t n, const char* field, const char* shape) {
     if (v.size != n) fail(field, std::string("must have ") + std::to_string(n) + " values " + shape + " (got " + std::to_string(v.size) + ")");
     std::vector<double> out(v.data, v.data + v.size);
     for (std::size_t i = 0; i < n; ++i)
@@ -18,7 +19,7 @@ std::vector<double> finiteTable(const View<float>& v, std::size_t n, const char*
 }
 }  // namespace
 
-FireTerm::FireTerm(const FireEncoding& e, int heads) : hidden_(e.hidden), c_(e.c), L_(e.L), eps_(e.eps) {
+POSENC_COLD FireTerm::FireTerm(const FireEncoding& e, int heads) : hidden_(e.hidden), c_(e.c), L_(e.L), eps_(e.eps) {
     if (e.heads != heads) fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
     requirePositive(e.hidden, "encoding.hidden");
     if (e.hidden > 4096) fail("encoding.hidden", "must be at most 4096 (got " + std::to_string(e.hidden) + ")");

@@ -5,10 +5,11 @@
 #include <tuple>
 
 #include "posenc/common/errors.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
-KerpleTerm::KerpleTerm(const KerpleEncoding& e, int heads) : variant_(e.variant) {
+POSENC_COLD KerpleTerm::KerpleTerm(const KerpleEncoding& e, int heads) : variant_(e.variant) {
     if (e.heads != heads) fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
     for (auto [v, name, out] : {std::tuple{&e.r1, "encoding.r1", &r1_}, std::tuple{&e.r2, "encoding.r2", &r2_}}) {
         if (v->size != static_cast<std::size_t>(heads))

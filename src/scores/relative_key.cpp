@@ -2,10 +2,11 @@
 
 #include "posenc/common/errors.hpp"
 #include "kernels/kernel_set.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
-RelativeKeyTerm::RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int kLen) : e_(e), headDim_(headDim), kLen_(kLen) {
+POSENC_COLD RelativeKeyTerm::RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int kLen) : e_(e), headDim_(headDim), kLen_(kLen) {
     requirePositive(e.maxPosition, "encoding.maxPosition");
     const std::size_t want = elementCount({2 * static_cast<std::int64_t>(e.maxPosition) - 1, headDim}, "encoding.maxPosition");
     if (e.table.size != want)

@@ -4,10 +4,11 @@
 
 #include "posenc/common/errors.hpp"
 #include "kernels/kernel_set.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
-ShawTerm::ShawTerm(const ShawEncoding& e, int headDim) : e_(e), headDim_(headDim) {
+POSENC_COLD ShawTerm::ShawTerm(const ShawEncoding& e, int headDim) : e_(e), headDim_(headDim) {
     if (e.clip < 0) fail("encoding.clip", "must be >= 0 (got " + std::to_string(e.clip) + ")");
     const std::size_t rows = elementCount({2 * static_cast<std::int64_t>(e.clip) + 1}, "encoding.clip");
     const std::size_t want = elementCount({2 * static_cast<std::int64_t>(e.clip) + 1, headDim}, "encoding.keyTable");

@@ -1,6 +1,7 @@
 #include "posenc/scores/swin.hpp"
 
 #include "posenc/common/errors.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
@@ -9,7 +10,7 @@ int swinIndex(std::int32_t qPos, std::int32_t kPos, int wh, int ww) {
     return (dh + wh - 1) * (2 * ww - 1) + (dw + ww - 1);
 }
 
-std::vector<std::int32_t> swinRelativeIndex(int wh, int ww) {
+POSENC_COLD std::vector<std::int32_t> swinRelativeIndex(int wh, int ww) {
     requirePositive(wh, "windowSize[0]");
     requirePositive(ww, "windowSize[1]");
     const std::int64_t n = static_cast<std::int64_t>(wh) * ww;
@@ -20,7 +21,7 @@ std::vector<std::int32_t> swinRelativeIndex(int wh, int ww) {
     return idx;
 }
 
-SwinTerm::SwinTerm(const SwinEncoding& e, int heads) : e_(e) {
+POSENC_COLD SwinTerm::SwinTerm(const SwinEncoding& e, int heads) : e_(e) {
     requirePositive(e.windowH, "encoding.windowSize[0]");
     requirePositive(e.windowW, "encoding.windowSize[1]");
     if (e.heads != heads) fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
@@ -31,7 +32,7 @@ SwinTerm::SwinTerm(const SwinEncoding& e, int heads) : e_(e) {
     requireFiniteValues(e.table.data, want, "encoding.table");
 }
 
-void SwinTerm::checkPositions(const std::int32_t* p, int n, const char* field) const {
+POSENC_COLD void SwinTerm::checkPositions(const std::int32_t* p, int n, const char* field) const {
     const std::int64_t cells = static_cast<std::int64_t>(e_.windowH) * e_.windowW;
     for (int i = 0; i < n; ++i)
         if (p[i] >= cells)

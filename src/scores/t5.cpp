@@ -4,10 +4,11 @@
 #include <cmath>
 
 #include "posenc/common/errors.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
-void validate(const T5BucketOptions& o) {
+POSENC_COLD void validate(const T5BucketOptions& o) {
     requirePositive(o.numBuckets, "numBuckets");
     requirePositive(o.maxDistance, "maxDistance");
     const int n = o.bidirectional ? o.numBuckets / 2 : o.numBuckets;
@@ -37,7 +38,7 @@ int t5Bucket(std::int64_t rel, const T5BucketOptions& o) {
     return bucket + static_cast<int>(std::min<std::int64_t>(v, n - 1));
 }
 
-T5Term::T5Term(const T5Encoding& e, int heads, std::int64_t callDistance) : table_(e.table.data), o_(e.buckets) {
+POSENC_COLD T5Term::T5Term(const T5Encoding& e, int heads, std::int64_t callDistance) : table_(e.table.data), o_(e.buckets) {
     validate(o_);
     if (e.heads != heads) fail("encoding.heads", "(" + std::to_string(e.heads) + ") must equal heads (" + std::to_string(heads) + ")");
     const std::size_t want = elementCount({o_.numBuckets, heads}, "encoding.numBuckets");

@@ -3,10 +3,11 @@
 #include "posenc/additive/sinusoidal.hpp"
 #include "posenc/common/errors.hpp"
 #include "kernels/kernel_set.hpp"
+#include "common/cold.hpp"
 
 namespace posenc {
 
-XlTerm::XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDistance)
+POSENC_COLD XlTerm::XlTerm(const XlEncoding& e, int heads, int headDim, std::int64_t maxDistance)
     : e_(e), headDim_(headDim), r_(nullptr), qu_(headDim * kQueryTile), qv_(headDim) {
     const std::size_t hd = static_cast<std::size_t>(heads) * headDim;
     if (e.u.size != hd) fail("encoding.u", "must be [heads, headDim] = " + std::to_string(hd) + " elements (got " + std::to_string(e.u.size) + ")");
