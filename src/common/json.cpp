@@ -129,6 +129,32 @@ double toDouble(const std::string& text) {
     return detail::parseDouble(text);
 }
 
+// Sorts an object's members by key, stably (equal keys stay in document order): insertion sort of runs
+// of 32 (an object of a call has fewer: nothing allocated), then runs merged pairwise. (Not
+// std::stable_sort: its merge code is 3 kB of the wasm module.)
+void sortByKey(std::vector<Value::Member>& v) {
+    const std::size_t n = v.size(), run = 32;
+    for (std::size_t lo = 0; lo < n; lo += run) {
+        for (std::size_t i = lo + 1; i < std::min(n, lo + run); ++i) {
+            if (!(v[i].key < v[i - 1].key)) continue;
+            Value::Member m = std::move(v[i]);
+            std::size_t j = i;
+            for (; j > lo && m.key < v[j - 1].key; --j) v[j] = std::move(v[j - 1]);
+            v[j] = std::move(m);
+        }
+    }
+    if (n <= run) return;
+    std::vector<Value::Member> merged(n);
+    for (std::size_t width = run; width < n; width *= 2) {
+        for (std::size_t lo = 0; lo < n; lo += 2 * width) {
+            const std::size_t mid = std::min(n, lo + width), hi = std::min(n, lo + 2 * width);
+            std::size_t a = lo, b = mid, out = lo;
+            while (a < mid || b < hi) merged[out++] = std::move(b == hi || (a < mid && !(v[b].key < v[a].key)) ? v[a++] : v[b++]);
+        }
+        v.swap(merged);
+    }
+}
+
 void appendUtf8(std::uint32_t cp, std::string& out) {
     if (cp < 0x80) {
         out += static_cast<char>(cp);
@@ -234,20 +260,7 @@ private:
             skipSpace();
         } while (consume(','));
         if (!consume('}')) error("expected ',' or '}' in an object");
-        // sorted by key, stably (equal keys stay in document order): insertion sort for objects of up to 32 keys
-        // of a call, which allocates nothing; then of equal keys the last one given stays
-        const auto byKey = [](const Value::Member& a, const Value::Member& b) { return a.key < b.key; };
-        if (members.size() > 32) {
-            std::stable_sort(members.begin(), members.end(), byKey);
-        } else {
-            for (std::size_t i = 1; i < members.size(); ++i) {
-                if (!byKey(members[i], members[i - 1])) continue;
-                Value::Member m = std::move(members[i]);
-                std::size_t j = i;
-                for (; j > 0 && byKey(m, members[j - 1]); --j) members[j] = std::move(members[j - 1]);
-                members[j] = std::move(m);
-            }
-        }
+        sortByKey(members);  // then of equal keys the last one given stays
         std::size_t kept = 0;
         for (std::size_t i = 0; i < members.size(); ++i) {
             if (kept > 0 && members[kept - 1].key == members[i].key) members[kept - 1].value = std::move(members[i].value);

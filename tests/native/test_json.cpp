@@ -103,7 +103,7 @@ TEST_CASE("json: integers read exactly without strtod, longer numbers through it
 }
 
 TEST_CASE("json: objects of any size sorted by key, the last of duplicate keys kept") {
-    for (const int n : {3, 32, 33, 100}) {  // up to 32 keys sorted in place, more by stable_sort
+    for (const int n : {3, 32, 33, 64, 65, 100, 1000}) {  // runs of 32 keys sorted in place, then merged
         CAPTURE(n);
         std::string text = "{";
         for (int i = n - 1; i >= 0; --i) text += "\"k" + std::to_string(1000 + i) + "\":" + std::to_string(i) + ",";
@@ -113,6 +113,25 @@ TEST_CASE("json: objects of any size sorted by key, the last of duplicate keys k
         for (int i = 0; i < n; ++i) CHECK(v.members()[static_cast<std::size_t>(i)].key == "k" + std::to_string(1000 + i));
         CHECK(v.find("k1000")->number() == -1);
         CHECK(v.find("k" + std::to_string(1000 + n - 1))->number() == n - 1);
+    }
+}
+
+TEST_CASE("json: of duplicate keys spread over a large object, the last given stays") {
+    // 1000 members over 37 keys in a scrambled order (i * 383 mod 1000 visits every i once); each value is
+    // its member's place in the text, so the survivor of key k must be the last place holding k
+    std::string text = "{";
+    int last[37];
+    for (int place = 0; place < 1000; ++place) {
+        const int k = (place * 383 % 1000) % 37;
+        text += (place ? ",\"k" : "\"k") + std::to_string(100 + k) + "\":" + std::to_string(place);
+        last[k] = place;
+    }
+    const Value v = parse(text + "}");
+    REQUIRE(v.members().size() == 37);
+    for (int k = 0; k < 37; ++k) {
+        CAPTURE(k);
+        CHECK(v.members()[static_cast<std::size_t>(k)].key == "k" + std::to_string(100 + k));
+        CHECK(v.members()[static_cast<std::size_t>(k)].value.number() == last[k]);
     }
 }
 
