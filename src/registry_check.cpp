@@ -121,6 +121,9 @@ std::string nearestKey(const std::string& key, const Table& t) {
 
 bool isEncodingTable(const Table& t) { return startsWith(t.name, "encoding."); }
 
+// Whether a field holds option objects of their own (checked against their own tables).
+bool nested(const Field& f) { return f.type == "RopeScaling" || f.type == "KVCacheRope" || f.type == "Encoding"; }
+
 // The tables an option object nested under a field of this type is checked against.
 std::vector<const Table*> nestedTables(const Field& f) {
     std::vector<const Table*> out;
@@ -217,14 +220,14 @@ void checkObject(Value& o, const Table& t, const Place& at, const CallShape& cal
     // plain values first: the objects nested here take the call's shape from them
     CallShape inner = call;
     for (const Field& f : t.keys)
-        if (Value* v = o.find(f.name); v && nestedTables(f).empty()) checkValue(*v, f, t, at, call);
+        if (Value* v = o.find(f.name); v && !nested(f)) checkValue(*v, f, t, at, call);
     if (const Value* h = o.find("heads"); h && t.find("encoding")) inner.heads = static_cast<int>(h->number());
     if (const Value* d = o.find("headDim")) {
         if (t.find("encoding")) inner.headDim = static_cast<int>(d->number()), inner.headDimOf = "the attention's headDim";
         if (t.find("rope")) inner.headDim = static_cast<int>(d->number()), inner.headDimOf = "the cache's headDim";
     }
     for (const Field& f : t.keys)
-        if (Value* v = o.find(f.name); v && !nestedTables(f).empty()) checkValue(*v, f, t, at, inner);
+        if (Value* v = o.find(f.name); v && nested(f)) checkValue(*v, f, t, at, inner);
     if (t.name == "scaling") scalingRules(o, t, at);
     // a rope's headDim: the call's, which a given one must equal
     if (call.headDim > 0 && t.find("scaling")) {
