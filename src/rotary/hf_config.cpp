@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <iterator>
 #include <optional>
+#include <string_view>
 
 #include "common/json.hpp"
 #include "posenc/common/errors.hpp"
@@ -23,118 +25,114 @@ using Json = json::Value;
 enum class LayerTables { one, gemma3, modernbert };
 
 struct Family {
-    std::string modelType;
+    std::string_view modelType;
     RopeLayout layout = RopeLayout::half;
     double rotaryFraction = 1.0;   // the config class's default when the config gives no rotary field
     int rotaryDim = 0;             // GPT-J / CodeGen: the class's default rotary_dim (channels)
     double baseDefault = 10000;    // the class's rope_theta default; NaN = it differs between transformers versions
     int headDimDefault = 0;        // the class's head_dim default (used when config.json has none); 0 = hidden / heads
-    std::string interleaveFlag;    // a boolean field choosing interleaved pairs, default interleaveFlagDefault
+    std::string_view interleaveFlag;  // a boolean field choosing interleaved pairs, default interleaveFlagDefault
     bool interleaveFlagDefault = false;
     bool fixedBase = false;        // the code fixes base 10000 and reads no rope_theta / rope_scaling
-    std::string nestedBase;        // "attn_config": rope_theta lives there (DBRX)
+    std::string_view nestedBase;      // "attn_config": rope_theta lives there (DBRX)
     LayerTables tables = LayerTables::one;
     bool yarnMeansLongrope = false;    // Phi-3: rope_scaling type 'su' or 'yarn' is rewritten to 'longrope'
     bool topLevelOriginal = false;     // Phi-3: config.original_max_position_embeddings wins over rope_scaling's
-    std::vector<int> mropeDefault;     // Qwen3-VL: mrope_section's default
+    int mropeDefault[3] = {};          // Qwen3-VL: mrope_section's default (t, h, w)
     bool mropeInterleaved = false;     // Qwen3-VL: always apply_interleaved_mrope
-    std::string nopeLayers;            // which layers skip RoPE (documented; the table is the rotating layers')
-    std::string notRotary;             // set: this model type has no rotary embedding at all (why)
+    std::string_view nopeLayers;          // which layers skip RoPE (documented; the table is the rotating layers')
+    std::string_view notRotary;           // set: this model type has no rotary embedding at all (why)
     bool llama4Beta = false;           // Ministral 3: rope_parameters.llama_4_scaling_beta is a query temperature
 
-    Family(const char* type) : modelType(type) {}
-    Family& interleaved() { layout = RopeLayout::interleaved; return *this; }
-    Family& fraction(double f) { rotaryFraction = f; return *this; }
-    Family& dimDefault(int d) { rotaryDim = d; return *this; }
-    Family& base(double b) { baseDefault = b; return *this; }
-    Family& headDim(int d) { headDimDefault = d; return *this; }
-    Family& interleaveBy(const char* flag, bool dflt) { interleaveFlag = flag; interleaveFlagDefault = dflt; return *this; }
-    Family& baseFixed() { fixedBase = true; return *this; }
-    Family& baseIn(const char* holder) { nestedBase = holder; return *this; }
-    Family& perLayer(LayerTables t) { tables = t; return *this; }
-    Family& phi3() { yarnMeansLongrope = topLevelOriginal = true; return *this; }
-    Family& mrope(std::vector<int> d, bool inter) { mropeDefault = std::move(d); mropeInterleaved = inter; return *this; }
-    Family& nope(const char* which) { nopeLayers = which; return *this; }
-    Family& none(const char* why) { notRotary = why; return *this; }
-    Family& queryTemperatureBeta() { llama4Beta = true; return *this; }
+    constexpr Family(const char* type) : modelType(type) {}
+    constexpr Family& interleaved() { layout = RopeLayout::interleaved; return *this; }
+    constexpr Family& fraction(double f) { rotaryFraction = f; return *this; }
+    constexpr Family& dimDefault(int d) { rotaryDim = d; return *this; }
+    constexpr Family& base(double b) { baseDefault = b; return *this; }
+    constexpr Family& headDim(int d) { headDimDefault = d; return *this; }
+    constexpr Family& interleaveBy(const char* flag, bool dflt) { interleaveFlag = flag; interleaveFlagDefault = dflt; return *this; }
+    constexpr Family& baseFixed() { fixedBase = true; return *this; }
+    constexpr Family& baseIn(const char* holder) { nestedBase = holder; return *this; }
+    constexpr Family& perLayer(LayerTables t) { tables = t; return *this; }
+    constexpr Family& phi3() { yarnMeansLongrope = topLevelOriginal = true; return *this; }
+    constexpr Family& mrope(int t, int h, int w, bool inter) { mropeDefault[0] = t, mropeDefault[1] = h, mropeDefault[2] = w; mropeInterleaved = inter; return *this; }
+    constexpr Family& nope(const char* which) { nopeLayers = which; return *this; }
+    constexpr Family& none(const char* why) { notRotary = why; return *this; }
+    constexpr Family& queryTemperatureBeta() { llama4Beta = true; return *this; }
 };
 
-const double kVersionDependent = std::numeric_limits<double>::quiet_NaN();
+constexpr double kVersionDependent = std::numeric_limits<double>::quiet_NaN();
 
-const std::vector<Family>& families() {
-    static const std::vector<Family> table = [] {
-        std::vector<Family> t;
-        // GPT-J / CodeGen: rotate_every_two over rotary_dim (default 64) channels; base 10000 in the code.
-        t.push_back(Family("gptj").interleaved().dimDefault(64).baseFixed());
-        t.push_back(Family("codegen").interleaved().dimDefault(64).baseFixed());
-        // Cohere: repeat_interleave of the frequencies, rotate on (even, odd) channels. Default theta
-        // 10000 in transformers 4.x, 500000 in 5.x. Cohere2: no RoPE on its full-attention layers.
-        t.push_back(Family("cohere").interleaved().base(kVersionDependent));
-        t.push_back(Family("cohere2").interleaved().nope("full_attention"));
-        // DeepSeek: a rope head of qk_rope_head_dim channels; V2 view_as_complex on (2i, 2i+1); V3
-        // apply_rotary_pos_emb_interleave when rope_interleave (default true).
-        t.push_back(Family("deepseek_v2").interleaved());
-        t.push_back(Family("deepseek_v3").interleaveBy("rope_interleave", true));
-        // GLM / GLM-4 (dense), Moonshine: cos/sin repeat_interleave'd over the first half of the head.
-        // GLM-4.5 MoE rotates the same half with rotate_half.
-        t.push_back(Family("glm").interleaved().fraction(0.5).headDim(128));
-        t.push_back(Family("glm4").interleaved().fraction(0.5).headDim(128));
-        t.push_back(Family("glm4_moe").fraction(0.5));
-        t.push_back(Family("moonshine").interleaved().fraction(0.9));
-        // Helium: rotate_half on (0::2, 1::2) with repeat_interleave'd cos/sin; Llama 4: view_as_complex.
-        t.push_back(Family("helium").interleaved().base(100000).headDim(128));
-        t.push_back(Family("llama4").interleaved().base(500000).nope("no_rope_layers[i] = 0"));
-        t.push_back(Family("llama4_text").interleaved().base(500000).nope("no_rope_layers[i] = 0"));
-        // rotate_half over a leading fraction of the channels
-        t.push_back(Family("gpt_neox").fraction(0.25));
-        t.push_back(Family("gpt_neox_japanese"));
-        t.push_back(Family("phi").fraction(0.5));
-        t.push_back(Family("stablelm").fraction(0.25));
-        t.push_back(Family("stablelm_epoch"));  // remote code: rope_pct (no default known: the config gives it)
-        t.push_back(Family("persimmon").fraction(0.5).base(kVersionDependent));  // theta 25000 in 4.x, 10000 in 5.x
-        t.push_back(Family("fuyu").fraction(0.5).base(kVersionDependent));
-        t.push_back(Family("nemotron").fraction(0.5));
-        // Phi-3 / Phi-3.5 / Phi-4-mini: longrope ('su' and 'yarn' read as longrope); PhiMoE likewise.
-        t.push_back(Family("phi3").phi3());
-        t.push_back(Family("phimoe").phi3().base(1e6));
-        // theta and head_dim defaults of the config classes
-        t.push_back(Family("mixtral").base(1e6));
-        t.push_back(Family("qwen2_vl").base(1e6));
-        t.push_back(Family("qwen2_5_vl").base(1e6));
-        t.push_back(Family("qwen2_5_vl_text").base(1e6));
-        t.push_back(Family("qwen2_vl_text").base(1e6));
-        t.push_back(Family("qwen3").headDim(128));
-        t.push_back(Family("qwen3_vl").base(5e6).headDim(128).mrope({24, 20, 20}, true));
-        t.push_back(Family("qwen3_vl_text").base(5e6).headDim(128).mrope({24, 20, 20}, true));
-        t.push_back(Family("qwen3_vl_moe").base(5e6).headDim(128).mrope({24, 20, 20}, true));
-        t.push_back(Family("qwen3_vl_moe_text").base(5e6).headDim(128).mrope({24, 20, 20}, true));
-        t.push_back(Family("gemma").headDim(256));
-        t.push_back(Family("gemma2").headDim(256));
-        t.push_back(Family("gemma3").headDim(256).base(1e6).perLayer(LayerTables::gemma3));
-        t.push_back(Family("gemma3_text").headDim(256).base(1e6).perLayer(LayerTables::gemma3));
-        t.push_back(Family("modernbert").perLayer(LayerTables::modernbert));
-        t.push_back(Family("gpt_oss").base(150000).headDim(64));
-        t.push_back(Family("olmo3").base(500000));
-        t.push_back(Family("exaone4").nope("full_attention, when sliding_window is set"));
-        t.push_back(Family("smollm3").nope("no_rope_layers[i] = 0"));
-        t.push_back(Family("dbrx").baseIn("attn_config"));
-        // Ministral 3 (Mistral 3's text model): Llama rules plus a query temperature (modeling_ministral3)
-        t.push_back(Family("ministral3").queryTemperatureBeta());
-        // model types whose positions are not rotary at all: reading them as Llama would be wrong
-        t.push_back(Family("bloom").none("uses ALiBi, not a rotary embedding"));
-        t.push_back(Family("mpt").none("uses ALiBi (or learned positions), not a rotary embedding"));
-        t.push_back(Family("gpt2").none("uses learned absolute positions, not a rotary embedding"));
-        t.push_back(Family("gpt_bigcode").none("uses learned absolute positions, not a rotary embedding"));
-        t.push_back(Family("opt").none("uses learned absolute positions, not a rotary embedding"));
-        t.push_back(Family("bert").none("uses learned absolute positions, not a rotary embedding"));
-        t.push_back(Family("roberta").none("uses learned absolute positions, not a rotary embedding"));
-        t.push_back(Family("t5").none("uses T5 relative buckets, not a rotary embedding"));
-        t.push_back(Family("bart").none("uses learned absolute positions, not a rotary embedding"));
-        t.push_back(Family("jamba").none("has no positional encoding (its Mamba layers carry order)"));
-        return t;
-    }();
-    return table;
-}
+// A constant table (data, not code that builds it: README "Package size").
+constexpr Family kFamilies[] = {
+    // GPT-J / CodeGen: rotate_every_two over rotary_dim (default 64) channels; base 10000 in the code.
+    Family("gptj").interleaved().dimDefault(64).baseFixed(),
+    Family("codegen").interleaved().dimDefault(64).baseFixed(),
+    // Cohere: repeat_interleave of the frequencies, rotate on (even, odd) channels. Default theta
+    // 10000 in transformers 4.x, 500000 in 5.x. Cohere2: no RoPE on its full-attention layers.
+    Family("cohere").interleaved().base(kVersionDependent),
+    Family("cohere2").interleaved().nope("full_attention"),
+    // DeepSeek: a rope head of qk_rope_head_dim channels; V2 view_as_complex on (2i, 2i+1); V3
+    // apply_rotary_pos_emb_interleave when rope_interleave (default true).
+    Family("deepseek_v2").interleaved(),
+    Family("deepseek_v3").interleaveBy("rope_interleave", true),
+    // GLM / GLM-4 (dense), Moonshine: cos/sin repeat_interleave'd over the first half of the head.
+    // GLM-4.5 MoE rotates the same half with rotate_half.
+    Family("glm").interleaved().fraction(0.5).headDim(128),
+    Family("glm4").interleaved().fraction(0.5).headDim(128),
+    Family("glm4_moe").fraction(0.5),
+    Family("moonshine").interleaved().fraction(0.9),
+    // Helium: rotate_half on (0::2, 1::2) with repeat_interleave'd cos/sin; Llama 4: view_as_complex.
+    Family("helium").interleaved().base(100000).headDim(128),
+    Family("llama4").interleaved().base(500000).nope("no_rope_layers[i] = 0"),
+    Family("llama4_text").interleaved().base(500000).nope("no_rope_layers[i] = 0"),
+    // rotate_half over a leading fraction of the channels
+    Family("gpt_neox").fraction(0.25),
+    Family("gpt_neox_japanese"),
+    Family("phi").fraction(0.5),
+    Family("stablelm").fraction(0.25),
+    Family("stablelm_epoch"),  // remote code: rope_pct (no default known: the config gives it)
+    Family("persimmon").fraction(0.5).base(kVersionDependent),  // theta 25000 in 4.x, 10000 in 5.x
+    Family("fuyu").fraction(0.5).base(kVersionDependent),
+    Family("nemotron").fraction(0.5),
+    // Phi-3 / Phi-3.5 / Phi-4-mini: longrope ('su' and 'yarn' read as longrope); PhiMoE likewise.
+    Family("phi3").phi3(),
+    Family("phimoe").phi3().base(1e6),
+    // theta and head_dim defaults of the config classes
+    Family("mixtral").base(1e6),
+    Family("qwen2_vl").base(1e6),
+    Family("qwen2_5_vl").base(1e6),
+    Family("qwen2_5_vl_text").base(1e6),
+    Family("qwen2_vl_text").base(1e6),
+    Family("qwen3").headDim(128),
+    Family("qwen3_vl").base(5e6).headDim(128).mrope(24, 20, 20, true),
+    Family("qwen3_vl_text").base(5e6).headDim(128).mrope(24, 20, 20, true),
+    Family("qwen3_vl_moe").base(5e6).headDim(128).mrope(24, 20, 20, true),
+    Family("qwen3_vl_moe_text").base(5e6).headDim(128).mrope(24, 20, 20, true),
+    Family("gemma").headDim(256),
+    Family("gemma2").headDim(256),
+    Family("gemma3").headDim(256).base(1e6).perLayer(LayerTables::gemma3),
+    Family("gemma3_text").headDim(256).base(1e6).perLayer(LayerTables::gemma3),
+    Family("modernbert").perLayer(LayerTables::modernbert),
+    Family("gpt_oss").base(150000).headDim(64),
+    Family("olmo3").base(500000),
+    Family("exaone4").nope("full_attention, when sliding_window is set"),
+    Family("smollm3").nope("no_rope_layers[i] = 0"),
+    Family("dbrx").baseIn("attn_config"),
+    // Ministral 3 (Mistral 3's text model): Llama rules plus a query temperature (modeling_ministral3)
+    Family("ministral3").queryTemperatureBeta(),
+    // model types whose positions are not rotary at all: reading them as Llama would be wrong
+    Family("bloom").none("uses ALiBi, not a rotary embedding"),
+    Family("mpt").none("uses ALiBi (or learned positions), not a rotary embedding"),
+    Family("gpt2").none("uses learned absolute positions, not a rotary embedding"),
+    Family("gpt_bigcode").none("uses learned absolute positions, not a rotary embedding"),
+    Family("opt").none("uses learned absolute positions, not a rotary embedding"),
+    Family("bert").none("uses learned absolute positions, not a rotary embedding"),
+    Family("roberta").none("uses learned absolute positions, not a rotary embedding"),
+    Family("t5").none("uses T5 relative buckets, not a rotary embedding"),
+    Family("bart").none("uses learned absolute positions, not a rotary embedding"),
+    Family("jamba").none("has no positional encoding (its Mamba layers carry order)"),
+};
 
 // Model types that follow the Llama rules by their own code (docs/hf-families.md). With these and the
 // table above, the reader knows which keys the type's code reads, so it can ignore the others as
@@ -142,14 +140,14 @@ const std::vector<Family>& families() {
 bool knownModelType(const std::string& modelType) {
     static const char* const llamaRules[] = {"llama", "mistral", "qwen2", "qwen2_moe", "qwen3_moe", "granite", "granitemoe", "olmo", "olmo2",
                                              "starcoder2", "falcon", "chameleon", "internlm2", "exaone", "mllama", "ministral"};
-    for (const Family& f : families())
+    for (const Family& f : kFamilies)
         if (modelType == f.modelType) return true;
     return std::any_of(std::begin(llamaRules), std::end(llamaRules), [&](const char* t) { return modelType == t; });
 }
 
 const Family& familyOf(const std::string& modelType) {
     static const Family llama("llama");
-    for (const Family& f : families())
+    for (const Family& f : kFamilies)
         if (modelType == f.modelType) return f;
     return llama;
 }
@@ -267,7 +265,7 @@ public:
 
     HfRopeConfig read() {
         if (!family_->notRotary.empty())
-            fail(key("model_type"), "'" + out_.modelType + "' " + family_->notRotary + ": there is no rotary setup to read");
+            fail(key("model_type"), "'" + out_.modelType + "' " + std::string(family_->notRotary) + ": there is no rotary setup to read");
         if (out_.modelType == "falcon" && field("alibi") && boolean(*field("alibi"), key("alibi")))
             fail(key("alibi"), "is true: this Falcon uses ALiBi, not a rotary embedding (posenc: { kind: 'alibi' })");
         refuseUnknownRotaryKeys();
@@ -550,7 +548,7 @@ private:
         if (layerTypes.empty()) {
             if (!options_.layerType.empty())
                 fail("layerType", "'" + options_.layerType + "' was asked for, but this config has one rotary table for every layer" +
-                                      (family_->nopeLayers.empty() ? std::string() : " that rotates (" + family_->nopeLayers + " skips RoPE)"));
+                                      (family_->nopeLayers.empty() ? std::string() : " that rotates (" + std::string(family_->nopeLayers) + " skips RoPE)"));
             return;
         }
         std::string list;
@@ -613,7 +611,8 @@ private:
         RopeLayout l = family_->layout;
         if (!family_->interleaveFlag.empty()) {
             bool on = family_->interleaveFlagDefault;
-            if (const Json* f = field(family_->interleaveFlag)) on = boolean(*f, key(family_->interleaveFlag));
+            const std::string flag(family_->interleaveFlag);
+            if (const Json* f = field(flag)) on = boolean(*f, key(flag));
             l = on ? RopeLayout::interleaved : RopeLayout::half;
         }
         out_.layout = l;
@@ -631,8 +630,9 @@ private:
             out_.rope.base = 10000;
             return;
         }
-        const Json* nested = family_->nestedBase.empty() ? nullptr : field(family_->nestedBase);
-        if (nested && !nested->isObject()) failType(key(family_->nestedBase), "must be an object (got " + describeJson(*nested) + ")");
+        const std::string holder(family_->nestedBase);
+        const Json* nested = holder.empty() ? nullptr : field(holder);
+        if (nested && !nested->isObject()) failType(key(holder), "must be an object (got " + describeJson(*nested) + ")");
         if (family_->tables == LayerTables::modernbert) {
             // ModernBERT: global layers global_rope_theta (160000), local layers local_rope_theta (10000),
             // or the global base when local_rope_theta is null.
@@ -646,7 +646,7 @@ private:
             baseKey = key("rope_local_base_freq");
             fallback = 10000;
         } else if (nested && (b = find(*nested, "rope_theta"))) {
-            baseKey = key(family_->nestedBase + ".rope_theta");
+            baseKey = key(holder + ".rope_theta");
         } else if ((b = param("rope_theta"))) {
             baseKey = source_ + ".rope_theta";
         } else if ((b = field("rope_theta"))) {
@@ -821,7 +821,7 @@ private:
             out_.rope.mropeInterleaved = true;
             const std::string path = source_ + ".mrope_section";
             if (sections) readSections(*sections, path);
-            else out_.rope.sections = family_->mropeDefault;
+            else out_.rope.sections.assign(std::begin(family_->mropeDefault), std::end(family_->mropeDefault));
             given("multiAxis", path);
             given("sections", path);
             given("mropeInterleaved", interleavedKey);
