@@ -80,15 +80,21 @@ const KernelSet* choose(const char* forced) {
 std::atomic<const KernelSet*> current{nullptr};
 
 const KernelSet* fromEnvironment() {
+#if defined(POSENC_WASM_PACKAGE)
+    // The npm package's modules: the bindings create them, so their environment is Emscripten's fixed
+    // set (USER, PATH, ...), never POSENC_KERNELS, and each holds one kernel set: nothing to read, and
+    // no environment or stdio functions in the module (README "Package size").
+    return choose(nullptr);
+#else
     try {
         return choose(std::getenv("POSENC_KERNELS"));
     } catch (const std::invalid_argument& e) {
         // Not thrown from every call of the library: said once, and the best set is used.
         const KernelSet* best = choose(nullptr);
-        // (fputs, not fprintf: printf would bring its floating-point formatting into the wasm module)
-        for (const char* part : {"posenc: POSENC_KERNELS: ", e.what(), "; using ", best->name, "\n"}) std::fputs(part, stderr);
+        std::fprintf(stderr, "posenc: POSENC_KERNELS: %s; using %s\n", e.what(), best->name);
         return best;
     }
+#endif
 }
 
 }  // namespace
