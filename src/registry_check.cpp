@@ -159,12 +159,13 @@ void checkObject(Value& o, const Table& t, const Place& at, const CallShape& cal
 // The scaling types' own keys (Hugging Face's rope validation): a type takes only its keys and needs
 // what it requires.
 void scalingRules(const Value& o, const Table& t, const Place& at) {
-    const std::string type = scalingTypes().at(static_cast<std::size_t>(o.find("type")->number()));
-    for (const Field& f : t.keys)
-        if (f.name != "type" && o.find(f.name) && !scalingTakes(type, f.name))
+    const std::string& type = scalingTypes().at(static_cast<std::size_t>(o.find("type")->number()));
+    const auto has = [](const std::vector<std::string>& list, const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); };
+    for (const Value::Member& m : o.members())
+        if (const Field& f = *t.find(m.key); f.name != "type" && !has(f.types, type))
             failType(at.prefix + f.name, "does not apply to '" + type + "' scaling (it belongs to " + quoted(f.types, " or ") + " scaling)");
     for (const Field& f : t.keys)
-        if (f.name != "type" && !o.find(f.name) && scalingRequires(type, f.name)) fail(at.prefix + f.name, "is required by '" + type + "' scaling");
+        if (has(f.requiredBy, type) && !o.find(f.name)) fail(at.prefix + f.name, "is required by '" + type + "' scaling");
 }
 
 // One value by its field's type. Tensors were placed and checked by the caller.
@@ -196,9 +197,11 @@ void checkValue(Value& v, const Field& f, const Table& t, const Place& at, const
         for (std::size_t i = 0; ok && i < v.size(); ++i) ok = v[i].isString() && (v[i].text() == "c2p" || v[i].text() == "p2c");
         if (!ok) fail(field, "must be an array of 'c2p' and/or 'p2c' (got " + describe(v) + ")");
     } else if (type == "RopeScaling") {
-        checkObject(v, table("scaling"), {field, field, field + "."}, call, at.where);
+        static const Table& scaling = table("scaling");
+        checkObject(v, scaling, {field, field, field + "."}, call, at.where);
     } else if (type == "KVCacheRope") {
-        checkObject(v, table("KVCache.rope"), {field, field, field + "."}, call, at.where);
+        static const Table& rope = table("KVCache.rope");
+        checkObject(v, rope, {field, field, field + "."}, call, at.where);
     } else if (type == "Encoding") {
         checkEncoding(v, field, call);
     }
@@ -206,6 +209,9 @@ void checkValue(Value& v, const Field& f, const Table& t, const Place& at, const
 
 void checkObject(Value& o, const Table& t, const Place& at, const CallShape& call, const std::string& parent) {
     if (!isPlainObject(o)) failType(at.field, "must be an object (got " + describe(o) + ")");
+    // the given keys' fields (a call gives few of a table's keys: walk those)
+    std::vector<const Field*> fields;
+    fields.reserve(o.members().size());
     for (const Value::Member& m : o.members()) {
         const Field* f = t.find(m.key);
         if (!f) {
@@ -214,29 +220,31 @@ void checkObject(Value& o, const Table& t, const Place& at, const CallShape& cal
         }
         // null is not undefined: leaving an option out is how the API says "use the default"
         if (m.value.isNull()) failType(at.prefix + m.key, f->required ? "is required (got null)" : "must not be null (leave it out for the default)");
+        fields.push_back(f);
     }
     for (const Field& f : t.keys)
         if (f.required && !o.find(f.name)) failType(at.prefix + f.name, "is required" + (f.choices.empty() ? "" : " (one of " + quoted(f.choices) + ")"));
     // plain values first: the objects nested here take the call's shape from them
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (!nested(*fields[i])) checkValue(o.members()[i].value, *fields[i], t, at, call);
     CallShape inner = call;
-    for (const Field& f : t.keys)
-        if (Value* v = o.find(f.name); v && !nested(f)) checkValue(*v, f, t, at, call);
-    if (const Value* h = o.find("heads"); h && t.find("encoding")) inner.heads = static_cast<int>(h->number());
-    if (const Value* d = o.find("headDim")) {
-        if (t.find("encoding")) inner.headDim = static_cast<int>(d->number()), inner.headDimOf = "the attention's headDim";
-        if (t.find("rope")) inner.headDim = static_cast<int>(d->number()), inner.headDimOf = "the cache's headDim";
-    }
-    for (const Field& f : t.keys)
-        if (Value* v = o.find(f.name); v && nested(f)) checkValue(*v, f, t, at, inner);
+    const Value* heads = o.find("heads");
+    const Value* headDim = o.find("headDim");
+    const bool encodings = t.find("encoding"), cacheRope = t.find("rope"), rope = t.find("scaling");
+    if (heads && encodings) inner.heads = static_cast<int>(heads->number());
+    if (headDim && (encodings || cacheRope))
+        inner.headDim = static_cast<int>(headDim->number()), inner.headDimOf = encodings ? "the attention's headDim" : "the cache's headDim";
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (nested(*fields[i])) checkValue(o.members()[i].value, *fields[i], t, at, inner);
     if (t.name == "scaling") scalingRules(o, t, at);
     // a rope's headDim: the call's, which a given one must equal
-    if (call.headDim > 0 && t.find("scaling")) {
-        if (const Value* d = o.find("headDim"); d && d->number() != call.headDim)
-            fail(at.prefix + "headDim", "(" + d->text() + ") must equal " + call.headDimOf + " (" + std::to_string(call.headDim) + ")");
-        o.insert("headDim").setNumber(call.headDim);
+    if (call.headDim > 0 && rope) {
+        if (headDim && headDim->number() != call.headDim)
+            fail(at.prefix + "headDim", "(" + headDim->text() + ") must equal " + call.headDimOf + " (" + std::to_string(call.headDim) + ")");
+        if (!headDim) o.insert("headDim").setNumber(call.headDim);
     }
     // an encoding's heads: the call's unless given
-    if (call.heads > 0 && isEncodingTable(t) && t.find("heads") && !o.find("heads")) o.insert("heads").setNumber(call.heads);
+    if (call.heads > 0 && !heads && isEncodingTable(t) && t.find("heads")) o.insert("heads").setNumber(call.heads);
 }
 
 }  // namespace
