@@ -9,12 +9,22 @@
 namespace posenc::registry {
 
 namespace {
+std::string quoted(const std::vector<std::string>& names, const char* separator = ", ");
+}  // namespace
+
+std::size_t choose(const std::string& value, const std::string& field, const std::vector<std::string>& choices) {
+    const auto it = std::find(choices.begin(), choices.end(), value);
+    if (it == choices.end()) fail(field, "must be one of " + quoted(choices) + " (got '" + value + "')");
+    return static_cast<std::size_t>(it - choices.begin());
+}
+
+namespace {
 
 using json::Value;
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-std::string quoted(const std::vector<std::string>& names, const char* separator = ", ") {
+std::string quoted(const std::vector<std::string>& names, const char* separator) {
     std::string s;
     for (std::size_t i = 0; i < names.size(); ++i) s += (i ? separator : "") + ("'" + names[i] + "'");
     return s;
@@ -74,25 +84,31 @@ void boolean(const Value& v, const std::string& field) {
     if (!v.isBoolean()) failType(field, "must be a boolean (got " + describe(v) + ")");
 }
 
-// A choice, rewritten as its index in `choices`.
-void choice(Value& v, const std::string& field, const std::vector<std::string>& choices) {
+// A choice's index in `choices`.
+std::size_t choiceOf(const Value& v, const std::string& field, const std::vector<std::string>& choices) {
     if (!v.isString()) failType(field, "must be a string (got " + describe(v) + ")");
-    const auto it = std::find(choices.begin(), choices.end(), v.text());
-    if (it == choices.end()) fail(field, "must be one of " + quoted(choices) + " (got '" + v.text() + "')");
-    v.setNumber(static_cast<double>(it - choices.begin()));
+    return choose(v.text(), field, choices);
+}
+// A choice, rewritten as its index.
+void choice(Value& v, const std::string& field, const std::vector<std::string>& choices) {
+    v.setNumber(static_cast<double>(choiceOf(v, field, choices)));
 }
 
 // Optimal string alignment distance (Levenshtein plus adjacent transpositions: "bsae" -> "base" is 1).
 std::size_t editDistance(const std::string& a, const std::string& b) {
-    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i)
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    const std::size_t w = b.size() + 1;
+    std::vector<std::size_t> d((a.size() + 1) * w);  // d[i * w + j]: a's first i characters against b's first j
+    for (std::size_t i = 0; i <= a.size(); ++i)
+        for (std::size_t j = 0; j <= b.size(); ++j) {
+            std::size_t& x = d[i * w + j];
+            if (i == 0 || j == 0) {
+                x = i + j;
+                continue;
+            }
+            x = std::min(std::min(d[(i - 1) * w + j], d[i * w + j - 1]) + 1, d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]));
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) x = std::min(x, d[(i - 2) * w + j - 2] + 1);
         }
-    return d[a.size()][b.size()];
+    return d.back();
 }
 
 // Case, '_' and '-' ignored, so config.json spellings (original_max_position_embeddings) find their key.
@@ -268,8 +284,7 @@ void checkEncoding(Value& e, const std::string& field, const CallShape& call) {
     const Value* kind = e.find("kind");
     const std::vector<std::string>& kinds = encodingKinds();
     if (!kind || kind->isNull()) failType(field + ".kind", "is required (one of " + quoted(kinds) + (kind ? "; got null" : "") + ")");
-    Value k = *kind;
-    choice(k, field + ".kind", kinds);  // (the kind stays text: encodingFrom reads it)
+    choiceOf(*kind, field + ".kind", kinds);  // (the kind stays text: encodingFrom reads it)
     checkObject(e, table("encoding." + kind->text()), {field, field, field + "."}, call, "");
 }
 
