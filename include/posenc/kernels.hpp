@@ -2,7 +2,8 @@
 // SSE4.1, AVX2 + FMA and AVX-512, and picks the widest this CPU and OS support at first use. The
 // environment variable POSENC_KERNELS=<name> (read at first use) or useKernelSet(name) forces one, for
 // benchmarks and tests. A wasm build holds one set ("simd128", or "scalar" when built without SIMD), as
-// do a -DPOSENC_NATIVE_ARCH=ON build ("native") and other architectures ("default").
+// do a -DPOSENC_NATIVE_ARCH=ON build ("native") and other architectures ("default"); the npm package's
+// modules read no environment (Emscripten's holds no POSENC_KERNELS).
 #pragma once
 #include <string>
 #include <vector>
