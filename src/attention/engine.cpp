@@ -200,8 +200,9 @@ void finishStoredRow(const Run& run, RowState& s, const float* V) {
 }
 
 // Row finishing: out = acc / l, plus the value-table rows by their weights; zeros for a row that saw
-// no key (never NaN).
-void finishRow(const Run& run, const RowState& s) {
+// no key (never NaN). A row that is not all finite marks the slot of the thread that wrote it (checked
+// here, while the row is in cache, instead of in a pass over the whole output after the run).
+void finishRow(const Run& run, const RowState& s, Slot& sc) {
     const std::size_t hd = run.hd;
     float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * hd;
     if (s.l == 0) {
@@ -212,6 +213,7 @@ void finishRow(const Run& run, const RowState& s) {
     for (std::size_t t = 0; t < hd; ++t) o[t] = s.acc[t] * inv;
     for (std::size_t v = 0; v < run.valueRows; ++v)
         if (s.wsum[v] != 0.0f) run.K.axpy(s.wsum[v] * inv, run.valueTable + v * hd, o, hd);
+    if (!run.K.allFinite(o, hd)) sc.nonFinite = true;
 }
 
 }  // namespace
@@ -248,12 +250,12 @@ void mergeChunks(const Run& run, const AttentionWorkspace::TileRows& tile, int g
                 for (std::size_t v = 0; v < run.valueRows; ++v) s.wsum[v] += ws[v] * w;
             }
         }
-        finishRow(run, s);
+        finishRow(run, s, sc);
     }
 }
 }  // namespace
 
-void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
+bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     AttentionWorkspace local;
     AttentionWorkspace& ws = workspace ? *workspace : local;
     const AttentionDims& d = in.dims;
@@ -279,6 +281,7 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         sc.wsum.resize(R * valueRows);
         if (materialize) sc.rows.resize(R * ld);
         sc.kvHead = sc.begunHead = -1;
+        sc.nonFinite = false;
     }
     // Keys and values larger than a cache level stream from memory; wasm has no prefetch instruction,
     // so before computing on a block the engine reads one float per 64-byte line of the next one: its
@@ -382,11 +385,13 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             const float* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
             for (int r = 0; r < tile.nr; ++r) {
                 if (materialize) finishStoredRow(run, tile.st[r], V);
-                finishRow(run, tile.st[r]);
+                finishRow(run, tile.st[r], sc);
             }
         });
     }
-    for (Slot& sc : ws.slots) ws.sink += sc.sink, sc.sink = 0;
+    bool finite = true;
+    for (Slot& sc : ws.slots) ws.sink += sc.sink, sc.sink = 0, finite = finite && !sc.nonFinite;
+    return finite;
 }
 
 }  // namespace posenc

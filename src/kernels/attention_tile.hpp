@@ -214,15 +214,17 @@ inline std::size_t packedKeysSize(std::size_t kLen, std::size_t hd) noexcept {
 inline std::size_t packedKeyOffset(std::size_t j, std::size_t hd) noexcept {
     return j / kKeyBlock * hd * kKeyBlock + j % kKeyBlock;
 }
-inline void packKeys(const float* K, std::size_t kLen, std::size_t hd, float* packed) noexcept {
-    const std::size_t size = packedKeysSize(kLen, hd);
-    std::fill(packed, packed + size, 0.0f);
-    for (std::size_t j = 0; j < kLen; ++j) {
+// Keys [j0, j1) of K (row j at K + j·hd) into their packed blocks, j0 a whole number of blocks: the
+// blocks they touch are zero-filled first, so the blocks hold exactly what packKeys puts there.
+inline void packKeyRange(const float* K, std::size_t j0, std::size_t j1, std::size_t hd, float* packed) noexcept {
+    std::fill(packed + j0 * hd, packed + packedKeysSize(j1, hd), 0.0f);
+    for (std::size_t j = j0; j < j1; ++j) {
         float* dst = packed + packedKeyOffset(j, hd);
         const float* src = K + j * hd;
         for (std::size_t c = 0; c < hd; ++c) dst[c * kKeyBlock] = src[c];
     }
 }
+inline void packKeys(const float* K, std::size_t kLen, std::size_t hd, float* packed) noexcept { packKeyRange(K, 0, kLen, hd, packed); }
 inline void packKey(const float* key, std::size_t j, std::size_t hd, float* packed) noexcept {
     float* dst = packed + packedKeyOffset(j, hd);
     for (std::size_t c = 0; c < hd; ++c) dst[c * kKeyBlock] = key[c];

@@ -267,3 +267,64 @@ TEST_CASE("refused inputs: the same message for any thread count, the first bad 
         CHECK(std::all_of(out.begin(), out.end(), [](float o) { return o == 7.0f; }));
     }
 }
+
+TEST_CASE("RoPE attention's one pass (scans, rotated copies, norms, packed keys): errors in the order of the checks, for any thread count") {
+    // With RoPE, q, k and v are scanned for non-finite values inside the pass that rotates q and k; the
+    // error must still name the first bad value of q, then k, then v, as the checks do in order, and a
+    // later check (window, positions) must not be reported before a non-finite input.
+    KeepThreadCount keep;
+    const Qkv p(8, 4, 64, 900, 900, 60);  // GQA; 900 tokens: the last 128-token chunk and key block partial
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    for (int n : {1, 2, 3}) {
+        setThreadCount(n);
+        CAPTURE(n);
+        std::vector<float> out(p.q.size(), 7.0f);
+        const auto untouched = [&] { return std::all_of(out.begin(), out.end(), [](float o) { return o == 7.0f; }); };
+        Qkv bad = p;
+        bad.q[400000] = nan;  // late in q (a chunk of the last heads)
+        bad.q[300001] = -inf;
+        bad.k[5] = inf;       // early in k: q is still reported first
+        bad.v[1] = nan;
+        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "q[300001] must be finite (got -Infinity)", std::invalid_argument);
+        bad.q = p.q;
+        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "k[5] must be finite (got Infinity)", std::invalid_argument);
+        bad.k = p.k;
+        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
+        // a check after the scans fails too: the non-finite input is still what is reported
+        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true, -1), out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
+        AttentionRequest badPositions = bad.request(RopeEncoding{}, true);
+        badPositions.qPositions = std::vector<std::int32_t>(3, 0);  // wrong length
+        CHECK_THROWS_WITH_AS(attention(badPositions, out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
+        // with finite inputs, the later checks' own errors
+        CHECK_THROWS_WITH_AS(attention(p.request(RopeEncoding{}, true, -1), out.data()), "window must be >= 1 (got -1)", std::invalid_argument);
+        AttentionRequest goodBadPositions = p.request(RopeEncoding{}, true);
+        goodBadPositions.qPositions = std::vector<std::int32_t>(3, 0);
+        CHECK_THROWS_AS(attention(goodBadPositions, out.data()), std::invalid_argument);
+        CHECK(untouched());
+    }
+}
+
+TEST_CASE("attention: an output that is not finite is refused (each row checked as it is written), for any thread count") {
+    // Two T5 biases of 2e38 each sum to infinity for every key: every score is +inf and the softmax NaN.
+    KeepThreadCount keep;
+    const Qkv p(8, 8, 32, 600, 600, 61);
+    const std::vector<float> table(32 * 8, 2e38f);
+    CombinedEncoding both;
+    both.parts = {T5Encoding{8, table, T5BucketOptions{}}, T5Encoding{8, table, T5BucketOptions{}}};
+    std::string first;
+    for (int n : {1, 2, 3}) {
+        setThreadCount(n);
+        CAPTURE(n);
+        std::string message;
+        try {
+            attention(p.request(both, true));
+        } catch (const std::invalid_argument& e) {
+            message = e.what();
+        }
+        CHECK(message.find("gives scores beyond float range") != std::string::npos);
+        if (n == 1) first = message;
+        CHECK(message == first);
+    }
+    // a finite bias of the same size in one term only: finite output, no error
+    CHECK_NOTHROW(attention(p.request(T5Encoding{8, table, T5BucketOptions{}}, true)));
+}

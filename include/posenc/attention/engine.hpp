@@ -81,6 +81,7 @@ struct AttentionWorkspace {
         std::vector<float> qTile, scores, content, acc, wsum, rows;
         float sink = 0;
         int kvHead = -1, begunHead = -1;  // the score term's head state this slot last set up
+        bool nonFinite = false;           // an output row this slot's thread wrote is not all finite
     };
     struct TileRows {
         int kvHead, row0, rows;
@@ -97,7 +98,8 @@ struct AttentionWorkspace {
 constexpr int kDecodeChunkKeys = 2048;
 
 // Shapes and pointers are assumed validated (see attention/attention.hpp for the checked entry).
-// A query whose every key is masked gets out = 0 and weights = 0 (never NaN).
-void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
+// A query whose every key is masked gets out = 0 and weights = 0 (never NaN). Returns whether every
+// value of out is finite (each row is checked by the task that writes it).
+bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
 
 }  // namespace posenc
