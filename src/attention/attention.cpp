@@ -136,6 +136,8 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     requireSize(r.q, qn, "q", "[heads, qLen, headDim]");
     requireSize(r.k, kn, "k", "[kvHeads, kLen, headDim]");
     requireSize(r.v, kn, "v", "[kvHeads, kLen, headDim]");
+    // a large call keeps the pool's workers awake across its passes (and wakes them now, while it checks)
+    const detail::PoolHold hold(2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(d.headDim));
 
     // RoPE without temperature runs in one pass on the pool what would otherwise be six: the finiteness
     // scans of q, k and v, the rotated copies of q and k, their norms (the overflow check) and the

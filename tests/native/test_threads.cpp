@@ -328,3 +328,42 @@ TEST_CASE("attention: an output that is not finite is refused (each row checked 
     // a finite bias of the same size in one term only: finite output, no error
     CHECK_NOTHROW(attention(p.request(T5Encoding{8, table, T5BucketOptions{}}, true)));
 }
+
+TEST_CASE("PoolHold: idle workers stay awake while a large call holds the pool, and sleep again after") {
+    KeepThreadCount keep;
+    setThreadCount(2);
+    if (threadLimit() < 2) return;  // a build without threads has no workers
+    detail::parallelFor(64, 1e9, [](std::size_t, int) {});  // a worker exists (more if a test before used more threads)
+    const int workers = detail::startedWorkers();
+    REQUIRE(workers >= 1);
+    const auto until = [](auto pred) {  // waits up to 2 s for pred
+        for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2); std::chrono::steady_clock::now() < end;) {
+            if (pred()) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return pred();
+    };
+    CHECK(until([&] { return detail::sleepingWorkers() == workers; }));  // idle past the 200 us spin: asleep
+    {
+        const detail::PoolHold small(detail::kParallelMinWork / 2);  // a small call holds nothing
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        CHECK(detail::sleepingWorkers() == workers);
+    }
+    {
+        const detail::PoolHold hold(1e9);
+        CHECK(until([] { return detail::sleepingWorkers() == 0; }));  // woken by the hold
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));   // far past the spin time
+        CHECK(detail::sleepingWorkers() == 0);
+        std::atomic<int> done{0};
+        detail::parallelFor(64, 1e9, [&](std::size_t, int) { ++done; });
+        CHECK(done == 64);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        CHECK(detail::sleepingWorkers() == 0);  // still held between passes
+    }
+    CHECK(until([&] { return detail::sleepingWorkers() == workers; }));  // released: asleep again
+    // a thread count of 1 holds nothing
+    setThreadCount(1);
+    const detail::PoolHold one(1e9);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    CHECK(detail::sleepingWorkers() == workers);
+}
