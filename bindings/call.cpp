@@ -1,7 +1,8 @@
 // The wasm module's surface: one C function, posenc_call, takes a request as JSON text
-// ({"op": "sinusoidal", ...arguments}) and answers with a status, an error message or a JSON result.
-// Tensors cross as [heap offset, length] pairs placed by bindings/heap.mjs; option values arrive checked
-// for type (choices as their index) and are read into posenc's own structs here, whose member
+// ({"op": "sinusoidal", "options": {...}, ...arguments}) and answers with a status, an error message or
+// a JSON result. Tensors cross as {"@": [heap offset, length]}, placed by bindings/heap.mjs. Options
+// objects arrive as the caller wrote them: the registry checks them (src/registry_check.cpp: unknown
+// keys, nulls, types, ranges, choices) and they are read into posenc's own structs, whose member
 // initialisers hold every default and whose functions check every value. This file only converts.
 #include <algorithm>
 #include <cmath>
@@ -17,11 +18,15 @@
 #include <posenc/registry.hpp>
 
 #include "common/json.hpp"
+#include "registry_check.hpp"
 
 namespace {
 
 using posenc::View;
 using posenc::json::Value;
+using posenc::registry::CallShape;
+using posenc::registry::Place;
+using posenc::registry::optionsOf;
 using posenc::registry::read;
 using Count = std::uint64_t;  // element counts of results: products of sizes overflow wasm32's size_t
 
@@ -61,7 +66,11 @@ public:
         return x.isBoolean() ? (x.boolean() ? 1 : 0) : x.number();
     }
     std::string text(const char* k) const override { return at(k).text(); }
-    std::vector<double> numbers(const char* k) const override {
+    std::vector<double> numbers(const char* k) const override {  // a list, or an int32 tensor
+        if (at(k).find("@")) {
+            const View<std::int32_t> ints = tensor<std::int32_t>(k);
+            return std::vector<double>(ints.data, ints.data + ints.size);
+        }
         std::vector<double> out;
         for (const Value& e : at(k).elements()) out.push_back(e.number());
         return out;
@@ -74,12 +83,15 @@ public:
     View<float> floats(const char* k) const override { return tensor<float>(k); }
     std::unique_ptr<posenc::registry::Source> object(const char* k) const override { return std::make_unique<Args>(at(k)); }
 
-    // A tensor given as [offset, length]; empty when absent.
+    // A tensor given as {"@": [offset, length]}; empty when absent.
     template <class T>
     View<T> tensor(const char* k) const {
-        if (!has(k)) return View<T>();
-        const Value& t = at(k);
-        return View<T>(reinterpret_cast<const T*>(static_cast<std::uintptr_t>(t[0].number())), static_cast<std::size_t>(t[1].number()));
+        return has(k) ? tensorOf<T>(at(k)) : View<T>();
+    }
+    template <class T>
+    static View<T> tensorOf(const Value& t) {
+        const Value& p = *t.find("@");
+        return View<T>(reinterpret_cast<const T*>(static_cast<std::uintptr_t>(p[0].number())), static_cast<std::size_t>(p[1].number()));
     }
     template <class T>
     T* pointer(const char* k) const { return const_cast<T*>(tensor<T>(k).data); }
@@ -90,13 +102,23 @@ public:
         if (!x) throw std::logic_error(std::string("binding: request lacks '") + k + "'");
         return *x;
     }
+    const Value& value() const { return v_; }
 
 private:
     const Value& v_;
 };
 
+// The request's options object `key`, checked against registry table `table` (an absent one is empty).
+Args options(Value& r, const std::string& table, const Place& at, const CallShape& call = {}, const char* key = "options") {
+    Value* o = r.find(key);
+    if (!o) (o = &r.insert(key))->becomeObject();
+    posenc::registry::check(*o, table, at, call);
+    return Args(*o);
+}
+Args options(Value& r, const std::string& op) { return options(r, op, optionsOf(op)); }
+
 // Room for a float result of n elements: the caller's buffer when the request names one ("out":
-// [offset, length], checked against n), else a buffer of the answer's.
+// a tensor, checked against n), else a buffer of the answer's.
 float* floatOut(const Args& a, const char* k, Count n) {
     float* p;
     if (a.has(k)) {
@@ -122,7 +144,16 @@ void requireSize(View<T> t, Count n, const char* field, const std::string& shape
     if (t.size != n) posenc::fail(field, "must have " + std::to_string(n) + " elements (" + shape + ") (got " + std::to_string(t.size) + ")");
 }
 
+// A tensor whose leading count is implied by its length (`perItem` elements each): that count.
+int countOf(View<float> t, Count perItem, const char* field, const std::string& shape) {
+    if (t.size == 0 || perItem == 0 || t.size % perItem != 0)
+        posenc::fail(field, "must be " + shape + ": a positive multiple of " + std::to_string(perItem) + " elements (got " + std::to_string(t.size) + ")");
+    return static_cast<int>(t.size / perItem);
+}
+
+// An encoding (checked by the caller): one, or a combination.
 posenc::Encoding encodingOf(const Args& a) {
+    if (!a.has("encoding")) return posenc::NoEncoding{};
     const Value& e = a.at("encoding");
     if (!e.isArray()) return posenc::registry::encodingFrom(Args(e));
     posenc::CombinedEncoding c;
@@ -137,122 +168,133 @@ posenc::KVCache& cacheOf(const Args& a) {
 }
 
 // --- the operations ---------------------------------------------------------------------------------
-void sinusoidal(const Args& a) {
-    posenc::SinusoidalOptions o;
-    read(a, "dim", o.dim), read(a, "base", o.base), read(a, "layout", o.layout), read(a, "paddingIdx", o.paddingIdx);
-    posenc::validate(o);
+void sinusoidal(Value& r) {
+    const Args a(r), o = options(r, "sinusoidal");
+    posenc::SinusoidalOptions s;
+    read(o, "dim", s.dim), read(o, "base", s.base), read(o, "layout", s.layout), read(o, "paddingIdx", s.paddingIdx);
+    posenc::validate(s);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    posenc::sinusoidal(p.data, p.size, o, floatOut(a, "out", Count(p.size) * o.dim));
+    posenc::sinusoidal(p.data, p.size, s, floatOut(a, "out", Count(p.size) * s.dim));
 }
 
-void learned(const Args& a) {
-    posenc::LearnedOptions o;
-    o.table = a.floats("table");
-    read(a, "dim", o.dim), read(a, "outOfRange", o.outOfRange), read(a, "interpolateTo", o.interpolateTo);
+void learned(Value& r) {
+    const Args a(r), o = options(r, "learned");
+    posenc::LearnedOptions l;
+    l.table = o.floats("table");
+    read(o, "dim", l.dim), read(o, "outOfRange", l.outOfRange), read(o, "interpolateTo", l.interpolateTo);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    posenc::learned(p.data, p.size, o, floatOut(a, "out", Count(p.size) * std::max(o.dim, 0)));
+    posenc::learned(p.data, p.size, l, floatOut(a, "out", Count(p.size) * std::max(l.dim, 0)));
 }
 
-void positionIds(const Args& a) {
-    const int batch = a.integer("batch"), length = a.integer("length");
-    posenc::positionIds(a.tensor<std::uint8_t>("mask").data, batch, length, static_cast<posenc::PositionIdStyle>(a.integer("style")),
-                        a.integer("paddingIdx"), a.integer("past"), intOut("out", a.tensor<std::uint8_t>("mask").size));
+// positionIds / nextPositions: a 0/1 mask [batch, length] (length: the mask's size / batch unless given).
+void ofMask(Value& r, bool next) {
+    const Args a(r), o = options(r, next ? "nextPositions" : "positionIds");
+    const View<std::uint8_t> mask = a.tensor<std::uint8_t>("mask");
+    const int batch = o.integer("batch", 1);
+    const int length = o.has("length") ? o.integer("length") : static_cast<int>(mask.size / static_cast<std::size_t>(batch));
+    if (!o.has("length") && (mask.size % static_cast<std::size_t>(batch) != 0 || length < 1))
+        posenc::fail("mask", "must have batch*length entries (got " + std::to_string(mask.size) + " for batch " + std::to_string(batch) + ")");
+    requireSize(mask, Count(batch) * length, "mask", "batch*length");
+    if (next) return posenc::nextPositions(mask.data, batch, length, o.integer("past"), intOut("out", static_cast<std::size_t>(batch)));
+    posenc::positionIds(mask.data, batch, length, static_cast<posenc::PositionIdStyle>(o.integer("style")), o.integer("paddingIdx", 1),
+                        o.integer("past"), intOut("out", mask.size));
 }
 
-void nextPositions(const Args& a) {
-    const int batch = a.integer("batch");
-    posenc::nextPositions(a.tensor<std::uint8_t>("mask").data, batch, a.integer("length"), a.integer("past"), intOut("out", static_cast<std::size_t>(batch)));
-}
-
-void modalityPositions(const Args& a) {
+void modalityPositions(Value& r) {
+    const Args a(r), o = options(r, "modalityPositions");
     const View<std::int32_t> m = a.tensor<std::int32_t>("modalities");
-    posenc::modalityPositions(m.data, m.size, a.tensor<std::int32_t>("offsets"), a.tensor<std::int32_t>("lengths"), intOut("out", m.size));
+    posenc::modalityPositions(m.data, m.size, o.tensor<std::int32_t>("offsets"), o.tensor<std::int32_t>("lengths"), intOut("out", m.size));
 }
 
-posenc::CodeOptions codeOf(const Args& a) {
+posenc::CodeOptions codeOf(const Args& o) {
     posenc::CodeOptions c;
-    read(a, "bits", c.bits), read(a, "radix", c.radix), read(a, "code", c.code);
+    read(o, "bits", c.bits), read(o, "radix", c.radix), read(o, "code", c.code);
     return c;
 }
 
-void binary(const Args& a) {
-    posenc::BinaryOptions o;
-    o.code = codeOf(a);
-    o.dim = a.integer("dim", o.code.bits);
-    o.table = a.floats("table");
+void binary(Value& r) {
+    const Args a(r), o = options(r, "binary");
+    posenc::BinaryOptions b;
+    b.code = codeOf(o);
+    b.dim = o.integer("dim", b.code.bits);
+    b.table = o.floats("table");
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    posenc::binaryEncoding(p.data, p.size, o, floatOut(a, "out", Count(p.size) * std::max(o.dim, 0)));
+    posenc::binaryEncoding(p.data, p.size, b, floatOut(a, "out", Count(p.size) * std::max(b.dim, 0)));
 }
 
-void codeDistance(const Args& a) {
-    gAnswer.key("value").number(posenc::codeDistance(static_cast<std::int64_t>(a.number("a")), static_cast<std::int64_t>(a.number("b")), codeOf(a)));
+void codeDistance(Value& r) {
+    const Args a(r), o = options(r, "codeDistance");
+    gAnswer.key("value").number(posenc::codeDistance(static_cast<std::int64_t>(a.number("a")), static_cast<std::int64_t>(a.number("b")), codeOf(o)));
 }
 
-void lowRank(const Args& a) {
+void lowRank(Value& r) {
+    const Args a(r), o = options(r, "lowRank");
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    const int dim = a.integer("dim");
-    posenc::lowRank(p.data, p.size, a.floats("coefficients"), a.floats("basis"), a.integer("rank"), dim, floatOut(a, "out", Count(p.size) * std::max(dim, 0)));
+    const int dim = o.integer("dim");
+    posenc::lowRank(p.data, p.size, o.floats("coefficients"), o.floats("basis"), o.integer("rank"), dim, floatOut(a, "out", Count(p.size) * dim));
 }
 
-void sparse(const Args& a) {
+void sparse(Value& r) {
+    const Args a(r), o = options(r, "sparse");
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    const int dim = a.integer("dim");
-    posenc::sparse(p.data, p.size, a.tensor<std::int32_t>("indices"), a.floats("values"), a.integer("k"), a.floats("basis"), dim,
-                   floatOut(a, "out", Count(p.size) * std::max(dim, 0)));
+    const int dim = o.integer("dim");
+    posenc::sparse(p.data, p.size, o.tensor<std::int32_t>("indices"), o.floats("values"), o.integer("k"), o.floats("basis"), dim,
+                   floatOut(a, "out", Count(p.size) * dim));
 }
 
-void randomFeatures(const Args& a) {
-    posenc::RandomFeatureOptions o;
-    read(a, "dim", o.dim), read(a, "kind", o.kind), read(a, "sigma", o.sigma), read(a, "scale", o.scale), read(a, "hidden", o.hidden);
-    if (a.has("seed")) o.seed = static_cast<std::uint64_t>(a.number("seed"));
+void randomFeatures(Value& r) {
+    const Args a(r), o = options(r, "randomFeatures");
+    posenc::RandomFeatureOptions f;
+    read(o, "dim", f.dim), read(o, "kind", f.kind), read(o, "sigma", f.sigma), read(o, "scale", f.scale), read(o, "hidden", f.hidden);
+    if (o.has("seed")) f.seed = static_cast<std::uint64_t>(o.number("seed"));
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    posenc::randomFeatures(p.data, p.size, o, floatOut(a, "out", Count(p.size) * std::max(o.dim, 0)));
+    posenc::randomFeatures(p.data, p.size, f, floatOut(a, "out", Count(p.size) * f.dim));
 }
 
-void axial(const Args& a) {
-    posenc::AxialOptions o;
-    for (const double s : a.numbers("shape")) o.shape.push_back(static_cast<int>(s));
-    for (const double d : a.numbers("dims")) o.dims.push_back(static_cast<int>(d));
-    for (const Value& t : a.at("tables").elements())
-        o.tables.emplace_back(reinterpret_cast<const float*>(static_cast<std::uintptr_t>(t[0].number())), static_cast<std::size_t>(t[1].number()));
-    read(a, "combine", o.combine);
+void axial(Value& r) {
+    const Args a(r), o = options(r, "axial");
+    posenc::AxialOptions x;
+    read(o, "shape", x.shape), read(o, "dims", x.dims), read(o, "combine", x.combine);
+    for (const Value& t : o.at("tables").elements()) x.tables.push_back(Args::tensorOf<float>(t));
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    posenc::axial(p.data, p.size, o, floatOut(a, "out", Count(p.size) * std::max(posenc::axialWidth(o), 0)));
+    posenc::axial(p.data, p.size, x, floatOut(a, "out", Count(p.size) * std::max(posenc::axialWidth(x), 0)));
 }
 
-void twoLevel(const Args& a) {
+void twoLevel(Value& r) {
+    const Args a(r), o = options(r, "twoLevel");
     const View<std::int32_t> s = a.tensor<std::int32_t>("segments");
-    const int segmentDim = a.integer("segmentDim"), innerDim = a.integer("innerDim");
-    const auto combine = static_cast<posenc::AxialCombine>(a.integer("combine"));
+    const int segmentDim = o.integer("segmentDim"), innerDim = o.integer("innerDim");
+    const auto combine = static_cast<posenc::AxialCombine>(o.integer("combine"));
     const int width = combine == posenc::AxialCombine::sum ? segmentDim : segmentDim + innerDim;
-    posenc::twoLevel(s.data, s.size, a.floats("segmentTable"), a.floats("innerTable"), segmentDim, innerDim, combine,
-                     floatOut(a, "out", Count(s.size) * std::max(width, 0)));
+    posenc::twoLevel(s.data, s.size, o.floats("segmentTable"), o.floats("innerTable"), segmentDim, innerDim, combine, floatOut(a, "out", Count(s.size) * width));
 }
 
-void sine(const Args& a) {
-    posenc::SineNdOptions o;
-    read(a, "numPosFeats", o.numPosFeats), read(a, "temperature", o.temperature), read(a, "normalize", o.normalize), read(a, "scale", o.scale);
-    const int frames = a.integer("frames"), height = a.integer("height"), width = a.integer("width");
-    const View<std::uint8_t> mask = a.tensor<std::uint8_t>("mask");
-    const Count cells = Count(std::max(frames, 1)) * std::max(height, 0) * std::max(width, 0);
-    if (!mask.empty()) requireSize(mask, cells, "mask", frames ? "frames*height*width" : "height*width");
-    float* out = floatOut(a, "out", cells * (frames ? 3 : 2) * std::max(o.numPosFeats, 0));
-    if (frames == 0) posenc::sine2d(height, width, mask, o, out);
-    else posenc::sine3d(frames, height, width, mask, o, out);
+void sine(Value& r, bool video) {
+    const Args a(r), o = options(r, video ? "sine3d" : "sine2d");
+    posenc::SineNdOptions s;
+    read(o, "numPosFeats", s.numPosFeats), read(o, "temperature", s.temperature), read(o, "normalize", s.normalize), read(o, "scale", s.scale);
+    const int frames = o.integer("frames"), height = o.integer("height"), width = o.integer("width");
+    const View<std::uint8_t> mask = o.tensor<std::uint8_t>("mask");
+    const Count cells = Count(std::max(frames, 1)) * height * width;
+    if (!mask.empty()) requireSize(mask, cells, "mask", video ? "frames*height*width" : "height*width");
+    float* out = floatOut(a, "out", cells * (video ? 3 : 2) * s.numPosFeats);
+    if (!video) posenc::sine2d(height, width, mask, s, out);
+    else posenc::sine3d(frames, height, width, mask, s, out);
 }
 
-void resizeGrid(const Args& a) {
-    posenc::ResizeOptions o;
-    const std::vector<double> from = a.numbers("from"), to = a.numbers("to");
-    o.fromH = static_cast<int>(from[0]), o.fromW = static_cast<int>(from[1]), o.toH = static_cast<int>(to[0]), o.toW = static_cast<int>(to[1]);
-    read(a, "dim", o.dim), read(a, "mode", o.mode), read(a, "mapping", o.mapping), read(a, "prefixTokens", o.prefixTokens);
-    const Count n = (Count(std::max(o.prefixTokens, 0)) + Count(o.toH) * o.toW) * std::max(o.dim, 0);
-    posenc::resizeGrid(a.floats("grid"), o, floatOut(a, "out", n));
+void resizeGrid(Value& r) {
+    const Args a(r), o = options(r, "resizeGrid");
+    posenc::ResizeOptions g;
+    const std::vector<double> from = o.numbers("from"), to = o.numbers("to");
+    g.fromH = static_cast<int>(from[0]), g.fromW = static_cast<int>(from[1]), g.toH = static_cast<int>(to[0]), g.toW = static_cast<int>(to[1]);
+    read(o, "dim", g.dim), read(o, "mode", g.mode), read(o, "mapping", g.mapping), read(o, "prefixTokens", g.prefixTokens);
+    posenc::resizeGrid(a.floats("grid"), g, floatOut(a, "out", (Count(g.prefixTokens) + Count(g.toH) * g.toW) * g.dim));
 }
 
 // --- rotary -----------------------------------------------------------------------------------------
-void ropeFrequencies(const Args& a) {
-    const auto f = posenc::ropeFrequencies(posenc::registry::ropeFrom(a).config);
+void ropeFrequencies(Value& r) {
+    const Args a(r), o = options(r, "ropeFrequencies");
+    const auto f = posenc::ropeFrequencies(posenc::registry::ropeFrom(o).config);
     std::copy(f.invFreq.begin(), f.invFreq.end(), floatOut(a, "invFreq", f.invFreq.size()));  // float32, as the API returns it
     gAnswer.key("attentionScale").number(f.attentionScale).key("rotaryDim").number(f.rotaryDim);
     if (f.axes < 2) return;
@@ -263,54 +305,67 @@ void ropeFrequencies(const Args& a) {
 
 // applyRope / rotateByDelta: x [heads, tokens, headDim] rotated in place (the JS side passes a copy
 // unless the caller asked for inPlace).
-void rotate(const Args& a, bool byDelta) {
-    const posenc::RopeEncoding r = posenc::registry::ropeFrom(a);
-    const auto f = posenc::ropeFrequencies(r.config);
-    const int heads = a.integer("heads"), tokens = a.integer("tokens"), headDim = a.integer("headDim");
-    float* x = a.pointer<float>("x");
+void rotate(Value& r, bool byDelta) {
+    const std::string op = byDelta ? "rotateByDelta" : "applyRope";
+    const Args a(r), shape = options(r, "shape", {"shape", op + " shape", ""}, {}, "shape");
+    const int heads = shape.integer("heads"), tokens = shape.integer("tokens"), headDim = shape.integer("headDim");
+    const Args o = options(r, "applyRope", optionsOf(op), {0, headDim, "the shape's headDim"});
+    const posenc::RopeEncoding rope = posenc::registry::ropeFrom(o);
+    const auto f = posenc::ropeFrequencies(rope.config);
+    const View<float> x = a.floats("x");
+    requireSize(x, Count(heads) * tokens * headDim, "x", "[heads, tokens, headDim]");
     const View<std::int32_t> p = a.tensor<std::int32_t>(byDelta ? "deltas" : "positions");
     if (byDelta) {
-        requireSize(p, Count(std::max(tokens, 0)), "deltas", "one per token");
+        requireSize(p, Count(tokens), "deltas", "one per token");
         const std::vector<std::int64_t> deltas(p.data, p.data + p.size);
-        posenc::rotateByDelta(x, heads, tokens, headDim, deltas.data(), f, r.layout);
+        posenc::rotateByDelta(const_cast<float*>(x.data), heads, tokens, headDim, deltas.data(), f, rope.layout);
     } else {
         const int axes = std::max(f.axes, 1);
-        requireSize(p, Count(std::max(tokens, 0)) * axes, "positions", axes > 1 ? "[axes = " + std::to_string(axes) + ", tokens]" : "one per token");
-        posenc::applyRope(x, heads, tokens, headDim, p.data, f, r.layout);
+        requireSize(p, Count(tokens) * axes, "positions", axes > 1 ? "[axes = " + std::to_string(axes) + ", tokens]" : "one per token");
+        posenc::applyRope(const_cast<float*>(x.data), heads, tokens, headDim, p.data, f, rope.layout);
     }
 }
 
 // config.json text -> the rope options it sets ("rope", posenc's names, given keys only), the keys
 // it ignores, its query temperature and its attention shape.
-void ropeConfigFromHF(const Args& a) {
-    posenc::HfConfigOptions o;
-    if (a.has("layerType")) o.layerType = a.text("layerType");
-    read(a, "yarnFactor", o.yarnFactor), read(a, "strict", o.strict);
-    gAnswer.key("value").raw(posenc::toJson(posenc::ropeConfigFromHF(a.text("config"), o)));
+void ropeConfigFromHF(Value& r) {
+    const Args a(r), o = options(r, "ropeConfigFromHF");
+    posenc::HfConfigOptions c;
+    if (o.has("layerType")) c.layerType = o.text("layerType");
+    read(o, "yarnFactor", c.yarnFactor), read(o, "strict", c.strict);
+    gAnswer.key("value").raw(posenc::toJson(posenc::ropeConfigFromHF(a.text("config"), c)));
 }
 
 // --- score terms, attention, tables -----------------------------------------------------------------
-void attention(const Args& a) {
-    posenc::AttentionRequest r;
-    r.dims = posenc::AttentionDims{a.integer("heads"), a.integer("kvHeads"), a.integer("headDim"), a.integer("qLen"), a.integer("kLen")};
-    r.q = a.floats("q"), r.k = a.floats("k"), r.v = a.floats("v");
-    r.qPositions = a.tensor<std::int32_t>("qPositions"), r.kPositions = a.tensor<std::int32_t>("kPositions");
-    r.maskPositions = a.tensor<std::int32_t>("maskPositions"), r.keyMask = a.tensor<std::uint8_t>("keyMask");
-    r.causal = a.flag("causal"), r.window = a.integer("window"), r.chunk = a.integer("chunk");
-    if (a.has("scale")) r.scale = a.number("scale");
-    r.encoding = encodingOf(a);
-    const Count qn = r.q.size, wn = Count(std::max(r.dims.heads, 0)) * std::max(r.dims.qLen, 0) * std::max(r.dims.kLen, 0);
-    float* out = floatOut(a, "out", qn);
-    float* weights = a.flag("returnWeights") ? floatOut(a, "weights", wn) : nullptr;
-    float* scores = a.flag("returnScores") ? floatOut(a, "scores", wn) : nullptr;
-    posenc::attention(r, out, weights, scores);
+void attention(Value& r) {
+    const Args o = options(r, "attention", {"args", "attention args", ""});
+    posenc::AttentionRequest q;
+    const int heads = o.integer("heads");
+    q.dims = posenc::AttentionDims{heads, o.integer("kvHeads", heads), o.integer("headDim"), o.integer("qLen"), o.integer("kLen")};
+    q.q = o.floats("q"), q.k = o.floats("k"), q.v = o.floats("v");
+    q.qPositions = o.tensor<std::int32_t>("qPositions"), q.kPositions = o.tensor<std::int32_t>("kPositions");
+    q.maskPositions = o.tensor<std::int32_t>("maskPositions"), q.keyMask = o.tensor<std::uint8_t>("keyMask");
+    q.causal = o.flag("causal"), q.window = o.integer("window"), q.chunk = o.integer("chunk");
+    if (o.has("scale")) q.scale = o.number("scale");
+    q.encoding = encodingOf(o);
+    const Args a(r);
+    const Count wn = Count(heads) * q.dims.qLen * q.dims.kLen;
+    float* out = floatOut(a, "out", q.q.size);
+    float* weights = o.flag("returnWeights") ? floatOut(a, "weights", wn) : nullptr;
+    float* scores = o.flag("returnScores") ? floatOut(a, "scores", wn) : nullptr;
+    posenc::attention(q, out, weights, scores);
 }
 
-void attentionBias(const Args& a) {
-    const posenc::Encoding e = encodingOf(a);
-    const int heads = a.integer("heads");
+// The bias [heads, qLen, kLen] of scalar-bias encodings, with the heads the (first) encoding gives.
+void attentionBias(Value& r) {
+    const Args a(r);
+    Value* e = r.find("encoding");
+    if (!e) posenc::failType("encoding", "is required");
+    posenc::registry::checkEncoding(*e, "encoding", {});
+    const Value* heads = (e->isArray() ? (*e)[0] : *e).find("heads");
+    const int h = heads ? static_cast<int>(heads->number()) : 0;
     const View<std::int32_t> q = a.tensor<std::int32_t>("qPositions"), k = a.tensor<std::int32_t>("kPositions");
-    posenc::attentionBias(e, heads, q, k, floatOut(a, "out", Count(std::max(heads, 0)) * q.size * k.size));
+    posenc::attentionBias(encodingOf(a), h, q, k, floatOut(a, "out", Count(std::max(h, 0)) * q.size * k.size));
 }
 
 template <class Options, class Bucket>
@@ -321,89 +376,132 @@ void buckets(const Args& a, Options o, Bucket bucket) {
     for (std::size_t i = 0; i < rel.size; ++i) out[i] = static_cast<std::int32_t>(bucket(rel[i], o));
 }
 
-void t5Bucket(const Args& a) {
-    posenc::T5BucketOptions o;
-    read(a, "bidirectional", o.bidirectional), read(a, "numBuckets", o.numBuckets), read(a, "maxDistance", o.maxDistance);
-    buckets(a, o, [](std::int32_t r, const posenc::T5BucketOptions& x) { return posenc::t5Bucket(r, x); });
+void t5Bucket(Value& r) {
+    const Args o = options(r, "t5Bucket");
+    posenc::T5BucketOptions t;
+    read(o, "bidirectional", t.bidirectional), read(o, "numBuckets", t.numBuckets), read(o, "maxDistance", t.maxDistance);
+    buckets(Args(r), t, [](std::int32_t x, const posenc::T5BucketOptions& b) { return posenc::t5Bucket(x, b); });
 }
 
-void debertaBucket(const Args& a) {
-    posenc::DebertaBucketOptions o;
-    read(a, "bucketSize", o.bucketSize), read(a, "maxPosition", o.maxPosition), read(a, "convention", o.convention);
-    buckets(a, o, [](std::int32_t r, const posenc::DebertaBucketOptions& x) { return posenc::debertaBucket(r, x); });
+void debertaBucket(Value& r) {
+    const Args o = options(r, "debertaBucket");
+    posenc::DebertaBucketOptions d;
+    read(o, "bucketSize", d.bucketSize), read(o, "maxPosition", d.maxPosition), read(o, "convention", d.convention);
+    buckets(Args(r), d, [](std::int32_t x, const posenc::DebertaBucketOptions& b) { return posenc::debertaBucket(x, b); });
 }
 
-void alibiSlopes(const Args& a) { gAnswer.key("value").numbers(posenc::alibiSlopes(a.integer("numHeads"))); }
+void alibiSlopes(Value& r) { gAnswer.key("value").numbers(posenc::alibiSlopes(Args(r).integer("numHeads"))); }
 
-void swinRelativeIndex(const Args& a) {
+void swinRelativeIndex(Value& r) {
+    const Args a(r);
     const auto idx = posenc::swinRelativeIndex(a.integer("windowH"), a.integer("windowW"));
     std::copy(idx.begin(), idx.end(), intOut("out", idx.size()));
 }
 
-void parameterCount(const Args& a) { gAnswer.key("value").number(posenc::registry::parameterCount(a.text("method"), a)); }
+void parameterCount(Value& r) {
+    const std::string method = Args(r).text("method");
+    std::vector<std::string> methods;
+    for (const posenc::registry::Table& t : posenc::registry::tables())
+        if (t.name.rfind("parameterCount.", 0) == 0) methods.push_back(t.name.substr(15));
+    if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
+        std::string list;
+        for (const std::string& m : methods) list += (list.empty() ? "'" : ", '") + m + "'";
+        posenc::fail("method", "must be one of " + list + " (got '" + method + "')");
+    }
+    const Args o = options(r, "parameterCount." + method, optionsOf("parameterCount('" + method + "')"));
+    const double n = posenc::registry::parameterCount(method, o);
+    if (n > 9007199254740992.0) {
+        posenc::json::Writer w;
+        posenc::fail("parameterCount('" + method + "'):", w.number(n).text() + " parameters cannot be counted exactly (more than 2^53)");
+    }
+    gAnswer.key("value").number(n);
+}
 
-void registryTables(const Args&) { gAnswer.key("value").raw(posenc::registry::json()); }
+void registryTables(Value&) { gAnswer.key("value").raw(posenc::registry::json()); }
 
-void setThreadCount(const Args& a) { gAnswer.key("value").number(posenc::setThreadCount(a.integer("threads"))); }
+void setThreadCount(Value& r) { gAnswer.key("value").number(posenc::setThreadCount(Args(r).integer("threads"))); }
 
 // Plain memcpy inside the heap: the copy-bandwidth yardstick the benchmarks compare against.
-void copyBytes(const Args& a) {
+void copyBytes(Value& r) {
+    const Args a(r);
     std::memcpy(a.pointer<char>("dst"), a.pointer<char>("src"), static_cast<std::size_t>(a.number("bytes")));
 }
 
 // --- KV cache: a handle is the cache's address, valid while listed in gCaches ----------------------------
-void cacheCreate(const Args& a) {
+void cacheCreate(Value& r) {
+    const Args o = options(r, "KVCache");
     posenc::KVCacheConfig c;
-    read(a, "batch", c.batch), read(a, "kvHeads", c.kvHeads), read(a, "headDim", c.headDim), read(a, "capacity", c.capacity);
-    read(a, "window", c.window), read(a, "sinks", c.sinks), read(a, "chunk", c.chunk), read(a, "dynamic", c.dynamic);
-    if (a.has("rope")) c.rope = posenc::registry::ropeFrom(*a.object("rope"));
+    read(o, "batch", c.batch), read(o, "kvHeads", c.kvHeads), read(o, "headDim", c.headDim), read(o, "capacity", c.capacity);
+    read(o, "window", c.window), read(o, "sinks", c.sinks), read(o, "chunk", c.chunk), read(o, "dynamic", c.dynamic);
+    if (o.has("rope")) c.rope = posenc::registry::ropeFrom(*o.object("rope"));
+    const Count slots = Count(c.batch) * c.capacity * c.kvHeads * c.headDim;  // refused before the cache builds its tables
+    if (slots * 8 > (Count(1) << 32) - (Count(1) << 26)) posenc::fail("capacity:", std::to_string(slots) + " key/value floats do not fit the 4 GiB wasm heap");
     auto cache = std::make_unique<posenc::KVCache>(c);
     gCaches.insert(cache.get());
     gAnswer.key("value").number(static_cast<double>(reinterpret_cast<std::uintptr_t>(cache.release())));
+    gAnswer.key("batch").number(c.batch).key("capacity").number(c.capacity);
 }
 
-void cacheDelete(const Args& a) {
-    posenc::KVCache* c = &cacheOf(a);
+void cacheDelete(Value& r) {
+    posenc::KVCache* c = &cacheOf(Args(r));
     gCaches.erase(c);
     delete c;
 }
 
-void cacheAppend(const Args& a) {
+// k, v: [batch, kvHeads, T, headDim], T implied by their length.
+void cacheAppend(Value& r) {
+    const Args a(r);
     posenc::KVCache& c = cacheOf(a);
-    c.append(a.floats("k"), a.floats("v"), a.integer("tokens"), a.tensor<std::int32_t>("positions"), a.tensor<std::uint8_t>("mask"),
-             a.tensor<std::int32_t>("maskPositions"));
+    const Args o = options(r, "KVCache.append", {"options", "append options", ""});
+    const posenc::KVCacheConfig& cfg = c.config();
+    const int tokens = countOf(a.floats("k"), Count(cfg.batch) * cfg.kvHeads * cfg.headDim, "k", "[batch, kvHeads, T, headDim]");
+    c.append(a.floats("k"), a.floats("v"), tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"),
+             o.tensor<std::int32_t>("maskPositions"));
 }
 
-void cacheAttend(const Args& a) {
+// q: [batch, heads, qLen, headDim], qLen implied by its length.
+void cacheAttend(Value& r) {
+    const Args a(r);
     posenc::KVCache& c = cacheOf(a);
+    const posenc::KVCacheConfig& cfg = c.config();
+    const Args o = options(r, "KVCache.attend", {"options", "attend options", ""}, {0, cfg.headDim, "the attention's headDim"});
     const View<float> q = a.floats("q");
-    c.attend(q, a.integer("heads"), a.integer("qLen"), encodingOf(a), a.tensor<std::int32_t>("qPositions"), a.flag("causal"),
-             floatOut(a, "out", q.size), a.has("scale") ? a.number("scale") : std::nan(""), a.tensor<std::int32_t>("maskPositions"));
+    const int heads = o.integer("heads");
+    // q's size fixes heads * qLen only: when it does not fit, say which heads was assumed
+    const Count rows = Count(cfg.batch) * cfg.headDim;
+    if (q.size > 0 && q.size % rows == 0 && (q.size / rows) % heads != 0)
+        posenc::fail("heads", "(" + std::to_string(heads) + ") does not fit q: q holds " + std::to_string(q.size / rows) +
+                                  " head vectors per batch row ([batch = " + std::to_string(cfg.batch) + ", heads, qLen, headDim = " +
+                                  std::to_string(cfg.headDim) + "]), not a multiple of heads");
+    const int qLen = countOf(q, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
+    c.attend(q, heads, qLen, encodingOf(o), o.tensor<std::int32_t>("qPositions"), o.flag("causal") || !o.has("causal"),
+             floatOut(a, "out", q.size), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"));
 }
 
-void cacheShift(const Args& a) { cacheOf(a).shift(static_cast<std::int64_t>(a.number("delta"))); }
-void cacheRenumber(const Args& a) { cacheOf(a).renumber(a.tensor<std::int32_t>("positions")); }
+void cacheShift(Value& r) { cacheOf(Args(r)).shift(static_cast<std::int64_t>(Args(r).number("delta"))); }
+void cacheRenumber(Value& r) { cacheOf(Args(r)).renumber(Args(r).tensor<std::int32_t>("positions")); }
 
-void cachePositions(const Args& a) {
-    const auto p = cacheOf(a).positions();
+void cachePositions(Value& r) {
+    const auto p = cacheOf(Args(r)).positions();
     std::copy(p.begin(), p.end(), intOut("value", p.size()));
 }
 
-void cacheNextPositions(const Args& a) {
-    const auto p = cacheOf(a).nextPositions();
+void cacheNextPositions(Value& r) {
+    const auto p = cacheOf(Args(r)).nextPositions();
     std::copy(p.begin(), p.end(), intOut("value", p.size()));
 }
 
 struct Op {
     const char* name;
-    void (*run)(const Args&);
+    void (*run)(Value&);
 };
 constexpr Op kOps[] = {
-    {"sinusoidal", sinusoidal}, {"learned", learned}, {"positionIds", positionIds}, {"nextPositions", nextPositions},
-    {"modalityPositions", modalityPositions}, {"binary", binary}, {"codeDistance", codeDistance}, {"lowRank", lowRank},
-    {"sparse", sparse}, {"randomFeatures", randomFeatures}, {"axial", axial}, {"twoLevel", twoLevel}, {"sine", sine},
-    {"resizeGrid", resizeGrid}, {"ropeFrequencies", ropeFrequencies}, {"applyRope", [](const Args& a) { rotate(a, false); }},
-    {"rotateByDelta", [](const Args& a) { rotate(a, true); }}, {"ropeConfigFromHF", ropeConfigFromHF}, {"attention", attention},
+    {"sinusoidal", sinusoidal}, {"learned", learned}, {"positionIds", [](Value& r) { ofMask(r, false); }},
+    {"nextPositions", [](Value& r) { ofMask(r, true); }}, {"modalityPositions", modalityPositions}, {"binary", binary},
+    {"codeDistance", codeDistance}, {"lowRank", lowRank}, {"sparse", sparse}, {"randomFeatures", randomFeatures}, {"axial", axial},
+    {"twoLevel", twoLevel}, {"sine2d", [](Value& r) { sine(r, false); }}, {"sine3d", [](Value& r) { sine(r, true); }},
+    {"resizeGrid", resizeGrid}, {"ropeFrequencies", ropeFrequencies}, {"applyRope", [](Value& r) { rotate(r, false); }},
+    {"rotateByDelta", [](Value& r) { rotate(r, true); }}, {"ropeConfigFromHF", ropeConfigFromHF}, {"attention", attention},
     {"attentionBias", attentionBias}, {"t5Bucket", t5Bucket}, {"debertaBucket", debertaBucket}, {"alibiSlopes", alibiSlopes},
     {"swinRelativeIndex", swinRelativeIndex}, {"parameterCount", parameterCount}, {"registry", registryTables},
     {"setThreadCount", setThreadCount}, {"copyBytes", copyBytes}, {"cache.create", cacheCreate}, {"cache.delete", cacheDelete},
@@ -414,13 +512,13 @@ constexpr Op kOps[] = {
 enum Status : int { kOk = 0, kRangeError = 1, kTypeError = 2, kInternalError = 3 };
 
 int run(const char* text, std::size_t length) {
-    const Value request = posenc::json::parse(std::string_view(text, length));
+    Value request = posenc::json::parse(std::string_view(text, length));
     const Value* op = request.find("op");
     const std::string name = op ? op->text() : "";
     for (const Op& o : kOps) {
         if (name != o.name) continue;
         gAnswer.begin();
-        o.run(Args(request));
+        o.run(request);
         gAnswer.end();
         return kOk;
     }

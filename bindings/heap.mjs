@@ -1,6 +1,6 @@
 // Moving tensors in and out of the wasm heap. Results are always copied out into fresh JS-owned
 // typed arrays, because heap growth detaches every view into the old buffer.
-import { float32Array, requireLength } from './validate.mjs';
+import { float32Array, requireLength, describe } from './validate.mjs';
 
 const MAX_BYTES = 2 ** 32 - 64;
 
@@ -40,24 +40,27 @@ export class Scope {
   alloc(bytes, field) { const p = mallocOrThrow(this.m, bytes, field); this.ptrs.push(p); return p; }
   release() { for (const p of this.ptrs) this.m._free(p); this.ptrs.length = 0; }
 
-  // A float tensor argument as [heap offset, length]: a HeapBuffer is used where it lies, anything
-  // else is copied in.
-  f32(value, field, expectedLength) {
+  // A float tensor argument as {"@": [heap offset, length]}: a HeapBuffer is used where it lies,
+  // anything else is copied in.
+  f32(value, field) {
     if (value instanceof HeapBuffer) {
       if (value.deleted) throw new RangeError(`${field} is a buffer that has been deleted`);
-      if (expectedLength !== undefined) requireLength(value.length, expectedLength, field);
-      return [value.byteOffset, value.length];
+      return { '@': [value.byteOffset, value.length] };
     }
     const a = float32Array(value, field);
-    if (expectedLength !== undefined) requireLength(a.length, expectedLength, field);
     const p = this.alloc(a.length * 4, field);
     this.m.HEAPF32.set(a, p >> 2);
-    return [p, a.length];
+    return { '@': [p, a.length] };
   }
   i32(array, field) {  // array: an already validated Int32Array
     const p = this.alloc(array.length * 4, field);
     this.m.HEAP32.set(array, p >> 2);
-    return [p, array.length];
+    return { '@': [p, array.length] };
+  }
+  bytes(array, field) {  // a validated 0/1 mask
+    const p = this.alloc(array.length, field);
+    this.m.HEAPU8.set(array, p);
+    return { '@': [p, array.length] };
   }
 
   // Copies a float result out of the heap: into `out` (a HeapBuffer or Float32Array) when given.
@@ -77,15 +80,15 @@ export class Scope {
   }
   int32Result(ptr, length) { return new Int32Array(this.m.HEAP32.buffer, ptr, length).slice(); }
 
-  // Runs one operation of the core (bindings/call.cpp): `args` are JSON values, tensors among them as
-  // [heap offset, length] (from f32 / i32 / bytes). Resolves to the core's answer with its result
+  // Runs one operation of the core (bindings/call.cpp): `args` are JSON values, tensors among them
+  // from f32 / i32 / bytes; values JSON cannot carry are tagged (jsonSafe). Resolves to the core's answer with its result
   // tensors copied out into typed arrays; the one named "out" into the caller's `out` when given (a
   // buffer from pe.alloc is written where it lies).
   call(op, args, out) {
     const m = this.m;
     args.op = op;  // (args: a fresh object of the caller's)
     if (out instanceof HeapBuffer) args.out = this.f32(out, 'out');
-    const [request, length] = writeRequest(m, JSON.stringify(args));  // (typed arrays of options arrive as plain arrays)
+    const [request, length] = writeRequest(m, JSON.stringify(args, jsonSafe));
     const status = m._posenc_call(request, length);
     if (status !== 0) throw errorOf(status, readText(m, m._posenc_error()));
     try {
@@ -100,11 +103,14 @@ export class Scope {
       m._posenc_release();
     }
   }
-  bytes(array, field) {  // a validated 0/1 mask
-    const p = this.alloc(array.length, field);
-    this.m.HEAPU8.set(array, p);
-    return [p, array.length];
-  }
+}
+
+// JSON.stringify would write NaN and Infinity as null (read as "given as null"), drop undefined in a list
+// and functions, and throw on BigInt: each becomes a tag the core's messages describe (src/registry_check.hpp).
+function jsonSafe(key, x) {
+  if (typeof x === 'number') return Number.isFinite(x) ? x : { $number: String(x) };
+  if (x === undefined) return Array.isArray(this) ? { $js: 'undefined' } : undefined;
+  return typeof x === 'bigint' || typeof x === 'function' || typeof x === 'symbol' || ArrayBuffer.isView(x) ? { $js: describe(x) } : x;
 }
 
 const ENCODER = new TextEncoder(), DECODER = new TextDecoder();

@@ -1,15 +1,13 @@
-// posenc's JavaScript API: validates and converts arguments, calls the wasm core, copies results
-// out. All numeric work happens in C++ (src/); this layer only shapes data.
+// posenc's JavaScript API: converts arguments, calls the wasm core, copies results out. All numeric
+// work and every option rule live in C++ (src/); this layer checks JS types and shapes data.
 import createPosencModule from '../dist/posenc_wasm.mjs';
 import { instantiate } from './load-wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope } from './heap.mjs';
-import { ropeSpec, makeRopeConfigFromHF } from './rope-config.mjs';
-import { encodingSpecs, encodingKinds, SCALAR_BIAS, NO_ENCODING } from './encoding.mjs';
-import { checkOptions, readOptions, belongsIn, installRegistry, plain, ENCODING_TABLES } from './options.mjs';
+import { makeRopeConfigFromHF } from './rope-config.mjs';
+import { installRegistry, wire, outOf } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
-import { makeParameterCount, installParameterMethods } from './parameters.mjs';
 
 function makeApi(m) {
   // One operation of the core (bindings/call.cpp); `args(scope)` places tensors on the heap.
@@ -18,101 +16,71 @@ function makeApi(m) {
   installRegistry(registry);
   // describe(): one entry per encoding kind and additive function, from the C++ table (src/registry.cpp)
   const descriptions = Object.freeze(registry.describe.map(Object.freeze));
-  installParameterMethods();
+  // An options object for the core, checked there against registry table `table`.
+  const withOptions = (table, options) => (s) => ({ options: wire(s, options, table) });
 
   function sinusoidal(positions, options) {
-    const o = readOptions(options, 'sinusoidal');
     const pos = v.positions(positions);
-    return call('sinusoidal', (s) => ({ ...plain(o), positions: s.i32(pos, 'positions') }), o.out).out;
+    return call('sinusoidal', (s) => ({ ...withOptions('sinusoidal', options)(s), positions: s.i32(pos, 'positions') }), outOf(options)).out;
   }
 
   function ropeFrequencies(options) {
-    const where = 'ropeFrequencies options';
-    const o = checkOptions(options, 'ropeFrequencies', { where, elsewhere: belongsIn('scaling', 'scaling') });
-    const r = call('ropeFrequencies', ropeSpec(o, { where }));  // layout is checked too: frequencies do not depend on it, but it must be valid
+    const r = call('ropeFrequencies', withOptions('ropeFrequencies', options));
     const result = { invFreq: r.invFreq, attentionScale: r.attentionScale, rotaryDim: r.rotaryDim };
     return r.axes ? Object.assign(result, { axes: r.axes, axisOfPair: r.axisOfPair }) : result;
   }
 
-  // Shared by applyRope and rotateByDelta (`op`): validate, place x on the heap, rotate, copy out.
-  function rotate(op, x, shape, options, checkExtra) {
-    const { heads, tokens, headDim } = readOptions(shape, 'shape', { field: 'shape', where: `${op} shape` });
-    const where = `${op} options`;
-    const o = checkOptions(options, 'applyRope', { where, elsewhere: belongsIn('scaling', 'scaling') });
-    const spec = ropeSpec(o, { where, headDim, headDimOf: "the shape's headDim" });
-    const inPlace = v.boolean(o.inPlace, 'inPlace', false);
+  // Shared by applyRope and rotateByDelta (`op`): place x on the heap (a copy unless inPlace), rotate, copy out.
+  function rotate(op, x, shape, options, extra) {
+    const inPlace = options?.inPlace === true;
     if (inPlace && !(x instanceof Float32Array) && !(x instanceof HeapBuffer))
       throw new TypeError(`x must be a Float32Array or a buffer from pe.alloc with inPlace: true (got ${v.describe(x)})`);
-    const extra = checkExtra(tokens, spec);
-    const n = heads * tokens * headDim;
     return withScope(m, (s) => {
-      let [work] = s.f32(x, 'x', n);  // a HeapBuffer is used where it lies, so inPlace needs no copy
-      const heapX = x instanceof HeapBuffer;
+      let work = s.f32(x, 'x');  // a HeapBuffer is used where it lies, so inPlace needs no copy
+      const heapX = x instanceof HeapBuffer, [p, n] = work['@'];
       if (heapX && !inPlace) {  // leave the caller's buffer untouched
         const copy = s.alloc(n * 4, 'out');
-        m.HEAPU8.copyWithin(copy, work, work + n * 4);
-        work = copy;
+        m.HEAPU8.copyWithin(copy, p, p + n * 4);
+        work = { '@': [copy, n] };
       }
-      s.call(op, { ...spec, ...extra(s), x: [work, n], heads, tokens, headDim });
-      if (inPlace) return heapX ? x : s.result(work, n, x);
-      return s.result(work, n, o.out);
+      s.call(op, { ...withOptions('applyRope', options)(s), shape, x: work, ...extra(s) });
+      if (inPlace) return heapX ? x : s.result(work['@'][0], n, x);
+      return s.result(work['@'][0], n, outOf(options));
     });
   }
 
   function applyRope(x, shape, positions, options) {
-    return rotate('applyRope', x, shape, options, (tokens, spec) => {
-      const pos = v.positions(positions);
-      return (s) => ({ positions: s.i32(pos, 'positions') });
-    });
+    const pos = v.positions(positions);
+    return rotate('applyRope', x, shape, options, (s) => ({ positions: s.i32(pos, 'positions') }));
   }
 
   // Rotates already-rotated vectors by a position delta per token (negative = backwards), without
   // applying the attention scale again: how cached keys are moved when positions are renumbered.
   function rotateByDelta(x, shape, deltas, options) {
-    return rotate('rotateByDelta', x, shape, options, (tokens) => {
-      const d = v.int32Array(deltas, 'deltas', { min: -(2 ** 31 - 1) });
-      return (s) => ({ deltas: s.i32(d, 'deltas') });
-    });
+    const d = v.int32Array(deltas, 'deltas', { min: -(2 ** 31 - 1) });
+    return rotate('rotateByDelta', x, shape, options, (s) => ({ deltas: s.i32(d, 'deltas') }));
   }
 
   // --- attention and score terms ------------------------------------------------------------------
   function attention(args) {
-    const a = readOptions(args, 'attention', { field: 'args', where: 'attention args', elsewhere: belongsIn('encoding', ...ENCODING_TABLES) });
-    const { heads, kvHeads = heads, headDim, qLen, kLen } = a;
-    const qPositions = a.qPositions === undefined ? undefined : v.positions(a.qPositions, 'qPositions');
-    const kPositions = a.kPositions === undefined ? undefined : v.positions(a.kPositions, 'kPositions');
-    const maskPositions = a.maskPositions === undefined ? undefined : v.positions(a.maskPositions, 'maskPositions');
-    const keyMask = a.keyMask === undefined ? undefined : v.mask(a.keyMask, 'keyMask');
-    const r = call('attention', (s) => ({
-      ...plain(a), kvHeads, encoding: encodingSpecs(s, a.encoding ?? NO_ENCODING, { headDim, heads }),
-      q: s.f32(a.q, 'q'), k: s.f32(a.k, 'k'), v: s.f32(a.v, 'v'),
-      qPositions: qPositions && s.i32(qPositions, 'qPositions'), kPositions: kPositions && s.i32(kPositions, 'kPositions'),
-      maskPositions: maskPositions && s.i32(maskPositions, 'maskPositions'), keyMask: keyMask && s.bytes(keyMask, 'keyMask'),
-    }), a.out);
+    const r = call('attention', withOptions('attention', args), outOf(args));
     const result = { out: r.out };
-    if (a.returnWeights) result.weights = r.weights;
-    if (a.returnScores) result.scores = r.scores;
+    if (r.weights) result.weights = r.weights;
+    if (r.scores) result.scores = r.scores;
     return result;
   }
 
   function attentionBias(encoding, qPositions, kPositions) {
     const qp = v.positions(qPositions, 'qPositions'), kp = v.positions(kPositions, 'kPositions');
-    const kinds = encodingKinds(encoding);
-    const other = kinds.find((k) => !SCALAR_BIAS.includes(k));
-    if (other) throw new RangeError(`encoding.kind must be a scalar-bias encoding (${SCALAR_BIAS.map((k) => `'${k}'`).join(', ')}, or an array of them) (got '${other}')`);
-    return call('attentionBias', (s) => {
-      const specs = encodingSpecs(s, encoding);
-      const heads = specs[0].heads;
-      specs.forEach((p, i) => { if (p.heads !== heads) throw new RangeError(`encoding[${i}].heads (${p.heads}) must equal encoding[0].heads (${heads})`); });
-      return { encoding: specs, heads, qPositions: s.i32(qp, 'qPositions'), kPositions: s.i32(kp, 'kPositions') };
-    }).out;
+    return call('attentionBias', (s) => ({
+      encoding: wire(s, { encoding }, 'attention').encoding, qPositions: s.i32(qp, 'qPositions'), kPositions: s.i32(kp, 'kPositions'),
+    })).out;
   }
 
   // t5Bucket, debertaBucket: relative positions -> bucket indices.
   const buckets = (op) => (relativePositions, options) => {
-    const o = readOptions(options, op);
     const rel = v.int32Array(relativePositions, 'relativePositions');
-    return call(op, (s) => ({ ...plain(o), relativePositions: s.i32(rel, 'relativePositions') })).out;
+    return call(op, (s) => ({ ...withOptions(op, options)(s), relativePositions: s.i32(rel, 'relativePositions') })).out;
   };
 
   function alibiSlopes(numHeads) {
@@ -125,10 +93,16 @@ function makeApi(m) {
     return call('swinRelativeIndex', { windowH, windowW }).out;
   }
 
+  // Learned parameters per method (the seed survey's comparison), from the shapes its options give.
+  function parameterCount(method, options) {
+    if (typeof method !== 'string') throw new TypeError(`method must be a string (got ${v.describe(method)})`);
+    return call('parameterCount', (s) => ({ method, options: wire(s, options, `parameterCount.${method}`) })).value;
+  }
+
   return {
     sinusoidal,
-    ...makeAdditive(call),
-    parameterCount: makeParameterCount(call),
+    ...makeAdditive(call, withOptions, outOf),
+    parameterCount,
     ropeFrequencies,
     ropeConfigFromHF: makeRopeConfigFromHF(call),
     applyRope,
@@ -148,7 +122,7 @@ function makeApi(m) {
     copyBuffer(dst, src) {
       if (!(dst instanceof HeapBuffer) || !(src instanceof HeapBuffer)) throw new TypeError('copyBuffer takes two buffers from pe.alloc');
       v.requireLength(dst.length, src.length, 'dst');
-      call('copyBytes', { dst: [dst.byteOffset, dst.length], src: [src.byteOffset, src.length], bytes: src.length * 4 });
+      call('copyBytes', (s) => ({ dst: s.f32(dst, 'dst'), src: s.f32(src, 'src'), bytes: src.length * 4 }));
     },
   };
 }

@@ -29,26 +29,6 @@ export function integer(v, field, { min = -(2 ** 31), max = 2 ** 31 - 1 } = {}) 
 export const positive = (v, field, max) => integer(v, field, { min: 1, max });
 export const nonNegative = (v, field) => integer(v, field, { min: 0 });
 
-export function boolean(v, field, fallback) {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'boolean') throw new TypeError(`${field} must be a boolean (got ${describe(v)})`);
-  return v;
-}
-
-export function oneOf(v, field, choices, fallback) {
-  if (v === undefined) return choices.indexOf(fallback);
-  if (typeof v !== 'string') throw new TypeError(`${field} must be a string (got ${describe(v)})`);
-  const i = choices.indexOf(v);
-  if (i < 0) throw new RangeError(`${field} must be one of ${choices.map((c) => `'${c}'`).join(', ')} (got '${v}')`);
-  return i;
-}
-
-export function object(v, field) {
-  if (v === undefined) return {};
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new TypeError(`${field} must be an object (got ${describe(v)})`);
-  return v;
-}
-
 const INTEGER_ARRAYS = [Int32Array, Int16Array, Int8Array, Uint8Array, Uint16Array, Uint8ClampedArray];
 
 // Integers (positions, masks, relative positions) as an Int32Array, checking every element.

@@ -277,13 +277,13 @@ AttentionResult attention(const AttentionRequest& r, bool returnWeights, bool re
 }
 
 void attentionBias(const Encoding& e, int heads, View<std::int32_t> qp, View<std::int32_t> kp, float* out) {
+    if (!isScalarBias(e))
+        fail("encoding.kind", "must be a scalar-bias encoding ('alibi', 't5', 'swin', 'kerple', 'fire', or an array of them)");
     requirePositive(heads, "heads");
     requirePositive(static_cast<std::int64_t>(qp.size), "qPositions.length");
     requirePositive(static_cast<std::int64_t>(kp.size), "kPositions.length");
     requirePositions(qp.data, qp.size, "qPositions");
     requirePositions(kp.data, kp.size, "kPositions");
-    if (!isScalarBias(e))
-        fail("encoding.kind", "must be a scalar-bias encoding ('alibi', 't5', 'swin', 'kerple', 'fire', or an array of them)");
     AttentionInputs in;
     in.dims = AttentionDims{heads, heads, 1, static_cast<int>(qp.size), static_cast<int>(kp.size)};
     in.qPos = qp.data;

@@ -19,6 +19,19 @@ const Value* Value::find(std::string_view key) const {
     return it != members_.end() && it->key == key ? &it->value : nullptr;
 }
 
+void Value::setNumber(double x) {
+    Writer w;
+    w.number(x);
+    *this = Value();
+    type_ = Type::number, number_ = x, text_ = w.text();
+}
+
+Value& Value::insert(std::string_view key) {
+    auto it = std::lower_bound(members_.begin(), members_.end(), key, [](const Member& m, std::string_view k) { return m.key < k; });
+    if (it == members_.end() || it->key != key) it = members_.insert(it, Member{std::string(key), Value()});
+    return it->value;
+}
+
 void Writer::separate() {
     if (!afterKey_ && !first_) out_ += ',';
     afterKey_ = false;

@@ -51,6 +51,15 @@ public:
     // Compact JSON text (numbers as written in the source).
     std::string dump() const;
 
+    // Changing a parsed value (the binding's option checks write each choice as its index and fill in
+    // values the call fixes). An object's members stay sorted by key.
+    Value* find(std::string_view key) { return const_cast<Value*>(static_cast<const Value&>(*this).find(key)); }
+    std::vector<Value>& elements() { return elements_; }
+    std::vector<Member>& members() { return members_; }
+    void setNumber(double x);             // becomes the number x (its text as Writer writes it)
+    void becomeObject() { *this = Value(), type_ = Type::object; }  // an empty object
+    Value& insert(std::string_view key);  // this object's member `key`, added as null when absent
+
 private:
     friend class Parser;
     Type type_ = Type::null;

@@ -1,5 +1,5 @@
 // bindings/call.cpp, the wasm module's one entry, called as bindings/heap.mjs calls it: a JSON request
-// with tensors as [address, length]; the answer's result tensors, a caller's own output buffer, the status
+// with tensors as {"@": [address, length]} and options as the caller wrote them; the answer's result tensors, a caller's own output buffer, the status
 // of each kind of failure (RangeError / TypeError / internal) and a failed call's empty answer. (Natively
 // the addresses are 64-bit: the same code, at wider pointers.)
 #include <doctest/doctest.h>
@@ -24,7 +24,7 @@ int call(const std::string& request) { return posenc_call(request.data(), reques
 posenc::json::Value answer() { return posenc::json::parse(std::string(posenc_answer(), posenc_answer_length())); }
 template <class T>
 std::string tensor(const T* p, std::size_t n) {
-    return "[" + std::to_string(reinterpret_cast<std::uintptr_t>(p)) + "," + std::to_string(n) + "]";
+    return "{\"@\":[" + std::to_string(reinterpret_cast<std::uintptr_t>(p)) + "," + std::to_string(n) + "]}";
 }
 template <class T>
 const T* address(const posenc::json::Value& t) {
@@ -34,7 +34,7 @@ const T* address(const posenc::json::Value& t) {
 
 TEST_CASE("call: a result tensor the core allocates, named by type, address and length") {
     const std::int32_t positions[] = {0, 3};
-    REQUIRE(call(R"({"op":"sinusoidal","dim":4,"positions":)" + tensor(positions, 2) + "}") == 0);
+    REQUIRE(call(R"({"op":"sinusoidal","options":{"dim":4},"positions":)" + tensor(positions, 2) + "}") == 0);
     const posenc::json::Value a = answer();
     const posenc::json::Value& out = *a.find("out");
     REQUIRE(out.size() == 3);
@@ -55,23 +55,28 @@ TEST_CASE("call: a result tensor the core allocates, named by type, address and 
 TEST_CASE("call: the caller's own output buffer is written where it lies, its length checked") {
     const std::int32_t positions[] = {1};
     float mine[4] = {9, 9, 9, 9};
-    REQUIRE(call(R"({"op":"sinusoidal","dim":4,"positions":)" + tensor(positions, 1) + R"(,"out":)" + tensor(mine, 4) + "}") == 0);
+    REQUIRE(call(R"({"op":"sinusoidal","options":{"dim":4},"positions":)" + tensor(positions, 1) + R"(,"out":)" + tensor(mine, 4) + "}") == 0);
     CHECK(address<float>(*answer().find("out")) == mine);
     CHECK(mine[0] == doctest::Approx(std::sin(1.0)).epsilon(1e-6));
     CHECK(mine[1] == doctest::Approx(std::cos(1.0)).epsilon(1e-6));
     posenc_release();
-    REQUIRE(call(R"({"op":"sinusoidal","dim":4,"positions":)" + tensor(positions, 1) + R"(,"out":)" + tensor(mine, 3) + "}") == 1);
+    REQUIRE(call(R"({"op":"sinusoidal","options":{"dim":4},"positions":)" + tensor(positions, 1) + R"(,"out":)" + tensor(mine, 3) + "}") == 1);
     CHECK(std::string(posenc_error()) == "out must have 4 elements (got 3)");
 }
 
 TEST_CASE("call: each failure's status, its message, and no answer left behind") {
     const std::int32_t positions[] = {0};
-    REQUIRE(call(R"({"op":"sinusoidal","dim":4,"positions":)" + tensor(positions, 1) + "}") == 0);
+    REQUIRE(call(R"({"op":"sinusoidal","options":{"dim":4},"positions":)" + tensor(positions, 1) + "}") == 0);
     CHECK(posenc_answer_length() > 0);
     // a value out of range: 1 (RangeError), the field named
-    CHECK(call(R"({"op":"sinusoidal","dim":4,"paddingIdx":-2,"positions":)" + tensor(positions, 1) + "}") == 1);
-    CHECK(std::string(posenc_error()).rfind("paddingIdx", 0) == 0);
+    CHECK(call(R"({"op":"sinusoidal","options":{"dim":4,"paddingIdx":-2},"positions":)" + tensor(positions, 1) + "}") == 1);
+    CHECK(std::string(posenc_error()) == "paddingIdx must be a non-negative integer (got -2)");
     CHECK(posenc_answer_length() == 0);
+    // an option of the wrong type, or one the table lacks: 2 (TypeError)
+    CHECK(call(R"({"op":"sinusoidal","options":{"dim":"4"},"positions":)" + tensor(positions, 1) + "}") == 2);
+    CHECK(std::string(posenc_error()) == "dim must be a number (got the string \"4\")");
+    CHECK(call(R"({"op":"sinusoidal","options":{"dim":4,"bsae":2},"positions":)" + tensor(positions, 1) + "}") == 2);
+    CHECK(std::string(posenc_error()) == "unknown option 'bsae' in sinusoidal options (did you mean 'base'?)");
     // a value of the wrong JSON type in a config.json: 2 (TypeError)
     CHECK(call(R"({"op":"ropeConfigFromHF","config":"{\"model_type\":\"llama\",\"hidden_size\":64,\"num_attention_heads\":4,\"rope_theta\":\"big\"}"})") == 2);
     CHECK(std::string(posenc_error()).find("rope_theta") != std::string::npos);
@@ -80,11 +85,13 @@ TEST_CASE("call: each failure's status, its message, and no answer left behind")
     CHECK(std::string(posenc_error()) == "binding: no operation 'nope'");
     CHECK(call(R"({"op":"parameterCount"})") == 3);
     CHECK(std::string(posenc_error()) == "binding: request lacks 'method'");
+    CHECK(call(R"({"op":"parameterCount","method":"toString"})") == 1);  // a registry table's name, never Object's
+    CHECK(std::string(posenc_error()).rfind("method must be one of 'sinusoidal', 'rope', ", 0) == 0);
     CHECK(call("{\"op\":") == 3);  // not JSON at all
 }
 
 TEST_CASE("call: a KV cache is a handle, refused once deleted") {
-    REQUIRE(call(R"({"op":"cache.create","batch":1,"kvHeads":1,"headDim":4,"capacity":4})") == 0);
+    REQUIRE(call(R"({"op":"cache.create","options":{"batch":1,"kvHeads":1,"headDim":4,"capacity":4}})") == 0);
     const std::string handle = std::to_string(static_cast<std::uintptr_t>(answer().find("value")->number()));
     posenc_release();
     REQUIRE(call(R"({"op":"cache.nextPositions","cache":)" + handle + "}") == 0);

@@ -5,8 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { load } from 'posenc';
-import { OPTIONS, ENCODING_KINDS } from '../../bindings/options.mjs';
-import { PARAMETER_METHODS } from '../../bindings/parameters.mjs';
+import { OPTIONS, ENCODING_KINDS, PARAMETER_METHODS } from '../../bindings/options.mjs';
 
 const read = (p) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
 const pe = await load();
