@@ -367,3 +367,37 @@ TEST_CASE("PoolHold: idle workers stay awake while a large call holds the pool, 
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     CHECK(detail::sleepingWorkers() == workers);
 }
+
+TEST_CASE("causal attention: visible keys counted from consecutive positions give the bytes of the key-by-key mask, for any thread count") {
+    // A causal-only mask over key blocks at consecutive positions takes each row's visible prefix by
+    // count; a window wider than every distance admits the same keys but goes key by key. Both must
+    // give the same bytes, with uneven tiles (qLen not a multiple of the tile) and blocks (kLen not a
+    // multiple of 64), positions offset, a gap inside one block, and repeated query positions.
+    KeepThreadCount keep;
+    const Qkv p(6, 2, 32, 301, 301, 70);
+    std::vector<std::int32_t> pos(301);
+    for (int j = 0; j < 301; ++j) pos[j] = 37 + j + (j >= 150 ? 5 : 0);  // a gap of 5 inside block 2
+    std::vector<std::int32_t> qpos = pos;
+    qpos[200] = qpos[199];  // two queries at one position
+    for (int e = 0; e < 2; ++e) {
+        const Encoding enc = e ? Encoding(AlibiEncoding{6, {}, false}) : Encoding(RopeEncoding{});
+        AttentionRequest fast = p.request(enc, true), slow = p.request(enc, true, 100000);
+        for (AttentionRequest* r : {&fast, &slow}) {
+            r->qPositions = qpos;
+            r->kPositions = pos;
+        }
+        std::vector<float> want;
+        {
+            REQUIRE(setThreadCount(1) == 1);
+            want = run(slow, true);
+        }
+        CAPTURE(e);
+        sameWithAnyThreadCount("causal, counted", [&] {
+            const std::vector<float> got = run(fast, true);
+            CHECK(sameBytes(got, want));
+            return got;
+        });
+        sameWithAnyThreadCount("causal, counted, out only", [&] { return run(fast); });
+        CHECK(sameBytes(run(fast), run(slow)));
+    }
+}

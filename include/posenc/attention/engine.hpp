@@ -113,6 +113,7 @@ struct AttentionWorkspace {
     std::vector<TileRows> tiles;
     std::vector<float, detail::DefaultInitAllocator<float>> packedKeys;  // written in full by packKeys, in the pool's tasks
     std::vector<float> keyRows, partials;
+    std::vector<std::int64_t> runStart;  // per key block, under a causal-only mask (engine.cpp)
     float sink = 0;
 };
 
