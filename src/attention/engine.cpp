@@ -56,6 +56,7 @@ struct Run {
     // at qPos, exactly its first qPos - runStart + 1 keys visible (clamped to the block): the engine
     // takes that count instead of testing key by key.
     bool causalOnly;
+    bool hasContent, hasBias;  // the term's, asked once per call (fixed by its configuration)
 };
 constexpr std::int64_t kNoRun = std::numeric_limits<std::int64_t>::min();
 
@@ -157,13 +158,13 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
             if (run.materialize) std::fill(s.row + j0, s.row + j1, kNegInf);
             continue;
         }
-        if (run.term.hasContent()) {  // content x position terms, scaled like q.k
+        if (run.hasContent) {  // content x position terms, scaled like q.k
             float* cb = sc.content.data();
             std::fill(cb, cb + used, 0.0f);
             run.term.addContent(r, s.qPos, j0, j0 + used, in.kPos, cb);
             run.K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
         }
-        if (run.term.hasBias()) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
+        if (run.hasBias) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
         if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
             std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
         else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
@@ -318,7 +319,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             ws.runStart[b] = consecutive ? in.kPos[j0] : kNoRun;
         }
     }
-    const Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K, causalOnly};
+    const Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K, causalOnly, term.hasContent(), term.hasBias()};
     // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
     const double work = 2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd);
 
