@@ -403,11 +403,7 @@ void parameterCount(Value& r) {
     std::vector<std::string> methods;
     for (const posenc::registry::Table& t : posenc::registry::tables())
         if (t.name.rfind("parameterCount.", 0) == 0) methods.push_back(t.name.substr(15));
-    if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
-        std::string list;
-        for (const std::string& m : methods) list += (list.empty() ? "'" : ", '") + m + "'";
-        posenc::fail("method", "must be one of " + list + " (got '" + method + "')");
-    }
+    posenc::registry::choose(method, "method", methods);
     const Args o = options(r, "parameterCount." + method, optionsOf("parameterCount('" + method + "')"));
     const double n = posenc::registry::parameterCount(method, o);
     if (n > 9007199254740992.0) {

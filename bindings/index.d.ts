@@ -109,7 +109,7 @@ export interface HeapBuffer {
  */
 export type SinusoidLayout = 'interleaved' | 'concat' | 'tensor2tensor';
 
-// Every options interface below lists exactly the keys of its table in bindings/options.mjs (a test
+// Every options interface below lists exactly the keys of its table in the C++ registry (src/registry.cpp; a test
 // holds them equal): an unknown key is a TypeError, and so is null — leave an option out instead.
 
 /**

@@ -9,12 +9,22 @@
 namespace posenc::registry {
 
 namespace {
+std::string quoted(const std::vector<std::string>& names, const char* separator = ", ");
+}  // namespace
+
+std::size_t choose(const std::string& value, const std::string& field, const std::vector<std::string>& choices) {
+    const auto it = std::find(choices.begin(), choices.end(), value);
+    if (it == choices.end()) fail(field, "must be one of " + quoted(choices) + " (got '" + value + "')");
+    return static_cast<std::size_t>(it - choices.begin());
+}
+
+namespace {
 
 using json::Value;
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-std::string quoted(const std::vector<std::string>& names, const char* separator = ", ") {
+std::string quoted(const std::vector<std::string>& names, const char* separator) {
     std::string s;
     for (std::size_t i = 0; i < names.size(); ++i) s += (i ? separator : "") + ("'" + names[i] + "'");
     return s;
@@ -74,25 +84,31 @@ void boolean(const Value& v, const std::string& field) {
     if (!v.isBoolean()) failType(field, "must be a boolean (got " + describe(v) + ")");
 }
 
-// A choice, rewritten as its index in `choices`.
-void choice(Value& v, const std::string& field, const std::vector<std::string>& choices) {
+// A choice's index in `choices`.
+std::size_t choiceOf(const Value& v, const std::string& field, const std::vector<std::string>& choices) {
     if (!v.isString()) failType(field, "must be a string (got " + describe(v) + ")");
-    const auto it = std::find(choices.begin(), choices.end(), v.text());
-    if (it == choices.end()) fail(field, "must be one of " + quoted(choices) + " (got '" + v.text() + "')");
-    v.setNumber(static_cast<double>(it - choices.begin()));
+    return choose(v.text(), field, choices);
+}
+// A choice, rewritten as its index.
+void choice(Value& v, const std::string& field, const std::vector<std::string>& choices) {
+    v.setNumber(static_cast<double>(choiceOf(v, field, choices)));
 }
 
 // Optimal string alignment distance (Levenshtein plus adjacent transpositions: "bsae" -> "base" is 1).
 std::size_t editDistance(const std::string& a, const std::string& b) {
-    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i)
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    const std::size_t w = b.size() + 1;
+    std::vector<std::size_t> d((a.size() + 1) * w);  // d[i * w + j]: a's first i characters against b's first j
+    for (std::size_t i = 0; i <= a.size(); ++i)
+        for (std::size_t j = 0; j <= b.size(); ++j) {
+            std::size_t& x = d[i * w + j];
+            if (i == 0 || j == 0) {
+                x = i + j;
+                continue;
+            }
+            x = std::min(std::min(d[(i - 1) * w + j], d[i * w + j - 1]) + 1, d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]));
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) x = std::min(x, d[(i - 2) * w + j - 2] + 1);
         }
-    return d[a.size()][b.size()];
+    return d.back();
 }
 
 // Case, '_' and '-' ignored, so config.json spellings (original_max_position_embeddings) find their key.
@@ -120,6 +136,9 @@ std::string nearestKey(const std::string& key, const Table& t) {
 }
 
 bool isEncodingTable(const Table& t) { return startsWith(t.name, "encoding."); }
+
+// Whether a field holds option objects of their own (checked against their own tables).
+bool nested(const Field& f) { return f.type == "RopeScaling" || f.type == "KVCacheRope" || f.type == "Encoding"; }
 
 // The tables an option object nested under a field of this type is checked against.
 std::vector<const Table*> nestedTables(const Field& f) {
@@ -156,12 +175,13 @@ void checkObject(Value& o, const Table& t, const Place& at, const CallShape& cal
 // The scaling types' own keys (Hugging Face's rope validation): a type takes only its keys and needs
 // what it requires.
 void scalingRules(const Value& o, const Table& t, const Place& at) {
-    const std::string type = scalingTypes().at(static_cast<std::size_t>(o.find("type")->number()));
-    for (const Field& f : t.keys)
-        if (f.name != "type" && o.find(f.name) && !scalingTakes(type, f.name))
+    const std::string& type = scalingTypes().at(static_cast<std::size_t>(o.find("type")->number()));
+    const auto has = [](const std::vector<std::string>& list, const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); };
+    for (const Value::Member& m : o.members())
+        if (const Field& f = *t.find(m.key); f.name != "type" && !has(f.types, type))
             failType(at.prefix + f.name, "does not apply to '" + type + "' scaling (it belongs to " + quoted(f.types, " or ") + " scaling)");
     for (const Field& f : t.keys)
-        if (f.name != "type" && !o.find(f.name) && scalingRequires(type, f.name)) fail(at.prefix + f.name, "is required by '" + type + "' scaling");
+        if (has(f.requiredBy, type) && !o.find(f.name)) fail(at.prefix + f.name, "is required by '" + type + "' scaling");
 }
 
 // One value by its field's type. Tensors were placed and checked by the caller.
@@ -193,9 +213,11 @@ void checkValue(Value& v, const Field& f, const Table& t, const Place& at, const
         for (std::size_t i = 0; ok && i < v.size(); ++i) ok = v[i].isString() && (v[i].text() == "c2p" || v[i].text() == "p2c");
         if (!ok) fail(field, "must be an array of 'c2p' and/or 'p2c' (got " + describe(v) + ")");
     } else if (type == "RopeScaling") {
-        checkObject(v, table("scaling"), {field, field, field + "."}, call, at.where);
+        static const Table& scaling = table("scaling");
+        checkObject(v, scaling, {field, field, field + "."}, call, at.where);
     } else if (type == "KVCacheRope") {
-        checkObject(v, table("KVCache.rope"), {field, field, field + "."}, call, at.where);
+        static const Table& rope = table("KVCache.rope");
+        checkObject(v, rope, {field, field, field + "."}, call, at.where);
     } else if (type == "Encoding") {
         checkEncoding(v, field, call);
     }
@@ -203,6 +225,9 @@ void checkValue(Value& v, const Field& f, const Table& t, const Place& at, const
 
 void checkObject(Value& o, const Table& t, const Place& at, const CallShape& call, const std::string& parent) {
     if (!isPlainObject(o)) failType(at.field, "must be an object (got " + describe(o) + ")");
+    // the given keys' fields (a call gives few of a table's keys: walk those)
+    std::vector<const Field*> fields;
+    fields.reserve(o.members().size());
     for (const Value::Member& m : o.members()) {
         const Field* f = t.find(m.key);
         if (!f) {
@@ -211,29 +236,31 @@ void checkObject(Value& o, const Table& t, const Place& at, const CallShape& cal
         }
         // null is not undefined: leaving an option out is how the API says "use the default"
         if (m.value.isNull()) failType(at.prefix + m.key, f->required ? "is required (got null)" : "must not be null (leave it out for the default)");
+        fields.push_back(f);
     }
     for (const Field& f : t.keys)
         if (f.required && !o.find(f.name)) failType(at.prefix + f.name, "is required" + (f.choices.empty() ? "" : " (one of " + quoted(f.choices) + ")"));
     // plain values first: the objects nested here take the call's shape from them
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (!nested(*fields[i])) checkValue(o.members()[i].value, *fields[i], t, at, call);
     CallShape inner = call;
-    for (const Field& f : t.keys)
-        if (Value* v = o.find(f.name); v && nestedTables(f).empty()) checkValue(*v, f, t, at, call);
-    if (const Value* h = o.find("heads"); h && t.find("encoding")) inner.heads = static_cast<int>(h->number());
-    if (const Value* d = o.find("headDim")) {
-        if (t.find("encoding")) inner.headDim = static_cast<int>(d->number()), inner.headDimOf = "the attention's headDim";
-        if (t.find("rope")) inner.headDim = static_cast<int>(d->number()), inner.headDimOf = "the cache's headDim";
-    }
-    for (const Field& f : t.keys)
-        if (Value* v = o.find(f.name); v && !nestedTables(f).empty()) checkValue(*v, f, t, at, inner);
+    const Value* heads = o.find("heads");
+    const Value* headDim = o.find("headDim");
+    const bool encodings = t.find("encoding"), cacheRope = t.find("rope"), rope = t.find("scaling");
+    if (heads && encodings) inner.heads = static_cast<int>(heads->number());
+    if (headDim && (encodings || cacheRope))
+        inner.headDim = static_cast<int>(headDim->number()), inner.headDimOf = encodings ? "the attention's headDim" : "the cache's headDim";
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (nested(*fields[i])) checkValue(o.members()[i].value, *fields[i], t, at, inner);
     if (t.name == "scaling") scalingRules(o, t, at);
     // a rope's headDim: the call's, which a given one must equal
-    if (call.headDim > 0 && t.find("scaling")) {
-        if (const Value* d = o.find("headDim"); d && d->number() != call.headDim)
-            fail(at.prefix + "headDim", "(" + d->text() + ") must equal " + call.headDimOf + " (" + std::to_string(call.headDim) + ")");
-        o.insert("headDim").setNumber(call.headDim);
+    if (call.headDim > 0 && rope) {
+        if (headDim && headDim->number() != call.headDim)
+            fail(at.prefix + "headDim", "(" + headDim->text() + ") must equal " + call.headDimOf + " (" + std::to_string(call.headDim) + ")");
+        if (!headDim) o.insert("headDim").setNumber(call.headDim);
     }
     // an encoding's heads: the call's unless given
-    if (call.heads > 0 && isEncodingTable(t) && t.find("heads") && !o.find("heads")) o.insert("heads").setNumber(call.heads);
+    if (call.heads > 0 && !heads && isEncodingTable(t) && t.find("heads")) o.insert("heads").setNumber(call.heads);
 }
 
 }  // namespace
@@ -257,8 +284,7 @@ void checkEncoding(Value& e, const std::string& field, const CallShape& call) {
     const Value* kind = e.find("kind");
     const std::vector<std::string>& kinds = encodingKinds();
     if (!kind || kind->isNull()) failType(field + ".kind", "is required (one of " + quoted(kinds) + (kind ? "; got null" : "") + ")");
-    Value k = *kind;
-    choice(k, field + ".kind", kinds);  // (the kind stays text: encodingFrom reads it)
+    choiceOf(*kind, field + ".kind", kinds);  // (the kind stays text: encodingFrom reads it)
     checkObject(e, table("encoding." + kind->text()), {field, field, field + "."}, call, "");
 }
 

@@ -11,6 +11,7 @@
 // number, {"$js": "<description>"} for anything else (a function, a typed array, undefined in a list).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "common/json.hpp"
 
@@ -36,6 +37,9 @@ struct CallShape {
 // Checks `options` against table `table` and rewrites each choice as its index (what registry::read
 // takes; scaling type aliases as their type), and fills in what the call fixes.
 void check(json::Value& options, const std::string& table, const Place& at, CallShape call = {});
+
+// The index of `value` in `choices`, or std::invalid_argument "<field> must be one of 'a', 'b' (got 'x')".
+std::size_t choose(const std::string& value, const std::string& field, const std::vector<std::string>& choices);
 
 // An `encoding` value: one encoding object, or an array of them applied together.
 void checkEncoding(json::Value& encoding, const std::string& field, const CallShape& call);

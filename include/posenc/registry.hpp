@@ -1,7 +1,8 @@
 // The registry: every encoding kind and every options object of posenc's API — its fields with their
 // type, default, choices and required-ness — in one table. It is the single source of these rules: the
-// C++ entry points check against it (validateScaling below), and the JavaScript binding builds its
-// strict-option tables, defaults and choice lists from it at load (bindings/options.mjs). Defaults are
+// C++ entry points check against it (validateScaling below), options objects written as JSON are checked
+// against it with the JS API's messages (src/registry_check.hpp: the binding's requests), and the
+// JavaScript binding reads each key's type from it at load to place tensors (bindings/options.mjs). Defaults are
 // read from the C++ option structs themselves, so a struct's member initialiser is the one place a
 // default is written.
 #pragma once

@@ -27,9 +27,11 @@ void Value::setNumber(double x) {
 }
 
 Value& Value::insert(std::string_view key) {
-    auto it = std::lower_bound(members_.begin(), members_.end(), key, [](const Member& m, std::string_view k) { return m.key < k; });
-    if (it == members_.end() || it->key != key) it = members_.insert(it, Member{std::string(key), Value()});
-    return it->value;
+    if (Value* v = find(key)) return *v;
+    members_.push_back(Member{std::string(key), Value()});  // then moved down to its place in key order
+    std::size_t i = members_.size() - 1;
+    for (; i > 0 && members_[i - 1].key > key; --i) std::swap(members_[i], members_[i - 1]);
+    return members_[i].value;
 }
 
 void Writer::separate() {

@@ -144,3 +144,16 @@ TEST_CASE("json: Writer places commas, escapes strings, writes numbers that read
     CHECK(back[std::size(values)].isNull());  // not finite: null
     CHECK(back[std::size(values) + 1].isNull());
 }
+
+TEST_CASE("json: a parsed value changed in place — a number set, members inserted in key order") {
+    Value v = parse(R"({"b":1,"d":"x"})");
+    v.find("d")->setNumber(2.5);
+    CHECK(v.find("d")->number() == 2.5);
+    CHECK(v.find("d")->text() == "2.5");  // its text as written back
+    v.insert("c").setNumber(3);
+    v.insert("a").setNumber(0);
+    v.insert("e").becomeObject();
+    CHECK(&v.insert("b") == v.find("b"));  // present: the same member, unchanged
+    CHECK(v.find("b")->number() == 1);
+    CHECK(v.dump() == R"({"a":0,"b":1,"c":3,"d":2.5,"e":{}})");
+}

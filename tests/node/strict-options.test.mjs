@@ -1,4 +1,4 @@
-// Strict options: every options object is checked against its table in bindings/options.mjs (an
+// Strict options: every options object is checked against its registry table by the core (src/registry_check.cpp; an
 // unknown key, a null or a missing required key is a TypeError naming it, with the nearest known key
 // or the place a misplaced key belongs), the tables equal the interfaces of index.d.ts, scaling types
 // require what Hugging Face's rope validation requires, and parameterCount cannot return nonsense.
