@@ -305,6 +305,8 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
     for (const Row& r : rows_) kLen = std::max(kLen, c.capacity + r.held);
     std::vector<float>& qRot = scratchQ_;
     qRot.assign(q.data, q.data + q.size);
+    const float attendScale = static_cast<float>(std::isnan(scale) ? defaultScale(encoding, c.headDim) : scale);
+    // every row's queries rotated and checked before any output is written: a failed call leaves `out` as it was
     for (int b = 0; b < c.batch; ++b) {
         float* qb = qRot.data() + perRow * b;
         const std::int32_t* pb = qp.data() + static_cast<std::size_t>(b) * qLen;
@@ -317,17 +319,19 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
                 for (int t = 0; t < qLen; ++t) tables_->rotate(qb + (static_cast<std::size_t>(h) * qLen + t) * hd, static_cast<std::size_t>(t));
         }
         if (temperature) applyQueryTemperature(*temperature, qb, heads, qLen, c.headDim, pb);  // at the logical positions
+        // cached keys carry the rope scale already, and the queries were just rotated with it
+        detail::requireScoresInRange(qb, static_cast<std::size_t>(heads) * qLen, nullptr, 0, hd, std::fabs(attendScale) * keyNormMax_[b]);
+    }
+    for (int b = 0; b < c.batch; ++b) {
         AttentionInputs in;
         in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, kLen};
         in.kvStride = static_cast<std::size_t>(slots_);
-        in.scale = static_cast<float>(std::isnan(scale) ? defaultScale(encoding, c.headDim) : scale);
-        // cached keys carry the rope scale already, and the queries were just rotated with it
-        detail::requireScoresInRange(qb, static_cast<std::size_t>(heads) * qLen, nullptr, 0, hd, std::fabs(in.scale) * keyNormMax_[b]);
-        in.q = qb;
+        in.scale = attendScale;
+        in.q = qRot.data() + perRow * b;
         in.k = nullptr;  // keys are stored packed for the engine's score kernel
         in.kPacked = packedKeys(b, 0);
         in.v = values_.data() + static_cast<std::size_t>(b) * c.kvHeads * slots_ * hd;
-        in.qPos = pb;
+        in.qPos = qp.data() + static_cast<std::size_t>(b) * qLen;
         in.kPos = pos_.data() + slotIndex(b, 0);
         // the window by logical position, the sink slots exempt (as it was when the keys were appended)
         in.mask = AttentionMask{causal, c.window, occupied_.data() + slotIndex(b, 0), c.window > 0 ? c.sinks : 0, c.chunk};

@@ -467,6 +467,25 @@ TEST_CASE("numerics in the cache: non-finite keys or values refused (cache uncha
     for (float o : out) CHECK(o == doctest::Approx(1.0f));  // one key: its value
 }
 
+TEST_CASE("a refused attend leaves the caller's output untouched: batch row 1's queries fail after row 0's would have run") {
+    KVCacheConfig c;
+    c.batch = 2;
+    c.kvHeads = 1;
+    c.headDim = 4;
+    c.capacity = 4;
+    c.rope = RopeEncoding{};
+    KVCache cache(c);
+    const std::vector<float> k = {1, 2, 3, 4, 4, 3, 2, 1}, v = {1, 1, 1, 1, 2, 2, 2, 2};  // [batch 2, kvHeads 1, T 1, 4]
+    cache.append(k, v, 1);
+    std::vector<float> out(8, -7.0f);
+    const std::vector<float> q = {1, 0, 0, 0, 1e37f, 1e37f, 1e37f, 1e37f};  // row 0 fine, row 1 overflows q.k
+    CHECK_THROWS_WITH_AS(cache.attend(q, 1, 1, NoEncoding{}, {}, true, out.data()), doctest::Contains("overflow"), std::invalid_argument);
+    for (float o : out) CHECK(o == -7.0f);
+    const std::vector<float> fine = {1, 0, 0, 0, 0, 1, 0, 0};
+    cache.attend(fine, 1, 1, NoEncoding{}, {}, true, out.data());
+    for (int i = 0; i < 8; ++i) CHECK(out[i] == doctest::Approx(i < 4 ? 1.0f : 2.0f));  // one key per row: its value
+}
+
 // ---- sliding window + sinks, whatever the append sizes ------------------------------------------
 // The reference is written here from the definition (Hugging Face / vLLM sliding window, StreamingLLM
 // sinks): a query at position p sees key position j iff j <= p and (j < sinks or p - j < window), in
