@@ -305,28 +305,39 @@ TEST_CASE("RoPE attention's one pass (scans, rotated copies, norms, packed keys)
 }
 
 TEST_CASE("attention: an output that is not finite is refused (each row checked as it is written), for any thread count") {
-    // Two T5 biases of 2e38 each sum to infinity for every key: every score is +inf and the softmax NaN.
+    // Rows are checked for finite values by the task that writes them. Two cases whose output overflows
+    // float range whatever the kernels: values of 3e38 that every key weighs fully (q = 0: all scores
+    // equal, so the accumulated sum passes 3.4e38; plain attention, on the pool), and Shaw's value table
+    // of 3e38 added to values of 3e38 (a term on the calling thread).
     KeepThreadCount keep;
-    const Qkv p(8, 8, 32, 600, 600, 61);
-    const std::vector<float> table(32 * 8, 2e38f);
-    CombinedEncoding both;
-    both.parts = {T5Encoding{8, table, T5BucketOptions{}}, T5Encoding{8, table, T5BucketOptions{}}};
-    std::string first;
+    Qkv p(8, 8, 32, 600, 600, 61);
+    std::fill(p.q.begin(), p.q.end(), 0.0f);
+    std::fill(p.v.begin(), p.v.end(), 3e38f);
+    const std::vector<float> shawK(3 * 32, 0.0f), shawV(3 * 32, 3e38f);
+    std::string first[2];
     for (int n : {1, 2, 3}) {
         setThreadCount(n);
         CAPTURE(n);
-        std::string message;
-        try {
-            attention(p.request(both, true));
-        } catch (const std::invalid_argument& e) {
-            message = e.what();
+        for (int c = 0; c < 2; ++c) {
+            CAPTURE(c);
+            std::string message;
+            try {
+                attention(c ? p.request(ShawEncoding{1, shawK, shawV}, true) : p.request(NoEncoding{}, false));
+            } catch (const std::invalid_argument& e) {
+                message = e.what();
+            }
+            CHECK(message.find("gives scores beyond float range") != std::string::npos);
+            if (n == 1) first[c] = message;
+            CHECK(message == first[c]);
         }
-        CHECK(message.find("gives scores beyond float range") != std::string::npos);
-        if (n == 1) first = message;
-        CHECK(message == first);
     }
-    // a finite bias of the same size in one term only: finite output, no error
-    CHECK_NOTHROW(attention(p.request(T5Encoding{8, table, T5BucketOptions{}}, true)));
+    // the same values without the overflow: one visible key per query (a window of 1), and with Shaw a
+    // value table of zeros: every output is 3e38 itself
+    const std::vector<float> zeros(3 * 32, 0.0f);
+    for (int c = 0; c < 2; ++c) {
+        const AttentionResult r = attention(c ? p.request(ShawEncoding{1, shawK, zeros}, true, 1) : p.request(NoEncoding{}, true, 1));
+        CHECK(std::all_of(r.out.begin(), r.out.end(), [](float o) { return o == 3e38f; }));
+    }
 }
 
 TEST_CASE("PoolHold: idle workers stay awake while a large call holds the pool, and sleep again after") {
