@@ -10,6 +10,7 @@
 
 #include "posenc/common/errors.hpp"
 #include "common/decimal.hpp"
+#include "kernels/attention_tile.hpp"  // packKeyRange: the engine's packed-key layout
 #include "kernels/kernel_set.hpp"
 #include "attention/internal.hpp"
 #include "attention/positions.hpp"
@@ -51,54 +52,73 @@ void requireSize(const View<float>& v, std::size_t n, const char* field, const c
     if (v.size != n) fail(field, std::string("must have ") + std::to_string(n) + " elements " + shape + " (got " + std::to_string(v.size) + ")");
 }
 
-}  // namespace
-
-namespace detail {
-double maxRowNorm(const float* x, std::size_t rows, std::size_t hd) {
-    // Rows in fixed pieces on the pool; a maximum, so the same value whoever ran which piece. The
-    // squared norms are non-negative doubles, whose bit patterns order like their values.
-    constexpr std::size_t kRows = 256;
-    std::atomic<std::uint64_t> best{0};
-    parallelFor((rows + kRows - 1) / kRows, 16.0 * static_cast<double>(rows) * hd, [&](std::size_t p, int) {
-        double m = 0;
-        for (std::size_t r = p * kRows; r < std::min(rows, (p + 1) * kRows); ++r) {
-            double s = kernels::active().dot(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
-            if (!std::isfinite(s)) {
-                s = 0;
-                for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
-            }
-            m = std::max(m, s);
+// The largest squared norm of rows [0, rows) of x (headDim hd), and a running maximum of such values
+// shared by the pool's tasks: the squared norms are non-negative doubles, whose bit patterns order
+// like their values, so the maximum is the same whoever ran which rows.
+double maxRowNormSquared(const float* x, std::size_t rows, std::size_t hd) {
+    double m = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        double s = kernels::active().dot(x + r * hd, x + r * hd, hd);  // float; past 3.4e38 recomputed in double
+        if (!std::isfinite(s)) {
+            s = 0;
+            for (std::size_t c = 0; c < hd; ++c) s += static_cast<double>(x[r * hd + c]) * x[r * hd + c];
         }
+        m = std::max(m, s);
+    }
+    return m;
+}
+struct MaxSquare {
+    std::atomic<std::uint64_t> best{0};
+    void raise(double m) {
         std::uint64_t bits, seen = best.load(std::memory_order_relaxed);
         std::memcpy(&bits, &m, sizeof m);
         while (seen < bits && !best.compare_exchange_weak(seen, bits, std::memory_order_relaxed)) {
         }
+    }
+    double norm() const {  // the square root of the maximum
+        const std::uint64_t bits = best.load();
+        double m;
+        std::memcpy(&m, &bits, sizeof m);
+        return std::sqrt(m);
+    }
+};
+
+}  // namespace
+
+namespace detail {
+double maxRowNorm(const float* x, std::size_t rows, std::size_t hd) {
+    // Rows in fixed pieces on the pool; a maximum, so the same value whoever ran which piece.
+    constexpr std::size_t kRows = 256;
+    MaxSquare best;
+    parallelFor((rows + kRows - 1) / kRows, 16.0 * static_cast<double>(rows) * hd, [&](std::size_t p, int) {
+        best.raise(maxRowNormSquared(x + p * kRows * hd, std::min(rows, (p + 1) * kRows) - p * kRows, hd));
     });
-    const std::uint64_t bits = best.load();
-    double m;
-    std::memcpy(&m, &bits, sizeof m);
-    return std::sqrt(m);
+    return best.norm();
 }
 
-void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t hd, double gain) {
-    // k may be null: gain then already holds the keys' largest norm (the KV cache tracks it)
-    const double bound = gain * maxRowNorm(q, qRows, hd) * (k ? maxRowNorm(k, kRows, hd) : 1.0);
+void requireScoreBound(double qNorm, double kNorm, double gain) {
+    const double bound = gain * qNorm * kNorm;
     if (!(bound < 1e37))
         fail("q", "and k are large enough for scale |q| |k| (up to " + formatFixed6(bound) +  // std::to_string's "%f", without printf
                       ") to overflow float scores (3.4e38): scale them down (the softmax cannot recover from infinite scores)");
 }
 
-void requireFiniteResult(const float* out, std::size_t n, float scale) {
-    if (firstNonFinite(out, n) < n)
-        fail("encoding", "gives scores beyond float range with scale " + show(scale) +
-                             " (a bias or position term of magnitude near 3.4e38): the result would be NaN");
+void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t hd, double gain) {
+    // k may be null: gain then already holds the keys' largest norm (the KV cache tracks it)
+    requireScoreBound(maxRowNorm(q, qRows, hd), k ? maxRowNorm(k, kRows, hd) : 1.0, gain);
 }
+
+void failNonFiniteResult(float scale) {
+    fail("encoding", "gives scores beyond float range with scale " + show(scale) +
+                         " (a bias or position term of magnitude near 3.4e38): the result would be NaN");
+}
+
 
 void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     auto term = makeTerm(in, e);
     NoScoreTerm none;
-    runAttention(in, term ? *term : none, out, workspace);
-    requireFiniteResult(out.out, static_cast<std::size_t>(in.dims.heads) * in.dims.qLen * in.dims.headDim, in.scale);
+    // the output rows are checked as the engine writes them (no second pass over out)
+    if (!runAttention(in, term ? *term : none, out, workspace)) failNonFiniteResult(in.scale);
 }
 }  // namespace detail
 
@@ -113,47 +133,30 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         fail("heads", "(" + std::to_string(d.heads) + ") must be a multiple of kvHeads (" + std::to_string(d.kvHeads) + ")");
     const std::size_t qn = elementCount({d.heads, d.qLen, d.headDim}, "q");
     const std::size_t kn = elementCount({d.kvHeads, d.kLen, d.headDim}, "k");
+    const std::size_t hd = static_cast<std::size_t>(d.headDim);
     requireSize(r.q, qn, "q", "[heads, qLen, headDim]");
     requireSize(r.k, kn, "k", "[kvHeads, kLen, headDim]");
     requireSize(r.v, kn, "v", "[kvHeads, kLen, headDim]");
-    requireFiniteValues(r.q.data, qn, "q");
-    requireFiniteValues(r.k.data, kn, "k");
-    requireFiniteValues(r.v.data, kn, "v");
-    if (r.window < 0) fail("window", "must be >= 1 (got " + std::to_string(r.window) + ")");
-    if (r.chunk < 0) fail("chunk", "must be >= 1 (got " + std::to_string(r.chunk) + ")");
-    if (!r.keyMask.empty() && r.keyMask.size != static_cast<std::size_t>(d.kLen))
-        fail("keyMask", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.keyMask.size) + ")");
-    for (std::size_t j = 0; j < r.keyMask.size; ++j)
-        if (r.keyMask[j] > 1) fail("keyMask[" + std::to_string(j) + "]", "must be 0 or 1 (got " + std::to_string(r.keyMask[j]) + ")");
-    if (!std::isnan(r.scale)) requireFinite(r.scale, "scale");
-    if (!out) fail("out", "is required");
+    // a large call keeps the pool's workers awake across its passes (and wakes them now, while it checks)
+    const detail::PoolHold hold(2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(d.headDim));
 
-    // Multi-axis RoPE rotates by one position per axis; masks and score terms then use maskPositions.
+    // RoPE without temperature runs in one pass on the pool what would otherwise be six: the finiteness
+    // scans of q, k and v, the rotated copies of q and k, their norms (the overflow check) and the
+    // packing of the keys (see `fused` below). Errors keep their order: the scans come first, so when
+    // a check between them and that pass fails, the scans run before its error is let through.
     const RopeEncoding* rope = ropePart(r.encoding);
     const TemperatureEncoding* temperature = temperaturePart(r.encoding);
+    const bool onePass = rope != nullptr && temperature == nullptr;
+    const auto requireFiniteInputs = [&] {
+        requireFiniteValues(r.q.data, qn, "q");
+        requireFiniteValues(r.k.data, kn, "k");
+        requireFiniteValues(r.v.data, kn, "v");
+    };
+    if (!onePass) requireFiniteInputs();
+
     std::optional<RopeFrequencies> freqs;
-    if (rope) {
-        RopeConfig c = rope->config;
-        c.headDim = d.headDim;
-        freqs = ropeFrequencies(c);
-    }
-    const std::size_t axes = freqs ? static_cast<std::size_t>(freqs->axes) : 1;
-    const detail::AttentionPositions positions = detail::resolveAttentionPositions(r, axes);
-    const std::vector<std::int32_t>& qRopePos = positions.qRotation;
-    const std::vector<std::int32_t>& kRopePos = positions.kRotation;
-    const std::vector<std::int32_t>& qPos = positions.q();  // masks and score terms
-    const std::vector<std::int32_t>& kPos = positions.k();
-
+    std::optional<detail::AttentionPositions> positions;
     AttentionInputs in;
-    in.dims = d;
-    in.q = r.q.data;
-    in.k = r.k.data;
-    in.v = r.v.data;
-    in.qPos = qPos.data();
-    in.kPos = kPos.data();
-    in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data, 0, r.chunk};
-    in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
-
     // The rotated copies and the engine's workspace come from this thread's scratch, kept between calls
     // (see CallScratch): a call then writes into memory the last one touched instead of fresh pages.
     CallScratch& scratch = callScratch();
@@ -163,17 +166,88 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     } trimAfter{scratch};  // when the call returns or throws
     float* qRot = nullptr;
     float* kRot = nullptr;
+    try {
+        if (r.window < 0) fail("window", "must be >= 1 (got " + std::to_string(r.window) + ")");
+        if (r.chunk < 0) fail("chunk", "must be >= 1 (got " + std::to_string(r.chunk) + ")");
+        if (!r.keyMask.empty() && r.keyMask.size != static_cast<std::size_t>(d.kLen))
+            fail("keyMask", "must have kLen = " + std::to_string(d.kLen) + " entries (got " + std::to_string(r.keyMask.size) + ")");
+        for (std::size_t j = 0; j < r.keyMask.size; ++j)
+            if (r.keyMask[j] > 1) fail("keyMask[" + std::to_string(j) + "]", "must be 0 or 1 (got " + std::to_string(r.keyMask[j]) + ")");
+        if (!std::isnan(r.scale)) requireFinite(r.scale, "scale");
+        if (!out) fail("out", "is required");
+
+        // Multi-axis RoPE rotates by one position per axis; masks and score terms then use maskPositions.
+        if (rope) {
+            RopeConfig c = rope->config;
+            c.headDim = d.headDim;
+            freqs = ropeFrequencies(c);
+        }
+        const std::size_t axes = freqs ? static_cast<std::size_t>(freqs->axes) : 1;
+        positions.emplace(detail::resolveAttentionPositions(r, axes));
+
+        in.dims = d;
+        in.q = r.q.data;
+        in.k = r.k.data;
+        in.v = r.v.data;
+        in.qPos = positions->q().data();  // masks and score terms
+        in.kPos = positions->k().data();
+        in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data, 0, r.chunk};
+        in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
+        if (rope) {
+            requireXposRange(*freqs, positions->qRotation.data(), positions->qRotation.size(), "qPositions");
+            requireXposRange(*freqs, positions->kRotation.data(), positions->kRotation.size(), "kPositions");
+            qRot = scratch.room(scratch.q, qn);
+            kRot = scratch.room(scratch.k, kn);
+        }
+    } catch (...) {
+        if (onePass) requireFiniteInputs();  // a non-finite input is reported first
+        throw;
+    }
+
     if (rope) {
-        // RoPE: rotate copies of q and k at their logical positions (per axis), then plain dot products.
-        const RopeFrequencies& f = *freqs;
-        requireXposRange(f, qRopePos.data(), qRopePos.size(), "qPositions");
-        requireXposRange(f, kRopePos.data(), kRopePos.size(), "kPositions");
-        // q and k copied and rotated in one pass on the pool, chunk by chunk (inputs checked above)
-        qRot = scratch.room(scratch.q, qn);
-        kRot = scratch.room(scratch.k, kn);
-        const detail::RopeCopy copies[2] = {{r.q.data, qRot, d.heads, d.qLen, qRopePos.data(), RopeRole::query},
-                                            {r.k.data, kRot, d.kvHeads, d.kLen, kRopePos.data(), RopeRole::key}};
-        detail::ropeCopies(copies, 2, d.headDim, f, rope->layout);
+        // RoPE: rotate copies of q and k at their logical positions (per axis), then plain dot products;
+        // q and k copied and rotated in one pass on the pool, chunk by chunk.
+        const detail::RopeCopy copies[2] = {{r.q.data, qRot, d.heads, d.qLen, positions->qRotation.data(), RopeRole::query},
+                                            {r.k.data, kRot, d.kvHeads, d.kLen, positions->kRotation.data(), RopeRole::key}};
+        if (onePass) {
+            // The fused pass. Each task that rotates a chunk of q or k first scans the chunk's inputs for
+            // non-finite values, then takes the largest norm of the rotated rows and (keys) packs them for
+            // the engine, while they are in cache; v is scanned by further tasks of the same pass, in
+            // 64 KiB pieces. Flags and maxima: the same whoever ran which task. A flagged input is then
+            // scanned again in order, for the message naming its first non-finite value.
+            std::atomic<bool> bad[3] = {false, false, false};
+            MaxSquare norms[2];
+            const std::size_t packedStride = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
+            scratch.workspace.packedKeys.resize(static_cast<std::size_t>(d.kvHeads) * packedStride);
+            float* const packed = scratch.workspace.packedKeys.data();
+            constexpr std::size_t kPiece = std::size_t(1) << 14;
+            detail::RopeCopyHooks hooks;
+            hooks.rows = [&](std::size_t j, int h, int t0, int n) {
+                const detail::RopeCopy& c = copies[j];
+                const std::size_t at = (static_cast<std::size_t>(h) * c.tokens + t0) * hd, rows = static_cast<std::size_t>(n);
+                if (!kernels::active().allFinite(c.src + at, rows * hd)) bad[j].store(true, std::memory_order_relaxed);
+                norms[j].raise(maxRowNormSquared(c.dst + at, rows, hd));
+                if (j == 1)
+                    kernels::packKeyRange(c.dst + static_cast<std::size_t>(h) * c.tokens * hd, static_cast<std::size_t>(t0), static_cast<std::size_t>(t0) + rows,
+                                          hd, packed + static_cast<std::size_t>(h) * packedStride);
+            };
+            hooks.extraTasks = (kn + kPiece - 1) / kPiece;
+            hooks.extra = [&](std::size_t p) {
+                if (!kernels::active().allFinite(r.v.data + p * kPiece, std::min(kPiece, kn - p * kPiece))) bad[2].store(true, std::memory_order_relaxed);
+            };
+            hooks.extraWork = 16.0 * static_cast<double>(kn);
+            detail::ropeCopies(copies, 2, d.headDim, *freqs, rope->layout, &hooks);
+            if (bad[0] || bad[1] || bad[2]) requireFiniteInputs();
+            in.q = qRot;
+            in.k = kRot;
+            in.kPacked = packed;
+            // |q.k| <= |q| |k| of the rotated copies: refuse inputs whose scores could leave float range
+            // rather than return a softmax of infinities.
+            detail::requireScoreBound(norms[0].norm(), norms[1].norm(), std::fabs(in.scale));
+            detail::runWithEncoding(in, r.encoding, AttentionOutputs{out, weights, scores}, &scratch.workspace);
+            return;
+        }
+        detail::ropeCopies(copies, 2, d.headDim, *freqs, rope->layout);
         in.q = qRot;
         in.k = kRot;
     }
@@ -182,13 +256,13 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
             qRot = scratch.room(scratch.q, qn);
             std::copy(r.q.data, r.q.data + qn, qRot);
         }
-        applyQueryTemperature(*temperature, qRot, d.heads, d.qLen, d.headDim, qPos.data());
+        applyQueryTemperature(*temperature, qRot, d.heads, d.qLen, d.headDim, positions->q().data());
         in.q = qRot;
     }
     // |q.k| <= |q| |k| (of the rotated copies when RoPE is on): refuse inputs whose scores could leave
     // float range rather than return a softmax of infinities.
     detail::requireScoresInRange(in.q, static_cast<std::size_t>(d.heads) * d.qLen, in.k, static_cast<std::size_t>(d.kvHeads) * d.kLen,
-                                 static_cast<std::size_t>(d.headDim), std::fabs(in.scale));
+                                 hd, std::fabs(in.scale));
     detail::runWithEncoding(in, r.encoding, AttentionOutputs{out, weights, scores}, &scratch.workspace);
 }
 

@@ -51,7 +51,20 @@ struct Run {
     const float* valueTable;
     bool streaming;      // keys and values larger than a cache level: touch the next block ahead
     const kernels::KernelSet& K;  // the instruction set's kernels, chosen at run time
+    // A causal mask alone (no window, chunk, key mask or sinks): a block whose keys sit at consecutive
+    // positions (ws.runStart[b] = the position of its first key, else kNoRun) then has, for a query
+    // at qPos, exactly its first qPos - runStart + 1 keys visible (clamped to the block): the engine
+    // takes that count instead of testing key by key.
+    bool causalOnly;
+    bool hasContent, hasBias;  // the term's, asked once per call (fixed by its configuration)
 };
+constexpr std::int64_t kNoRun = std::numeric_limits<std::int64_t>::min();
+
+// Keys of block b visible to a query at qPos under a causal-only mask, when the block's keys are at
+// consecutive positions from `start`: a prefix of the block, of this length (in [0, n]).
+inline int causalPrefix(std::int64_t start, std::int32_t qPos, int n) {
+    return static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(qPos) - start + 1, 0, n));
+}
 
 using Slot = AttentionWorkspace::Slot;
 
@@ -118,7 +131,12 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
     int used = n;
-    if (in.mask.causal || in.mask.window > 0 || in.mask.chunk > 0) {
+    const std::int64_t runStart = run.causalOnly ? run.ws.runStart[b] : kNoRun;
+    if (runStart != kNoRun) {  // the same count as the key-by-key search below, from the positions
+        used = 0;
+        for (int r = 0; r < t.nr; ++r)
+            if (!skip[r]) used = std::max(used, causalPrefix(runStart, t.st[r].qPos, n));
+    } else if (in.mask.causal || in.mask.window > 0 || in.mask.chunk > 0) {
         bool whole = true;
         for (int r = 0; r < t.nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, t.st[r].qPos);
         if (!whole) {
@@ -140,14 +158,16 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
             if (run.materialize) std::fill(s.row + j0, s.row + j1, kNegInf);
             continue;
         }
-        if (run.term.hasContent()) {  // content x position terms, scaled like q.k
+        if (run.hasContent) {  // content x position terms, scaled like q.k
             float* cb = sc.content.data();
             std::fill(cb, cb + used, 0.0f);
             run.term.addContent(r, s.qPos, j0, j0 + used, in.kPos, cb);
             run.K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
         }
-        if (run.term.hasBias()) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
-        if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
+        if (run.hasBias) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
+        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
+            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
+        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
             for (int j = j0; j < j0 + used; ++j)
                 if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
         if (run.materialize) {
@@ -200,8 +220,9 @@ void finishStoredRow(const Run& run, RowState& s, const float* V) {
 }
 
 // Row finishing: out = acc / l, plus the value-table rows by their weights; zeros for a row that saw
-// no key (never NaN).
-void finishRow(const Run& run, const RowState& s) {
+// no key (never NaN). A row that is not all finite marks the slot of the thread that wrote it (checked
+// here, while the row is in cache, instead of in a pass over the whole output after the run).
+void finishRow(const Run& run, const RowState& s, Slot& sc) {
     const std::size_t hd = run.hd;
     float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * hd;
     if (s.l == 0) {
@@ -212,6 +233,7 @@ void finishRow(const Run& run, const RowState& s) {
     for (std::size_t t = 0; t < hd; ++t) o[t] = s.acc[t] * inv;
     for (std::size_t v = 0; v < run.valueRows; ++v)
         if (s.wsum[v] != 0.0f) run.K.axpy(s.wsum[v] * inv, run.valueTable + v * hd, o, hd);
+    if (!run.K.allFinite(o, hd)) sc.nonFinite = true;
 }
 
 }  // namespace
@@ -248,12 +270,12 @@ void mergeChunks(const Run& run, const AttentionWorkspace::TileRows& tile, int g
                 for (std::size_t v = 0; v < run.valueRows; ++v) s.wsum[v] += ws[v] * w;
             }
         }
-        finishRow(run, s);
+        finishRow(run, s, sc);
     }
 }
 }  // namespace
 
-void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
+bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     AttentionWorkspace local;
     AttentionWorkspace& ws = workspace ? *workspace : local;
     const AttentionDims& d = in.dims;
@@ -279,13 +301,25 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         sc.wsum.resize(R * valueRows);
         if (materialize) sc.rows.resize(R * ld);
         sc.kvHead = sc.begunHead = -1;
+        sc.nonFinite = false;
     }
     // Keys and values larger than a cache level stream from memory; wasm has no prefetch instruction,
     // so before computing on a block the engine reads one float per 64-byte line of the next one: its
     // misses are then in flight during this block's arithmetic (a decode step over 32768 cached
     // tokens: 26 -> 22 ms in wasm). Two or four blocks ahead measured no better.
     const bool streaming = static_cast<std::size_t>(d.kLen) * hd * 2 * sizeof(float) > (std::size_t(1) << 21);
-    const Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K};
+    // Causal-only masks: each block's run of consecutive key positions, if it is one (see Run::causalOnly).
+    const bool causalOnly = in.mask.causal && in.mask.window == 0 && in.mask.chunk == 0 && !in.mask.keyMask && in.mask.sinks == 0;
+    if (causalOnly) {
+        ws.runStart.resize(ws.blocks.size());
+        for (std::size_t b = 0; b < ws.blocks.size(); ++b) {
+            const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock);
+            bool consecutive = true;
+            for (int j = j0 + 1; j < j1 && consecutive; ++j) consecutive = static_cast<std::int64_t>(in.kPos[j]) == static_cast<std::int64_t>(in.kPos[j - 1]) + 1;
+            ws.runStart[b] = consecutive ? in.kPos[j0] : kNoRun;
+        }
+    }
+    const Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K, causalOnly, term.hasContent(), term.hasBias()};
     // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
     const double work = 2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd);
 
@@ -382,11 +416,13 @@ void runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             const float* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
             for (int r = 0; r < tile.nr; ++r) {
                 if (materialize) finishStoredRow(run, tile.st[r], V);
-                finishRow(run, tile.st[r]);
+                finishRow(run, tile.st[r], sc);
             }
         });
     }
-    for (Slot& sc : ws.slots) ws.sink += sc.sink, sc.sink = 0;
+    bool finite = true;
+    for (Slot& sc : ws.slots) ws.sink += sc.sink, sc.sink = 0, finite = finite && !sc.nonFinite;
+    return finite;
 }
 
 }  // namespace posenc

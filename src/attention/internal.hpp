@@ -19,9 +19,11 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
 void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);
 // Finite inputs can still overflow: |scale q.k| past float range gives an infinite score, and the
 // softmax then NaN (or, all scores -inf, a row of zeros). Inputs whose norms allow that are refused
-// up front (|q.k| <= |q| |k|); outputs are still checked after the run, for score terms that overflow.
+// up front (|q.k| <= |q| |k|); outputs are still checked (runAttention, row by row), for score terms that
+// overflow: failNonFiniteResult is that error.
 void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t headDim, double gain);
-void requireFiniteResult(const float* out, std::size_t n, float scale);
+void requireScoreBound(double qNorm, double kNorm, double gain);  // the same check, the norms known
+[[noreturn]] void failNonFiniteResult(float scale);
 // The largest Euclidean norm among `rows` vectors of headDim floats.
 double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
 }  // namespace detail

@@ -43,6 +43,10 @@ namespace detail {
 void runTasks(std::size_t tasks, TaskFn fn, void* ctx, bool) {
     for (std::size_t t = 0; t < tasks; ++t) fn(ctx, t, 0);
 }
+PoolHold::PoolHold(double) {}
+PoolHold::~PoolHold() {}
+int sleepingWorkers() { return 0; }
+int startedWorkers() { return 0; }
 }  // namespace detail
 
 #else
@@ -90,6 +94,20 @@ public:
         return n;
     }
 
+    // PoolHold: while holds_ > 0 idle workers spin without a deadline; taking a hold wakes sleepers.
+    bool hold() {
+        if (count() <= 1 || started_.load() == 0) return false;  // no workers (yet): nothing to keep awake
+        holds_.fetch_add(1);
+        if (sleepers_.load() > 0) {
+            std::lock_guard<std::mutex> lk(sleep_);
+            wake_.notify_all();
+        }
+        return true;
+    }
+    void release() { holds_.fetch_sub(1); }
+    int sleeping() const { return sleepers_.load(); }
+    int started() const { return started_.load(); }
+
     void run(std::size_t tasks, detail::TaskFn fn, void* ctx, bool parallel) {
         const int n = count();
         if (!parallel || n <= 1 || busy_.exchange(true, std::memory_order_acquire)) {
@@ -134,6 +152,7 @@ private:
         while (static_cast<int>(threads_.size()) < wanted) {
             const int slot = static_cast<int>(threads_.size()) + 1;
             threads_.emplace_back([this, slot] { loop(slot); });
+            started_.store(static_cast<int>(threads_.size()));
         }
     }
 
@@ -157,15 +176,19 @@ private:
             std::uint64_t g = generation_.load();
             for (auto until = std::chrono::steady_clock::now() + kSpin; g == seen;) {
                 for (int i = 0; i < 64 && (g = generation_.load(std::memory_order_relaxed)) == seen; ++i) cpuRelax();
-                if (g != seen || std::chrono::steady_clock::now() > until) break;
+                if (g != seen) break;
+                const auto now = std::chrono::steady_clock::now();
+                if (holds_.load(std::memory_order_relaxed) > 0) until = now + kSpin;  // held: no deadline
+                else if (now > until) break;
             }
             if (g == seen) {
                 std::unique_lock<std::mutex> lk(sleep_);
                 sleepers_.fetch_add(1);
-                wake_.wait(lk, [&] { return stop_ || generation_.load() != seen; });
+                wake_.wait(lk, [&] { return stop_ || generation_.load() != seen || holds_.load() > 0; });
                 sleepers_.fetch_sub(1);
                 if (stop_) return;
                 g = generation_.load();
+                if (g == seen) continue;  // woken by a hold: spin for its call
             }
             seen = g;
             // join the call only while it is open; the caller then waits for this worker
@@ -191,6 +214,8 @@ private:
     alignas(64) std::atomic<int> inFlight_{0};
     alignas(64) std::atomic<bool> open_{false};
     std::atomic<int> sleepers_{0};
+    std::atomic<int> holds_{0};
+    std::atomic<int> started_{0};  // threads_.size(), readable outside a call
     std::mutex sleep_;
     std::condition_variable wake_;
     bool stop_ = false;
@@ -212,6 +237,12 @@ int setThreadCount(int n) {
 
 namespace detail {
 void runTasks(std::size_t tasks, TaskFn fn, void* ctx, bool parallel) { pool().run(tasks, fn, ctx, parallel); }
+PoolHold::PoolHold(double work) : held_(work >= kParallelMinWork && pool().hold()) {}
+PoolHold::~PoolHold() {
+    if (held_) pool().release();
+}
+int sleepingWorkers() { return pool().sleeping(); }
+int startedWorkers() { return pool().started(); }
 }  // namespace detail
 
 #endif

@@ -32,6 +32,26 @@ void parallelFor(std::size_t tasks, double work, F&& fn) {
     runTasks(tasks, call, const_cast<void*>(static_cast<const void*>(&fn)), work >= kParallelMinWork && tasks > 1);
 }
 
+// Keeps the pool's idle workers awake (spinning instead of sleeping) from construction to destruction,
+// and wakes any that sleep: a call that runs several passes on the pool holds it across them, so no
+// worker falls asleep in the serial moments between passes, and a sleeping worker's wake-up overlaps
+// the call's serial start instead of delaying its first pass. Only for calls of at least `work` >=
+// kParallelMinWork (smaller ones stay on the caller). Affects when workers join, never what a task computes.
+class PoolHold {
+public:
+    explicit PoolHold(double work);
+    ~PoolHold();
+    PoolHold(const PoolHold&) = delete;
+    PoolHold& operator=(const PoolHold&) = delete;
+
+private:
+    [[maybe_unused]] bool held_ = false;  // (unused in a build without threads)
+};
+
+// How many of the pool's workers sleep right now, and how many were started (for tests).
+int sleepingWorkers();
+int startedWorkers();
+
 // The index of the first non-finite value of x[0, n), or n when all are finite. Large arrays are
 // scanned in fixed pieces on the pool (the answer is the same whoever scans which piece).
 std::size_t firstNonFinite(const float* x, std::size_t n);

@@ -214,15 +214,20 @@ inline std::size_t packedKeysSize(std::size_t kLen, std::size_t hd) noexcept {
 inline std::size_t packedKeyOffset(std::size_t j, std::size_t hd) noexcept {
     return j / kKeyBlock * hd * kKeyBlock + j % kKeyBlock;
 }
-inline void packKeys(const float* K, std::size_t kLen, std::size_t hd, float* packed) noexcept {
-    const std::size_t size = packedKeysSize(kLen, hd);
-    std::fill(packed, packed + size, 0.0f);
-    for (std::size_t j = 0; j < kLen; ++j) {
-        float* dst = packed + packedKeyOffset(j, hd);
-        const float* src = K + j * hd;
-        for (std::size_t c = 0; c < hd; ++c) dst[c * kKeyBlock] = src[c];
+// Keys [j0, j1) of K (row j at K + j·hd) into their packed blocks, j0 a whole number of blocks: the
+// blocks they touch are zero-filled first, so the blocks hold exactly what packKeys puts there.
+inline void packKeyRange(const float* K, std::size_t j0, std::size_t j1, std::size_t hd, float* packed) noexcept {
+    for (std::size_t b0 = j0; b0 < j1; b0 += kKeyBlock) {  // block by block, each written in order
+        const std::size_t n = std::min(kKeyBlock, j1 - b0);
+        float* dst = packed + b0 * hd;
+        const float* src = K + b0 * hd;
+        for (std::size_t c = 0; c < hd; ++c, dst += kKeyBlock) {
+            for (std::size_t t = 0; t < n; ++t) dst[t] = src[t * hd + c];
+            for (std::size_t t = n; t < kKeyBlock; ++t) dst[t] = 0.0f;  // the padding keys of a last, partial block
+        }
     }
 }
+inline void packKeys(const float* K, std::size_t kLen, std::size_t hd, float* packed) noexcept { packKeyRange(K, 0, kLen, hd, packed); }
 inline void packKey(const float* key, std::size_t j, std::size_t hd, float* packed) noexcept {
     float* dst = packed + packedKeyOffset(j, hd);
     for (std::size_t c = 0; c < hd; ++c) dst[c * kKeyBlock] = key[c];

@@ -109,8 +109,9 @@ struct Job {
 // the rows change cores between calls) 0.72-1.02x, 8M (32 MiB) 1.76x; in wasm (threaded module, JS
 // call included) 32K 1.03-1.28x, 64K-512K 1.06-1.21x, 8M about 2x. Before the finiteness scan ran on the
 // pool it was a serial read of all of x, and 8M floats gained only 1.1x natively (wasm: 1.2x).
-void rotateAll(const Job* jobs, std::size_t count, int headDim, double scale, const RopeFrequencies& f, RopeLayout layout) {
-    constexpr int kChunk = 128;
+void rotateAll(const Job* jobs, std::size_t count, int headDim, double scale, const RopeFrequencies& f, RopeLayout layout,
+               const detail::RopeCopyHooks* hooks = nullptr) {
+    constexpr int kChunk = detail::kRopeChunk;
     std::size_t firstChunk[3] = {0, 0, 0};  // of each job (at most 2), and the total
     double work = 0;
     for (std::size_t j = 0; j < count; ++j) {
@@ -119,7 +120,13 @@ void rotateAll(const Job* jobs, std::size_t count, int headDim, double scale, co
     }
     std::vector<std::unique_ptr<RopeTables>> tables(static_cast<std::size_t>(std::max(threadCount(), 1)));  // one per thread, made on first use
     const std::size_t hd = static_cast<std::size_t>(headDim);
-    detail::parallelFor(firstChunk[count], work, [&](std::size_t task, int slot) {
+    const std::size_t extraTasks = hooks ? hooks->extraTasks : 0;
+    if (hooks) work += hooks->extraWork;
+    detail::parallelFor(firstChunk[count] + extraTasks, work, [&](std::size_t task, int slot) {
+        if (task >= firstChunk[count]) {
+            hooks->extra(task - firstChunk[count]);
+            return;
+        }
         const std::size_t j = task >= firstChunk[1] ? 1 : 0;
         const Job& job = jobs[j];
         auto& t = tables[static_cast<std::size_t>(slot)];
@@ -130,6 +137,7 @@ void rotateAll(const Job* jobs, std::size_t count, int headDim, double scale, co
             const std::size_t at = (static_cast<std::size_t>(h) * job.tokens + t0) * hd;
             if (job.src != job.dst) std::copy(job.src + at, job.src + at + n * hd, job.dst + at);
             t->rotateRows(job.dst + at, static_cast<std::size_t>(n), hd);
+            if (hooks && hooks->rows) hooks->rows(j, h, t0, n);
         }
     });
 }
@@ -173,7 +181,8 @@ void rotateByDelta(float* x, int heads, int tokens, int headDim, const std::int6
 }
 
 namespace detail {
-void ropeCopies(const RopeCopy* copies, std::size_t count, int headDim, const RopeFrequencies& f, RopeLayout layout) {
+void ropeCopies(const RopeCopy* copies, std::size_t count, int headDim, const RopeFrequencies& f, RopeLayout layout,
+                const RopeCopyHooks* hooks) {
     if (count > 2) fail("ropeCopies", "takes at most 2 copies");
     std::vector<double> m[2];
     Job jobs[2];
@@ -182,7 +191,7 @@ void ropeCopies(const RopeCopy* copies, std::size_t count, int headDim, const Ro
         m[j].assign(c.positions, c.positions + static_cast<std::size_t>(c.tokens) * f.axes);
         jobs[j] = Job{c.src, c.dst, c.heads, c.tokens, m[j].data(), c.role};
     }
-    rotateAll(jobs, count, headDim, f.attentionScale, f, layout);
+    rotateAll(jobs, count, headDim, f.attentionScale, f, layout, hooks);
 }
 }  // namespace detail
 

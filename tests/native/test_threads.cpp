@@ -267,3 +267,148 @@ TEST_CASE("refused inputs: the same message for any thread count, the first bad 
         CHECK(std::all_of(out.begin(), out.end(), [](float o) { return o == 7.0f; }));
     }
 }
+
+TEST_CASE("RoPE attention's one pass (scans, rotated copies, norms, packed keys): errors in the order of the checks, for any thread count") {
+    // With RoPE, q, k and v are scanned for non-finite values inside the pass that rotates q and k; the
+    // error must still name the first bad value of q, then k, then v, as the checks do in order, and a
+    // later check (window, positions) must not be reported before a non-finite input.
+    KeepThreadCount keep;
+    const Qkv p(8, 4, 64, 900, 900, 60);  // GQA; 900 tokens: the last 128-token chunk and key block partial
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    for (int n : {1, 2, 3}) {
+        setThreadCount(n);
+        CAPTURE(n);
+        std::vector<float> out(p.q.size(), 7.0f);
+        const auto untouched = [&] { return std::all_of(out.begin(), out.end(), [](float o) { return o == 7.0f; }); };
+        Qkv bad = p;
+        bad.q[400000] = nan;  // late in q (a chunk of the last heads)
+        bad.q[300001] = -inf;
+        bad.k[5] = inf;       // early in k: q is still reported first
+        bad.v[1] = nan;
+        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "q[300001] must be finite (got -Infinity)", std::invalid_argument);
+        bad.q = p.q;
+        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "k[5] must be finite (got Infinity)", std::invalid_argument);
+        bad.k = p.k;
+        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
+        // a check after the scans fails too: the non-finite input is still what is reported
+        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true, -1), out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
+        AttentionRequest badPositions = bad.request(RopeEncoding{}, true);
+        badPositions.qPositions = std::vector<std::int32_t>(3, 0);  // wrong length
+        CHECK_THROWS_WITH_AS(attention(badPositions, out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
+        // with finite inputs, the later checks' own errors
+        CHECK_THROWS_WITH_AS(attention(p.request(RopeEncoding{}, true, -1), out.data()), "window must be >= 1 (got -1)", std::invalid_argument);
+        AttentionRequest goodBadPositions = p.request(RopeEncoding{}, true);
+        goodBadPositions.qPositions = std::vector<std::int32_t>(3, 0);
+        CHECK_THROWS_AS(attention(goodBadPositions, out.data()), std::invalid_argument);
+        CHECK(untouched());
+    }
+}
+
+TEST_CASE("attention: an output that is not finite is refused (each row checked as it is written), for any thread count") {
+    // Rows are checked for finite values by the task that writes them. Two cases whose output overflows
+    // float range whatever the kernels: values of 3e38 that every key weighs fully (q = 0: all scores
+    // equal, so the accumulated sum passes 3.4e38; plain attention, on the pool), and Shaw's value table
+    // of 3e38 added to values of 3e38 (a term on the calling thread).
+    KeepThreadCount keep;
+    Qkv p(8, 8, 32, 600, 600, 61);
+    std::fill(p.q.begin(), p.q.end(), 0.0f);
+    std::fill(p.v.begin(), p.v.end(), 3e38f);
+    const std::vector<float> shawK(3 * 32, 0.0f), shawV(3 * 32, 3e38f);
+    std::string first[2];
+    for (int n : {1, 2, 3}) {
+        setThreadCount(n);
+        CAPTURE(n);
+        for (int c = 0; c < 2; ++c) {
+            CAPTURE(c);
+            std::string message;
+            try {
+                attention(c ? p.request(ShawEncoding{1, shawK, shawV}, true) : p.request(NoEncoding{}, false));
+            } catch (const std::invalid_argument& e) {
+                message = e.what();
+            }
+            CHECK(message.find("gives scores beyond float range") != std::string::npos);
+            if (n == 1) first[c] = message;
+            CHECK(message == first[c]);
+        }
+    }
+    // the same values without the overflow: one visible key per query (a window of 1), and with Shaw a
+    // value table of zeros: every output is 3e38 itself
+    const std::vector<float> zeros(3 * 32, 0.0f);
+    for (int c = 0; c < 2; ++c) {
+        const AttentionResult r = attention(c ? p.request(ShawEncoding{1, shawK, zeros}, true, 1) : p.request(NoEncoding{}, true, 1));
+        CHECK(std::all_of(r.out.begin(), r.out.end(), [](float o) { return o == 3e38f; }));
+    }
+}
+
+TEST_CASE("PoolHold: idle workers stay awake while a large call holds the pool, and sleep again after") {
+    KeepThreadCount keep;
+    setThreadCount(2);
+    if (threadLimit() < 2) return;  // a build without threads has no workers
+    detail::parallelFor(64, 1e9, [](std::size_t, int) {});  // a worker exists (more if a test before used more threads)
+    const int workers = detail::startedWorkers();
+    REQUIRE(workers >= 1);
+    const auto until = [](auto pred) {  // waits up to 2 s for pred
+        for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2); std::chrono::steady_clock::now() < end;) {
+            if (pred()) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return pred();
+    };
+    CHECK(until([&] { return detail::sleepingWorkers() == workers; }));  // idle past the 200 us spin: asleep
+    {
+        const detail::PoolHold small(detail::kParallelMinWork / 2);  // a small call holds nothing
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        CHECK(detail::sleepingWorkers() == workers);
+    }
+    {
+        const detail::PoolHold hold(1e9);
+        CHECK(until([] { return detail::sleepingWorkers() == 0; }));  // woken by the hold
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));   // far past the spin time
+        CHECK(detail::sleepingWorkers() == 0);
+        std::atomic<int> done{0};
+        detail::parallelFor(64, 1e9, [&](std::size_t, int) { ++done; });
+        CHECK(done == 64);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        CHECK(detail::sleepingWorkers() == 0);  // still held between passes
+    }
+    CHECK(until([&] { return detail::sleepingWorkers() == workers; }));  // released: asleep again
+    // a thread count of 1 holds nothing
+    setThreadCount(1);
+    const detail::PoolHold one(1e9);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    CHECK(detail::sleepingWorkers() == workers);
+}
+
+TEST_CASE("causal attention: visible keys counted from consecutive positions give the bytes of the key-by-key mask, for any thread count") {
+    // A causal-only mask over key blocks at consecutive positions takes each row's visible prefix by
+    // count; a window wider than every distance admits the same keys but goes key by key. Both must
+    // give the same bytes, with uneven tiles (qLen not a multiple of the tile) and blocks (kLen not a
+    // multiple of 64), positions offset, a gap inside one block, and repeated query positions.
+    KeepThreadCount keep;
+    const Qkv p(6, 2, 32, 301, 301, 70);
+    std::vector<std::int32_t> pos(301);
+    for (int j = 0; j < 301; ++j) pos[j] = 37 + j + (j >= 150 ? 5 : 0);  // a gap of 5 inside block 2
+    std::vector<std::int32_t> qpos = pos;
+    qpos[200] = qpos[199];  // two queries at one position
+    for (int e = 0; e < 2; ++e) {
+        const Encoding enc = e ? Encoding(AlibiEncoding{6, {}, false}) : Encoding(RopeEncoding{});
+        AttentionRequest fast = p.request(enc, true), slow = p.request(enc, true, 100000);
+        for (AttentionRequest* r : {&fast, &slow}) {
+            r->qPositions = qpos;
+            r->kPositions = pos;
+        }
+        std::vector<float> want;
+        {
+            REQUIRE(setThreadCount(1) == 1);
+            want = run(slow, true);
+        }
+        CAPTURE(e);
+        sameWithAnyThreadCount("causal, counted", [&] {
+            const std::vector<float> got = run(fast, true);
+            CHECK(sameBytes(got, want));
+            return got;
+        });
+        sameWithAnyThreadCount("causal, counted, out only", [&] { return run(fast); });
+        CHECK(sameBytes(run(fast), run(slow)));
+    }
+}
