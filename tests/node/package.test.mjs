@@ -18,14 +18,23 @@ test('npm pack → npm install → import { load } from "posenc" works in a fres
     execFileSync('mkdir', ['-p', app]);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     execFileSync('npm', ['install', join(dir, tarball), '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'pipe' });
+    // 'posenc/browser' (one minified file for pages without a bundler) is the same API over the same wasm
     writeFileSync(join(app, 'main.mjs'), `import { load } from 'posenc';
-const pe = await load();
-const t = pe.sinusoidal([1], { dim: 2 });
-console.log(JSON.stringify([t[0], t[1], pe.alibiSlopes(3)[2]]));`);
-    const out = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: app, encoding: 'utf8' }));
+import { load as loadMinified } from 'posenc/browser';
+const results = [];
+for (const pe of [await load(), await loadMinified({ threads: 1 })]) {
+  const t = pe.sinusoidal([1], { dim: 2 });
+  let refused;
+  try { pe.sinusoidal([1], { dim: 2, bsae: 3 }); } catch (e) { refused = e.name + ': ' + e.message; }
+  results.push([t[0], t[1], pe.alibiSlopes(3)[2], refused]);
+}
+console.log(JSON.stringify(results));`);
+    const [out, minified] = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: app, encoding: 'utf8' }));
     assert.ok(Math.abs(out[0] - Math.sin(1)) < 1e-7);
     assert.ok(Math.abs(out[1] - Math.cos(1)) < 1e-7);
     assert.equal(out[2], 0.25);
+    assert.equal(out[3], "TypeError: unknown option 'bsae' in sinusoidal options (did you mean 'base'?)");
+    assert.deepEqual(minified, out);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
