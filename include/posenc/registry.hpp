@@ -83,7 +83,8 @@ std::string json();
 // Where option values come from when an options object is read into posenc's structs (the JS
 // binding's requests, bindings/call.cpp; any other reader). Keys are the registry's; a key that is
 // not there leaves the member's initialiser, so the structs hold every default. Values arrive
-// checked for type: choices as their index (the enum value), flags as 0 / 1.
+// checked (the binding runs src/registry_check.hpp's check first): choices as their index (the enum
+// value), flags as 0 / 1.
 class Source {
 public:
     virtual ~Source() = default;
