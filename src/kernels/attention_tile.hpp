@@ -115,8 +115,9 @@ inline float rowMaxSimd(const float* s, std::size_t n) noexcept {
     float m = -std::numeric_limits<float>::infinity();
 #if POSENC_SIMD
     if (n >= kFloatLanes) {
-        FloatBatch mb = FloatBatch::load_unaligned(s);
-        for (t = kFloatLanes; t + kFloatLanes <= n; t += kFloatLanes) mb = vmax(mb, FloatBatch::load_unaligned(s + t));
+        // from -inf, as the scalar loop: each lane passes over NaN as std::max(m, x) does
+        FloatBatch mb(-std::numeric_limits<float>::infinity());
+        for (; t + kFloatLanes <= n; t += kFloatLanes) mb = vmax(mb, FloatBatch::load_unaligned(s + t));
         alignas(64) float lanes[kFloatLanes];
         mb.store_aligned(lanes);
         for (float v : lanes) m = std::max(m, v);

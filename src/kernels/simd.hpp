@@ -49,13 +49,16 @@ using FloatBatch = xsimd::batch<float>;
 using DoubleBatch = xsimd::batch<double>;
 constexpr std::size_t kFloatLanes = FloatBatch::size;
 constexpr std::size_t kDoubleLanes = DoubleBatch::size;
-// max of floats: Emscripten lowers _mm_max_ps to compare + select (x86's NaN rule), so in wasm it is
-// SIMD128's pmax. Inputs are never NaN, where the two would differ.
+// max of floats by std::max(a, b)'s rule, NaN included — (a < b) ? b : a: a NaN in b is passed over, a
+// NaN in a kept — so the SIMD kernels equal their scalar twins for every input (scores of +inf make
+// NaN in the softmax, and each kernel set must refuse them alike). SIMD128's pmax is that rule; x86's
+// maxps(x, y) is (x > y) ? x : y, hence the operands swapped. Emscripten would lower _mm_max_ps to
+// compare + select, so in wasm it is pmax itself.
 using IntBatch = xsimd::batch<std::int32_t>;
 #if defined(__wasm_simd128__)
 inline FloatBatch vmax(FloatBatch a, FloatBatch b) noexcept { return FloatBatch(__m128(wasm_f32x4_pmax(v128_t(__m128(a)), v128_t(__m128(b))))); }
 #else
-inline FloatBatch vmax(FloatBatch a, FloatBatch b) noexcept { return xsimd::max(a, b); }
+inline FloatBatch vmax(FloatBatch a, FloatBatch b) noexcept { return xsimd::max(b, a); }
 #endif
 
 #if POSENC_FMA && defined(__AVX512F__)  // xsimd 8's avx512f batch has no fused fma of its own

@@ -124,6 +124,39 @@ void checkSoftmaxTile(std::size_t n) {
     }
 }
 
+// NaN and infinities (scores of +inf make inf − inf = NaN in the softmax): every kernel set must treat
+// them as the scalar twins do, so that a call is refused, or not, whichever set runs it.
+TEST_CASE("exp, row max and tile softmax on NaN and infinite scores: SIMD equals scalar") {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const auto same = [](float a, float b) { return (std::isnan(a) && std::isnan(b)) || sameBits(a, b); };
+    std::vector<float> xs = {nan, inf, -inf, 0.0f, nan, -1.0f, 88.0f, nan, inf, -100.0f, nan, nan, -0.5f, inf, -inf, nan, 3.0f};
+    std::vector<float> y(xs.size());
+    kernels::expApproxSimd(xs.data(), y.data(), xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        CAPTURE(i);
+        CHECK(same(y[i], kernels::expApproxScalar(xs[i])));
+        if (std::isnan(xs[i])) CHECK(std::isnan(y[i]));  // NaN stays NaN (it is not clamped to the floor)
+    }
+    // a NaN anywhere in a row is passed over by the max, first lane included
+    for (std::size_t at : {0u, 1u, 7u, 16u, 20u}) {
+        std::vector<float> row(33);
+        for (std::size_t t = 0; t < row.size(); ++t) row[t] = -5.0f + 0.25f * static_cast<float>(t % 7);
+        row[at] = nan;
+        row[at == 0 ? 9 : 0] = 2.5f;  // the maximum, in the same lane as a NaN for some `at`
+        CAPTURE(at);
+        CHECK(kernels::rowMaxSimd(row.data(), row.size()) == kernels::rowMaxScalar(row.data(), row.size()));
+        CHECK(kernels::rowMaxScalar(row.data(), row.size()) == 2.5f);
+    }
+    // a row of +inf scores: the same NaN weights from both (the engine's output check then refuses the call)
+    std::vector<float> a(2 * kernels::kKeyBlock, inf), b = a;
+    bool live[2] = {true, true};
+    float ma[2] = {-inf, -inf}, la[2] = {0, 0}, ca[2], mb[2] = {-inf, -inf}, lb[2] = {0, 0}, cb[2];
+    CHECK(kernels::softmaxTileScalar<2>(a.data(), 5, live, ma, la, ca) == kernels::softmaxTileSimd<2>(b.data(), 5, live, mb, lb, cb));
+    for (std::size_t t = 0; t < 5; ++t) CHECK(same(a[t], b[t]));
+    CHECK(std::isnan(a[0]));
+    for (std::size_t r = 0; r < 2; ++r) CHECK((std::isnan(la[r]) && std::isnan(lb[r])));
+}
+
 TEST_CASE("tile softmax (online max, rescale, weights): SIMD equals scalar, both equal the definition") {
     for (std::size_t n : {1u, 5u, 64u}) {
         checkSoftmaxTile<1>(n);
