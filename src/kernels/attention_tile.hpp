@@ -42,8 +42,10 @@ constexpr float kLn2Hi = 0.693359375f;           // 355/512: n·kLn2Hi is exact 
 constexpr float kLn2Lo = -2.12194440054690583e-4f;  // ln2 − kLn2Hi
 constexpr float kC2 = 1.0f / 2, kC3 = 1.0f / 6, kC4 = 1.0f / 24, kC5 = 1.0f / 120, kC6 = 1.0f / 720, kC7 = 1.0f / 5040;
 
-inline float pow2i(std::int32_t n) noexcept {  // 2^n for n in [-126, 127]; 0 below -126
-    const std::int32_t bits = std::max(n + 127, 0) << 23;
+// 2^n for n in [-126, 127]; 0 below -126. Past 127 (NaN or +inf in) the exponent wraps as the SIMD
+// twin's 32-bit lane shift does: shifted as unsigned, where that is defined.
+inline float pow2i(std::int32_t n) noexcept {
+    const std::uint32_t bits = static_cast<std::uint32_t>(std::max(n + 127, 0)) << 23;
     float f;
     std::memcpy(&f, &bits, sizeof f);
     return f;
