@@ -16,16 +16,17 @@ function makeApi(m) {
   installRegistry(registry);
   // describe(): one entry per encoding kind and additive function, from the C++ table (src/registry.cpp)
   const descriptions = Object.freeze(registry.describe.map(Object.freeze));
-  // An options object for the core, checked there against registry table `table`.
-  const withOptions = (table, options) => (s) => ({ options: wire(s, options, table) });
+  // op with its options object (checked by the core against registry table `op`), the arguments
+  // extra(scope) places, and the caller's `out`.
+  const run = (op, options, extra = () => ({})) => call(op, (s) => ({ options: wire(s, options, op), ...extra(s) }), outOf(options));
 
   function sinusoidal(positions, options) {
     const pos = v.positions(positions);
-    return call('sinusoidal', (s) => ({ ...withOptions('sinusoidal', options)(s), positions: s.i32(pos, 'positions') }), outOf(options)).out;
+    return run('sinusoidal', options, (s) => ({ positions: s.i32(pos, 'positions') })).out;
   }
 
   function ropeFrequencies(options) {
-    const r = call('ropeFrequencies', withOptions('ropeFrequencies', options));
+    const r = run('ropeFrequencies', options);
     const result = { invFreq: r.invFreq, attentionScale: r.attentionScale, rotaryDim: r.rotaryDim };
     return r.axes ? Object.assign(result, { axes: r.axes, axisOfPair: r.axisOfPair }) : result;
   }
@@ -43,7 +44,7 @@ function makeApi(m) {
         m.HEAPU8.copyWithin(copy, p, p + n * 4);
         work = { '@': [copy, n] };
       }
-      s.call(op, { ...withOptions('applyRope', options)(s), shape, x: work, ...extra(s) });
+      s.call(op, { options: wire(s, options, 'applyRope'), shape, x: work, ...extra(s) });
       if (inPlace) return heapX ? x : s.result(work['@'][0], n, x);
       return s.result(work['@'][0], n, outOf(options));
     });
@@ -63,7 +64,7 @@ function makeApi(m) {
 
   // --- attention and score terms ------------------------------------------------------------------
   function attention(args) {
-    const r = call('attention', withOptions('attention', args), outOf(args));
+    const r = run('attention', args);
     const result = { out: r.out };
     if (r.weights) result.weights = r.weights;
     if (r.scores) result.scores = r.scores;
@@ -80,7 +81,7 @@ function makeApi(m) {
   // t5Bucket, debertaBucket: relative positions -> bucket indices.
   const buckets = (op) => (relativePositions, options) => {
     const rel = v.int32Array(relativePositions, 'relativePositions');
-    return call(op, (s) => ({ ...withOptions(op, options)(s), relativePositions: s.i32(rel, 'relativePositions') })).out;
+    return run(op, options, (s) => ({ relativePositions: s.i32(rel, 'relativePositions') })).out;
   };
 
   function alibiSlopes(numHeads) {
@@ -101,7 +102,7 @@ function makeApi(m) {
 
   return {
     sinusoidal,
-    ...makeAdditive(call, withOptions, outOf),
+    ...makeAdditive(run),
     parameterCount,
     ropeFrequencies,
     ropeConfigFromHF: makeRopeConfigFromHF(call),

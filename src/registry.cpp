@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <type_traits>
 
 #include "common/json.hpp"
+#include "registry_check.hpp"
 #include "posenc/describe.hpp"
 #include "posenc/posenc.hpp"
 
@@ -562,16 +564,21 @@ const ScalingMember kScalingMembers[] = {
 bool scalingTakes(const std::string& type, std::string_view field) { return contains(table("scaling").find(field)->types, type); }
 bool scalingRequires(const std::string& type, std::string_view field) { return contains(table("scaling").find(field)->requiredBy, type); }
 
-void validateScaling(const RopeScaling& s) {
-    const std::string type = scalingTypes().at(static_cast<std::size_t>(s.type));
+void checkScalingKeys(const std::string& type, const std::function<bool(const std::string&)>& given, const std::string& prefix) {
     const Table& t = table("scaling");
-    for (const ScalingMember& m : kScalingMembers) {
-        const Field& f = *t.find(m.name);
-        const bool given = m.given(s);
-        if (given && !contains(f.types, type))
-            fail("scaling." + f.name, "does not apply to '" + type + "' scaling (it belongs to " + either(f.types) + " scaling)");
-        if (!given && contains(f.requiredBy, type)) fail("scaling." + f.name, "is required by '" + type + "' scaling");
-    }
+    for (const Field& f : t.keys)
+        if (f.name != "type" && given(f.name) && !contains(f.types, type))
+            failType(prefix + f.name, "does not apply to '" + type + "' scaling (it belongs to " + either(f.types) + " scaling)");
+    for (const Field& f : t.keys)
+        if (contains(f.requiredBy, type) && !given(f.name)) fail(prefix + f.name, "is required by '" + type + "' scaling");
+}
+
+void validateScaling(const RopeScaling& s) {
+    checkScalingKeys(scalingTypes().at(static_cast<std::size_t>(s.type)), [&](const std::string& name) {
+        for (const ScalingMember& m : kScalingMembers)
+            if (name == m.name) return m.given(s);
+        return false;
+    }, "scaling.");
 }
 
 std::string json() {

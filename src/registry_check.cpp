@@ -172,18 +172,6 @@ std::string hint(const std::string& key, const Table& t, const Place& at, const 
 
 void checkObject(Value& o, const Table& t, const Place& at, const CallShape& call, const std::string& parent);
 
-// The scaling types' own keys (Hugging Face's rope validation): a type takes only its keys and needs
-// what it requires.
-void scalingRules(const Value& o, const Table& t, const Place& at) {
-    const std::string& type = scalingTypes().at(static_cast<std::size_t>(o.find("type")->number()));
-    const auto has = [](const std::vector<std::string>& list, const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); };
-    for (const Value::Member& m : o.members())
-        if (const Field& f = *t.find(m.key); f.name != "type" && !has(f.types, type))
-            failType(at.prefix + f.name, "does not apply to '" + type + "' scaling (it belongs to " + quoted(f.types, " or ") + " scaling)");
-    for (const Field& f : t.keys)
-        if (has(f.requiredBy, type) && !o.find(f.name)) fail(at.prefix + f.name, "is required by '" + type + "' scaling");
-}
-
 // One value by its field's type. Tensors were placed and checked by the caller.
 void checkValue(Value& v, const Field& f, const Table& t, const Place& at, const CallShape& call) {
     const std::string field = at.prefix + f.name;
@@ -252,7 +240,9 @@ void checkObject(Value& o, const Table& t, const Place& at, const CallShape& cal
         inner.headDim = static_cast<int>(headDim->number()), inner.headDimOf = encodings ? "the attention's headDim" : "the cache's headDim";
     for (std::size_t i = 0; i < fields.size(); ++i)
         if (nested(*fields[i])) checkValue(o.members()[i].value, *fields[i], t, at, inner);
-    if (t.name == "scaling") scalingRules(o, t, at);
+    if (t.name == "scaling")
+        checkScalingKeys(scalingTypes().at(static_cast<std::size_t>(o.find("type")->number())), [&](const std::string& name) { return o.find(name) != nullptr; },
+                         at.prefix);
     // a rope's headDim: the call's, which a given one must equal
     if (call.headDim > 0 && rope) {
         if (headDim && headDim->number() != call.headDim)

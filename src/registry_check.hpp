@@ -10,6 +10,7 @@
 // looked into); values JSON cannot carry tagged by the caller: {"$number": "NaN"} for a non-finite
 // number, {"$js": "<description>"} for anything else (a function, a typed array, undefined in a list).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,12 @@ void check(json::Value& options, const std::string& table, const Place& at, Call
 
 // The index of `value` in `choices`, or std::invalid_argument "<field> must be one of 'a', 'b' (got 'x')".
 std::size_t choose(const std::string& value, const std::string& field, const std::vector<std::string>& choices);
+
+// The scaling types' own keys (Hugging Face's rope validation), for scaling type `type`: a field
+// given (`given(name)`) must be one the type takes (else WrongType), a field the type requires must
+// be given (else std::invalid_argument). `prefix` names the fields ("scaling.", "encoding.scaling.").
+// The one implementation behind validateScaling (posenc's structs) and check() (JSON options).
+void checkScalingKeys(const std::string& type, const std::function<bool(const std::string&)>& given, const std::string& prefix);
 
 // An `encoding` value: one encoding object, or an array of them applied together.
 void checkEncoding(json::Value& encoding, const std::string& field, const CallShape& call);
