@@ -102,7 +102,6 @@ public:
         if (!x) throw std::logic_error(std::string("binding: request lacks '") + k + "'");
         return *x;
     }
-    const Value& value() const { return v_; }
 
 private:
     const Value& v_;

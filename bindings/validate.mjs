@@ -29,13 +29,13 @@ export function integer(v, field, { min = -(2 ** 31), max = 2 ** 31 - 1 } = {}) 
 export const positive = (v, field, max) => integer(v, field, { min: 1, max });
 export const nonNegative = (v, field) => integer(v, field, { min: 0 });
 
-const INTEGER_ARRAYS = [Int32Array, Int16Array, Int8Array, Uint8Array, Uint16Array, Uint8ClampedArray];
+const INTEGER_TYPED = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array];
 
 // Integers (positions, masks, relative positions) as an Int32Array, checking every element.
 export function int32Array(v, field, { min = -(2 ** 31), max = 2 ** 31 - 1 } = {}) {
   let out;
   if (v instanceof Int32Array) out = v;
-  else if (INTEGER_ARRAYS.some((T) => v instanceof T) || v instanceof Uint32Array) out = Int32Array.from(v);
+  else if (INTEGER_TYPED.some((T) => v instanceof T)) out = Int32Array.from(v);
   else if (Array.isArray(v) || v instanceof Float32Array || v instanceof Float64Array) {
     out = new Int32Array(v.length);
     for (let i = 0; i < v.length; i++) {
@@ -68,7 +68,6 @@ export const mask = (v, field = 'mask') => int32Array(v, field, { min: 0, max: 1
 // Float data: Float32Array as is; Float64Array (and Float16Array where it exists) and arrays of numbers
 // are converted. Integer typed arrays are refused: fp16 tensors usually arrive as Uint16Array bit
 // patterns, and converting those as integers would be silently wrong.
-const INTEGER_TYPED = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array];
 export function float32Array(v, field) {
   if (v instanceof Float32Array) return v;
   if (INTEGER_TYPED.some((T) => v instanceof T)) {
