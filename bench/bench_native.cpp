@@ -23,7 +23,7 @@ namespace {
 __attribute__((optimize("no-tree-vectorize")))
 #endif
 void rotateHalfScalarNoVec(float* x, const float* c, const float* s, std::size_t h) {
-    kernels::rotateHalfScalar(x, c, s, h);
+    kernels::rotateHalfScalar(x, x, c, s, h);
 }
 
 std::vector<float> randomFloats(std::size_t n) {
@@ -69,10 +69,10 @@ void ropeBench() {
     std::vector<float> cs = randomFloats(headDim / 2), sn = randomFloats(headDim / 2);
     auto y = randomFloats(static_cast<std::size_t>(4096) * headDim);
     const double ts = bench::medianSeconds([&] {
-        for (std::size_t v = 0; v < 4096; ++v) kernels::rotateHalfScalar(y.data() + v * headDim, cs.data(), sn.data(), headDim / 2);
+        for (std::size_t v = 0; v < 4096; ++v) kernels::rotateHalfScalar(y.data() + v * headDim, y.data() + v * headDim, cs.data(), sn.data(), headDim / 2);
     }, 21);
     const double tv = bench::medianSeconds([&] {
-        for (std::size_t v = 0; v < 4096; ++v) kernels::rotateHalfSimd(y.data() + v * headDim, cs.data(), sn.data(), headDim / 2);
+        for (std::size_t v = 0; v < 4096; ++v) kernels::rotateHalfSimd(y.data() + v * headDim, y.data() + v * headDim, cs.data(), sn.data(), headDim / 2);
     }, 21);
     const double tn = bench::medianSeconds([&] {
         for (std::size_t v = 0; v < 4096; ++v) rotateHalfScalarNoVec(y.data() + v * headDim, cs.data(), sn.data(), headDim / 2);

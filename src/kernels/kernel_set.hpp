@@ -36,8 +36,8 @@ struct KernelSet {
     bool (*allFinite)(const float*, std::size_t) noexcept;
     void (*sinCos)(double, const double*, std::size_t, double*, double*) noexcept;
     void (*advance)(double*, double*, const double*, const double*, std::size_t) noexcept;
-    void (*rotateHalf)(float*, const float*, const float*, std::size_t) noexcept;
-    void (*rotateInterleaved)(float*, const float*, const float*, std::size_t) noexcept;
+    void (*rotateHalf)(float*, const float*, const float*, const float*, std::size_t) noexcept;  // (dst, src, cos, sin, pairs)
+    void (*rotateInterleaved)(float*, const float*, const float*, const float*, std::size_t) noexcept;
 };
 
 // The set in use (chosen once, at first call, unless forced since).

@@ -81,37 +81,39 @@ inline void toFloatScaled(const double* c, const double* s, std::size_t n, doubl
 }
 
 // --- half layout: x[k], x[k+h] -------------------------------------------------------------------
-inline void rotateHalfScalar(float* x, const float* c, const float* s, std::size_t h) noexcept {
+// Each rotation reads src and writes dst (the same row when in place; a rotated copy otherwise, so a
+// copy costs no separate pass over the row).
+inline void rotateHalfScalar(float* dst, const float* src, const float* c, const float* s, std::size_t h) noexcept {
     for (std::size_t k = 0; k < h; ++k) {
-        const float a = x[k], b = x[k + h];
-        x[k] = a * c[k] - b * s[k];
-        x[k + h] = b * c[k] + a * s[k];
+        const float a = src[k], b = src[k + h];
+        dst[k] = a * c[k] - b * s[k];
+        dst[k + h] = b * c[k] + a * s[k];
     }
 }
 
-inline void rotateHalfSimd(float* x, const float* c, const float* s, std::size_t h) noexcept {
+inline void rotateHalfSimd(float* dst, const float* src, const float* c, const float* s, std::size_t h) noexcept {
     std::size_t k = 0;
 #if POSENC_SIMD
     for (; k + kFloatLanes <= h; k += kFloatLanes) {
-        const FloatBatch a = FloatBatch::load_unaligned(x + k), b = FloatBatch::load_unaligned(x + k + h);
+        const FloatBatch a = FloatBatch::load_unaligned(src + k), b = FloatBatch::load_unaligned(src + k + h);
         const FloatBatch cb = FloatBatch::load_unaligned(c + k), sb = FloatBatch::load_unaligned(s + k);
-        (a * cb - b * sb).store_unaligned(x + k);
-        (b * cb + a * sb).store_unaligned(x + k + h);
+        (a * cb - b * sb).store_unaligned(dst + k);
+        (b * cb + a * sb).store_unaligned(dst + k + h);
     }
 #endif
     for (; k < h; ++k) {  // tail, same arithmetic as the scalar reference
-        const float a = x[k], b = x[k + h];
-        x[k] = a * c[k] - b * s[k];
-        x[k + h] = b * c[k] + a * s[k];
+        const float a = src[k], b = src[k + h];
+        dst[k] = a * c[k] - b * s[k];
+        dst[k + h] = b * c[k] + a * s[k];
     }
 }
 
 // --- interleaved layout: x[2k], x[2k+1] ----------------------------------------------------------
-inline void rotateInterleavedScalar(float* x, const float* c, const float* s, std::size_t h) noexcept {
+inline void rotateInterleavedScalar(float* dst, const float* src, const float* c, const float* s, std::size_t h) noexcept {
     for (std::size_t k = 0; k < h; ++k) {
-        const float a = x[2 * k], b = x[2 * k + 1];
-        x[2 * k] = a * c[k] - b * s[k];
-        x[2 * k + 1] = b * c[k] + a * s[k];
+        const float a = src[2 * k], b = src[2 * k + 1];
+        dst[2 * k] = a * c[k] - b * s[k];
+        dst[2 * k + 1] = b * c[k] + a * s[k];
     }
 }
 
@@ -129,7 +131,7 @@ inline FloatBatch rotatePairs(FloatBatch v, FloatBatch cc, FloatBatch ss, FloatB
 }  // namespace detail
 #endif
 
-inline void rotateInterleavedSimd(float* x, const float* c, const float* s, std::size_t h) noexcept {
+inline void rotateInterleavedSimd(float* dst, const float* src, const float* c, const float* s, std::size_t h) noexcept {
     std::size_t k = 0;
 #if POSENC_SIMD
     constexpr auto lo = xsimd::make_batch_constant<detail::IndexBatch, detail::DuplicateLow>();
@@ -139,13 +141,14 @@ inline void rotateInterleavedSimd(float* x, const float* c, const float* s, std:
     const FloatBatch sign = FloatBatch::load_aligned(signs);
     for (; k + kFloatLanes <= h; k += kFloatLanes) {
         const FloatBatch cb = FloatBatch::load_unaligned(c + k), sb = FloatBatch::load_unaligned(s + k);
-        float* p = x + 2 * k;
+        const float* p = src + 2 * k;
+        float* d = dst + 2 * k;
         const FloatBatch v0 = FloatBatch::load_unaligned(p), v1 = FloatBatch::load_unaligned(p + kFloatLanes);
-        detail::rotatePairs(v0, xsimd::swizzle(cb, lo), xsimd::swizzle(sb, lo), sign).store_unaligned(p);
-        detail::rotatePairs(v1, xsimd::swizzle(cb, hi), xsimd::swizzle(sb, hi), sign).store_unaligned(p + kFloatLanes);
+        detail::rotatePairs(v0, xsimd::swizzle(cb, lo), xsimd::swizzle(sb, lo), sign).store_unaligned(d);
+        detail::rotatePairs(v1, xsimd::swizzle(cb, hi), xsimd::swizzle(sb, hi), sign).store_unaligned(d + kFloatLanes);
     }
 #endif
-    rotateInterleavedScalar(x + 2 * k, c + k, s + k, h - k);
+    rotateInterleavedScalar(dst + 2 * k, src + 2 * k, c + k, s + k, h - k);
 }
 
 }  // namespace POSENC_KERNEL_ISA

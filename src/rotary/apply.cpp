@@ -67,16 +67,18 @@ void RopeTables::build(const double* positions, std::size_t count, double scale,
 void RopeTables::rotate(float* v, std::size_t t) const noexcept {
     const float* c = c_.data() + t * width_;
     const float* s = s_.data() + t * width_;
-    if (layout_ == RopeLayout::half) kernels::active().rotateHalf(v, c, s, width_);
-    else kernels::active().rotateInterleaved(v, c, s, width_);
+    if (layout_ == RopeLayout::half) kernels::active().rotateHalf(v, v, c, s, width_);
+    else kernels::active().rotateInterleaved(v, v, c, s, width_);
 }
 
-void RopeTables::rotateRows(float* x, std::size_t rows, std::size_t stride) const noexcept {
-    // one layout branch for the whole run of rows (tokens 0..rows-1 of these tables)
-    if (layout_ == RopeLayout::half) {
-        for (std::size_t t = 0; t < rows; ++t) kernels::active().rotateHalf(x + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
-    } else {
-        for (std::size_t t = 0; t < rows; ++t) kernels::active().rotateInterleaved(x + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
+void RopeTables::rotateRows(float* dst, const float* src, std::size_t rows, std::size_t stride) const noexcept {
+    // one kernel for the whole run of rows (tokens 0..rows-1 of these tables)
+    const kernels::KernelSet& k = kernels::active();
+    const auto kernel = layout_ == RopeLayout::half ? k.rotateHalf : k.rotateInterleaved;
+    const std::size_t rotated = 2 * width_;
+    for (std::size_t t = 0; t < rows; ++t) {
+        kernel(dst + t * stride, src + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
+        if (dst != src) std::copy(src + t * stride + rotated, src + (t + 1) * stride, dst + t * stride + rotated);  // partial rotary: the rest
     }
 }
 
@@ -135,8 +137,7 @@ void rotateAll(const Job* jobs, std::size_t count, int headDim, double scale, co
         t->build(job.m + t0, static_cast<std::size_t>(n), scale, job.role, static_cast<std::size_t>(job.tokens));
         for (int h = 0; h < job.heads; ++h) {
             const std::size_t at = (static_cast<std::size_t>(h) * job.tokens + t0) * hd;
-            if (job.src != job.dst) std::copy(job.src + at, job.src + at + n * hd, job.dst + at);
-            t->rotateRows(job.dst + at, static_cast<std::size_t>(n), hd);
+            t->rotateRows(job.dst + at, job.src + at, static_cast<std::size_t>(n), hd);
             if (hooks && hooks->rows) hooks->rows(j, h, t0, n);
         }
     });

@@ -163,6 +163,7 @@ TEST_CASE("tile softmax (online max, rescale, weights): SIMD equals scalar, both
         checkSoftmaxTile<2>(n);
         checkSoftmaxTile<3>(n);
         checkSoftmaxTile<4>(n);
+        checkSoftmaxTile<5>(n);
         checkSoftmaxTile<8>(n);
     }
 }
@@ -227,8 +228,10 @@ TEST_CASE("score tile (Q.K^T micro-kernel): SIMD equals scalar bit for bit, for 
         checkScoreTile<2>(hd);
         checkScoreTile<3>(hd);
         checkScoreTile<4>(hd);
+        checkScoreTile<5>(hd);  // two register blocks where a block is 4 rows: 4 + 1
         checkScoreTile<6>(hd);
-        checkScoreTile<8>(hd);  // the AVX-512 tile
+        checkScoreTile<7>(hd);
+        checkScoreTile<8>(hd);  // every set's whole tile
     }
 }
 
@@ -260,6 +263,7 @@ TEST_CASE("value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit fo
             checkValueTile<2>(hd, n);
             checkValueTile<3>(hd, n);
             checkValueTile<4>(hd, n);
+            checkValueTile<5>(hd, n);
             checkValueTile<6>(hd, n);
             checkValueTile<8>(hd, n);
         }
@@ -300,13 +304,27 @@ TEST_CASE("RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD eq
         auto c = ref::randomVector(2 * h, 100 + static_cast<unsigned>(h));
         auto s = ref::randomVector(2 * h, 200 + static_cast<unsigned>(h));
         auto a = x, b = x;
-        kernels::rotateHalfScalar(a.data(), c.data(), s.data(), h);
-        kernels::rotateHalfSimd(b.data(), c.data(), s.data(), h);
+        kernels::rotateHalfScalar(a.data(), a.data(), c.data(), s.data(), h);
+        kernels::rotateHalfSimd(b.data(), b.data(), c.data(), s.data(), h);
         CHECK(a == b);
         a = x, b = x;
-        kernels::rotateInterleavedScalar(a.data(), c.data(), s.data(), h);
-        kernels::rotateInterleavedSimd(b.data(), c.data(), s.data(), h);
+        kernels::rotateInterleavedScalar(a.data(), a.data(), c.data(), s.data(), h);
+        kernels::rotateInterleavedSimd(b.data(), b.data(), c.data(), s.data(), h);
         CHECK(a == b);
+        // from src into a separate dst: the in-place result, src untouched
+        std::vector<float> d1(2 * h, -7.0f), d2(2 * h, -7.0f), inPlace = x;
+        kernels::rotateHalfScalar(inPlace.data(), inPlace.data(), c.data(), s.data(), h);
+        kernels::rotateHalfScalar(d1.data(), x.data(), c.data(), s.data(), h);
+        kernels::rotateHalfSimd(d2.data(), x.data(), c.data(), s.data(), h);
+        CHECK(d1 == inPlace);
+        CHECK(d2 == inPlace);
+        inPlace = x;
+        kernels::rotateInterleavedScalar(inPlace.data(), inPlace.data(), c.data(), s.data(), h);
+        kernels::rotateInterleavedScalar(d1.data(), x.data(), c.data(), s.data(), h);
+        kernels::rotateInterleavedSimd(d2.data(), x.data(), c.data(), s.data(), h);
+        CHECK(d1 == inPlace);
+        CHECK(d2 == inPlace);
+        CHECK(x == ref::randomVector(2 * h, static_cast<unsigned>(h)));
     }
     // sin/cos tables: exact reduction + xsimd's vector sincos vs libm on the unreduced angle, in double
     std::vector<double> w(37);

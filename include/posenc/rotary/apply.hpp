@@ -27,7 +27,9 @@ public:
     // Rotates one head vector of token t in place.
     void rotate(float* headVector, std::size_t t) const noexcept;
     // Rotates `rows` head vectors x + t * stride by tokens t = 0..rows-1.
-    void rotateRows(float* x, std::size_t rows, std::size_t stride) const noexcept;
+    void rotateRows(float* x, std::size_t rows, std::size_t stride) const noexcept { rotateRows(x, x, rows, stride); }
+    // The same from src into dst (rows of `stride` floats; the channels past rotaryDim copied).
+    void rotateRows(float* dst, const float* src, std::size_t rows, std::size_t stride) const noexcept;
     int rotaryDim() const noexcept { return rotaryDim_; }
 
 private:
