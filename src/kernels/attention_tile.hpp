@@ -21,9 +21,14 @@
 namespace posenc::kernels {
 inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compiled (kernels/kernel_set.hpp)
 
-// Query rows per tile: 4 rows x 2 vectors = 8 accumulators where there are 16 vector registers (SSE,
-// wasm SIMD128: V8 spills beyond that); 8 rows x 2 vectors = 16 where there are 32 (AVX-512).
-constexpr std::size_t kTileRows = kFloatLanes >= 16 ? 8 : 4;
+// Query rows per register block: 4 rows x 2 vectors = 8 accumulators where there are 16 vector
+// registers (SSE, AVX2, wasm SIMD128: V8 spills beyond that); 8 rows x 2 vectors = 16 where there are
+// 32 (AVX-512).
+constexpr std::size_t kBlockRows = kFloatLanes >= 16 ? 8 : 4;
+// Query rows per tile: 8 on every set. Where a register block is 4 rows, a tile is two blocks run one
+// after the other on each key block, while its keys and values are in L1, and the engine's bookkeeping
+// of a key block (masks, the softmax's running state) is paid once for 8 rows instead of twice.
+constexpr std::size_t kTileRows = 8;
 constexpr std::size_t kKeyBlock = 64;   // keys per block; packed key blocks are [headDim][kKeyBlock]
 
 // --- exp ------------------------------------------------------------------------------------------
@@ -184,17 +189,41 @@ template <std::size_t R>
 inline bool softmaxTileSimd(float* s, std::size_t n, const bool* live, float* m, float* l, float* corr) noexcept {
     // Three passes so the rows' exponentials of (m_old - m_new) are one vector call instead of R
     // latency-bound scalar ones.
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     constexpr std::size_t lanes = (R + kFloatLanes - 1) / kFloatLanes * kFloatLanes;
-    alignas(64) float shift[lanes] = {}, mNew[lanes] = {};
+    alignas(64) float shift[lanes] = {}, mNew[lanes] = {}, blockMax[R];
+#if POSENC_SIMD
+    if (n >= kFloatLanes) {
+        // The rows' maxima in one pass, R independent chains (one row's is latency-bound); equal to
+        // rowMaxScalar, as rowMaxSimd (a lane passes over NaN as std::max(m, x) does).
+        FloatBatch mb[R];
+        for (std::size_t r = 0; r < R; ++r) mb[r] = FloatBatch(kNegInf);
+        std::size_t t = 0;
+        for (; t + kFloatLanes <= n; t += kFloatLanes)
+            for (std::size_t r = 0; r < R; ++r) mb[r] = vmax(mb[r], FloatBatch::load_unaligned(s + r * kKeyBlock + t));
+        for (std::size_t r = 0; r < R; ++r) {
+            alignas(64) float v[kFloatLanes];
+            mb[r].store_aligned(v);
+            float x = kNegInf;
+            for (float y : v) x = std::max(x, y);
+            for (std::size_t u = t; u < n; ++u) x = std::max(x, s[r * kKeyBlock + u]);
+            blockMax[r] = x;
+        }
+    } else
+#endif
+        for (std::size_t r = 0; r < R; ++r) blockMax[r] = rowMaxScalar(s + r * kKeyBlock, n);
     bool take[R], any = false;
     for (std::size_t r = 0; r < R; ++r) {
-        const float blockMax = live[r] ? rowMaxSimd(s + r * kKeyBlock, n) : -std::numeric_limits<float>::infinity();
-        take[r] = blockMax != -std::numeric_limits<float>::infinity();
-        mNew[r] = take[r] ? std::max(m[r], blockMax) : m[r];
+        take[r] = live[r] && blockMax[r] != kNegInf;
+        mNew[r] = take[r] ? std::max(m[r], blockMax[r]) : m[r];
         shift[r] = take[r] ? m[r] - mNew[r] : 0.0f;  // exp(0) = 1: rows without weight keep their sums
         any |= take[r];
     }
-    expApproxSimd(shift, shift, lanes);
+#if POSENC_SIMD
+    for (std::size_t i = 0; i < lanes; i += kFloatLanes) expApprox(FloatBatch::load_aligned(shift + i)).store_aligned(shift + i);
+#else
+    for (std::size_t i = 0; i < R; ++i) shift[i] = expApproxScalar(shift[i]);
+#endif
     for (std::size_t r = 0; r < R; ++r) {
         float* row = s + r * kKeyBlock;
         corr[r] = shift[r];
@@ -256,8 +285,9 @@ inline void scoreTileScalar(const float* qT, const float* Kb, std::size_t hd, fl
         }
 }
 
-template <std::size_t R>
-inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
+// One register block: R (<= kBlockRows) rows of the tile, whose query columns sit Stride floats apart.
+template <std::size_t R, std::size_t Stride>
+inline void scoreRowsSimd(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
 #if POSENC_SIMD
     // Key vectors per step: 8 accumulators in all (V8 gives wasm SIMD 16 xmm registers).
     constexpr std::size_t KV = R >= 3 ? 2 : 4 / R;
@@ -270,7 +300,7 @@ inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, floa
             for (std::size_t v = 0; v < KV; ++v) a[r][v] = FloatBatch(0.0f);
         const float* k = Kb + t;
         const float* qc = qT;
-        for (std::size_t c = 0; c < hd; ++c, k += kKeyBlock, qc += R) {
+        for (std::size_t c = 0; c < hd; ++c, k += kKeyBlock, qc += Stride) {
             FloatBatch kv[KV];
             for (std::size_t v = 0; v < KV; ++v) kv[v] = FloatBatch::load_unaligned(k + v * kFloatLanes);
             for (std::size_t r = 0; r < R; ++r) {
@@ -286,10 +316,22 @@ inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, floa
         for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch(0.0f);
         for (std::size_t c = 0; c < hd; ++c) {
             const FloatBatch k = FloatBatch::load_unaligned(Kb + c * kKeyBlock + t);
-            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(qT[c * R + r]), k, a[r]);
+            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(qT[c * Stride + r]), k, a[r]);
         }
         for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(s + r * kKeyBlock + t);
     }
+#else
+    (void)qT, (void)Kb, (void)hd, (void)s, (void)cols;
+#endif
+}
+
+template <std::size_t R>
+inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
+#if POSENC_SIMD
+    // register blocks of kBlockRows rows, the last one what remains (the same sums, row by row)
+    constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
+    scoreRowsSimd<first, R>(qT, Kb, hd, s, cols);
+    if constexpr (R > kBlockRows) scoreRowsSimd<R - kBlockRows, R>(qT + kBlockRows, Kb, hd, s + kBlockRows * kKeyBlock, cols);
 #else
     scoreTileScalar<R>(qT, Kb, hd, s, cols);
 #endif
@@ -310,8 +352,9 @@ inline void valueTileScalar(const float* p, std::size_t n, const float* V, std::
         }
 }
 
+// One register block: R (<= kBlockRows) rows.
 template <std::size_t R>
-inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+inline void valueRowsSimd(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
 #if POSENC_SIMD
     constexpr std::size_t CV = R >= 3 ? 2 : 4 / R;  // channel vectors per step: ~8 accumulators
     std::size_t c = 0;
@@ -346,6 +389,17 @@ inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::si
             for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * kKeyBlock + t], V[t * hd + c], acc);
             o[r * hd + c] = acc;
         }
+#else
+    (void)p, (void)n, (void)V, (void)hd, (void)o, (void)corr;
+#endif
+}
+
+template <std::size_t R>
+inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+#if POSENC_SIMD
+    constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
+    valueRowsSimd<first>(p, n, V, hd, o, corr);
+    if constexpr (R > kBlockRows) valueRowsSimd<R - kBlockRows>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
 #else
     valueTileScalar<R>(p, n, V, hd, o, corr);
 #endif
