@@ -9,6 +9,7 @@
 // through kernels::active(); nothing here depends on an instruction set.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "posenc/scores/score_term.hpp"  // kQueryTile
 
@@ -38,6 +39,8 @@ struct KernelSet {
     void (*advance)(double*, double*, const double*, const double*, std::size_t) noexcept;
     void (*rotateHalf)(float*, const float*, const float*, const float*, std::size_t) noexcept;  // (dst, src, cos, sin, pairs)
     void (*rotateInterleaved)(float*, const float*, const float*, const float*, std::size_t) noexcept;
+    // ALiBi: s[t] += float(negSlope * (qPos - kPos[t])), |..| when symmetric (kernels/bias.hpp)
+    void (*linearBias)(float*, const std::int32_t*, std::size_t, std::int32_t, double, bool) noexcept;
 };
 
 // The set in use (chosen once, at first call, unless forced since).

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kernels/attention_tile.hpp"
+#include "kernels/bias.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/kernel_set.hpp"
 #include "kernels/rotate.hpp"
@@ -23,7 +24,7 @@ constexpr KernelSet makeSet(std::index_sequence<I...>) {
         {(I < kTileRows ? &valueTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
         {(I < kTileRows ? &softmaxTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
         &rowMaxSimd, &expShiftSimd, &axpySimd, &dotSimd, &allFiniteSimd,
-        &sinCosSimd, &advanceSimd, &rotateHalfSimd, &rotateInterleavedSimd,
+        &sinCosSimd, &advanceSimd, &rotateHalfSimd, &rotateInterleavedSimd, &linearBiasSimd,
     };
 }
 constexpr KernelSet kSet = makeSet(std::make_index_sequence<kQueryTile>());

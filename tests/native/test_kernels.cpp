@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/attention_tile.hpp"
+#include "kernels/bias.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/rotate.hpp"
 #include "reference.hpp"
@@ -353,4 +354,27 @@ TEST_CASE("RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD eq
         CHECK(std::fabs(c[i] - cd[i]) < 1e-12);
         CHECK(std::fabs(s[i] - sd[i]) < 1e-12);
     }
+}
+
+TEST_CASE("ALiBi linear bias: SIMD equals scalar bit for bit, both the double-product definition, symmetric or not") {
+    // distances of both signs, 0, and the int32 extremes (positions 0 and 2^31 - 1); slopes of the
+    // power-of-two schedule, a non-power-of-two head count's, and one whose products overflow float
+    const std::int32_t big = std::numeric_limits<std::int32_t>::max();
+    const std::vector<std::int32_t> keys = {0, 1, 2, 3, 7, 100, 4095, 16777217, big, big - 1, 5, 5, 6, 1 << 30, 12, 13, 11};
+    for (std::int32_t q : {0, 5, 4096, 16777216, big})
+        for (double m : {0.5, std::pow(2.0, -8.0 / 3), 1.0 / 256, 1e30})
+            for (bool symmetric : {false, true})
+                for (std::size_t n : {1u, 3u, 4u, 5u, 8u, 17u}) {
+                    std::vector<float> base(n);
+                    for (std::size_t t = 0; t < n; ++t) base[t] = 0.25f * static_cast<float>(t) - 1.0f;
+                    auto a = base, b = base;
+                    kernels::linearBiasScalar(a.data(), keys.data(), n, q, -m, symmetric);
+                    kernels::linearBiasSimd(b.data(), keys.data(), n, q, -m, symmetric);
+                    for (std::size_t t = 0; t < n; ++t) {
+                        CHECK(sameBits(a[t], b[t]));
+                        const double d = static_cast<double>(q) - static_cast<double>(keys[t]);
+                        const float want = base[t] + static_cast<float>(-m * (symmetric ? std::fabs(d) : d));
+                        CHECK(sameBits(a[t], want));
+                    }
+                }
 }
