@@ -42,6 +42,16 @@ std::int64_t callDistance(const AttentionInputs& in) {
     return std::max(kMax - qMin, qMax - kMin);
 }
 
+// What the distance-only bias terms (T5, ALiBi) may precompute from the call's positions.
+CallDistances callDistances(const AttentionInputs& in) {
+    CallDistances c;
+    c.largest = callDistance(in);
+    c.keysIncrease = true;
+    for (int j = 1; j < in.dims.kLen && c.keysIncrease; ++j) c.keysIncrease = in.kPos[j] > in.kPos[j - 1];
+    c.pairsPerHead = static_cast<double>(in.dims.qLen) * in.dims.kLen;
+    return c;
+}
+
 }  // namespace
 
 const RopeEncoding* ropePart(const Encoding& e) {
@@ -120,8 +130,8 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
             [&](const NoEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
             [&](const RopeEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
             [&](const TemperatureEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },  // scales q (attention())
-            [&](const AlibiEncoding& a) -> std::unique_ptr<ScoreTerm> { return std::make_unique<AlibiTerm>(a, d.heads); },
-            [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads, callDistance(in)); },
+            [&](const AlibiEncoding& a) -> std::unique_ptr<ScoreTerm> { return std::make_unique<AlibiTerm>(a, d.heads, callDistances(in)); },
+            [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads, callDistances(in)); },
             [&](const SwinEncoding& s) -> std::unique_ptr<ScoreTerm> {
                 auto term = std::make_unique<SwinTerm>(s, d.heads);
                 term->checkPositions(in.qPos, d.qLen, "qPositions");

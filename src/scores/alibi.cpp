@@ -5,6 +5,8 @@
 
 #include "posenc/common/errors.hpp"
 #include "common/cold.hpp"
+#include "kernels/kernel_set.hpp"
+#include "scores/distance_row.hpp"
 
 namespace posenc {
 
@@ -42,13 +44,28 @@ POSENC_COLD AlibiTerm::AlibiTerm(const AlibiEncoding& e, int heads) : symmetric_
     }
 }
 
+POSENC_COLD AlibiTerm::AlibiTerm(const AlibiEncoding& e, int heads, const CallDistances& call) : AlibiTerm(e, heads) {
+    // Each table entry is the bias the kernel below forms for that distance, so both paths add the
+    // same floats. Built only where it pays — for keys that increase, at most an eighth of the pairs —
+    // and at most 2^22 floats (16 MiB) in all.
+    const std::int64_t span = 2 * call.largest + 1;
+    if (!call.keysIncrease || static_cast<double>(span) > call.pairsPerHead / 8 || span * heads > (std::int64_t(1) << 22)) return;
+    range_ = call.largest;
+    byDistance_.resize(static_cast<std::size_t>(span * heads));
+    for (int h = 0; h < heads; ++h)
+        for (std::int64_t r = -range_; r <= range_; ++r) {  // r = kPos - qPos; the distance d = qPos - kPos = -r
+            const std::int64_t d = symmetric_ && r > 0 ? r : -r;
+            byDistance_[static_cast<std::size_t>(h * span + r + range_)] = static_cast<float>(-slopes_[h] * static_cast<double>(d));
+        }
+}
+
 void AlibiTerm::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
-    const double m = slopes_[h];
-    if (symmetric_) {
-        for (int j = j0; j < j1; ++j) s[j - j0] += static_cast<float>(-m * std::fabs(static_cast<double>(qPos) - kPos[j]));
-    } else {
-        for (int j = j0; j < j1; ++j) s[j - j0] += static_cast<float>(-m * (static_cast<double>(qPos) - kPos[j]));
+    // s[j - j0] += float(-m * (qPos - kPos[j])), the distance's absolute value when symmetric
+    if (!byDistance_.empty()) {
+        const float* row = byDistance_.data() + static_cast<std::size_t>(h) * static_cast<std::size_t>(2 * range_ + 1) + range_;
+        if (detail::addConsecutiveDistances(row, range_, true, qPos, j0, j1, kPos, s)) return;
     }
+    if (j1 > j0) kernels::active().linearBias(s, kPos + j0, static_cast<std::size_t>(j1 - j0), qPos, -slopes_[h], symmetric_);
 }
 
 }  // namespace posenc

@@ -5,6 +5,7 @@
 
 #include "posenc/common/errors.hpp"
 #include "common/cold.hpp"
+#include "scores/distance_row.hpp"
 
 namespace posenc {
 
@@ -58,6 +59,10 @@ POSENC_COLD T5Term::T5Term(const T5Encoding& e, int heads, std::int64_t callDist
         for (std::size_t r = 0; r < span; ++r) biasByDistance_[h * span + r] = table_[static_cast<std::size_t>(lookup_[r]) * heads + h];
 }
 
+POSENC_COLD T5Term::T5Term(const T5Encoding& e, int heads, const CallDistances& call) : T5Term(e, heads, call.largest) {
+    keysIncrease_ = call.keysIncrease;
+}
+
 int T5Term::bucket(std::int64_t rel) const {
     if (rel < -range_ || rel > range_) return t5Bucket(rel, o_);
     return lookup_[static_cast<std::size_t>(rel + range_)];
@@ -66,6 +71,7 @@ int T5Term::bucket(std::int64_t rel) const {
 void T5Term::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
     const std::int64_t md = range_;  // every distance of the call is within it
     const float* bias = biasByDistance_.data() + static_cast<std::size_t>(h) * (2 * md + 1) + md;
+    if (detail::addConsecutiveDistances(bias, md, keysIncrease_, qPos, j0, j1, kPos, s)) return;
     for (int j = j0; j < j1; ++j) s[j - j0] += bias[std::clamp<std::int64_t>(static_cast<std::int64_t>(kPos[j]) - qPos, -md, md)];
 }
 

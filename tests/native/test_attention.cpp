@@ -2,6 +2,7 @@
 // here from each reference's definition (sign conventions as in CONVENTIONS.md).
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -889,5 +890,59 @@ TEST_CASE("multi-axis RoPE in attention: pair k turns by its axis's position; ma
         CHECK(maxDiff(got.out, want.out) < 2e-5);
         CHECK(maxDiff(got.weights, want.weights) < 2e-5);
         CHECK(f.axes == 3);
+    }
+}
+
+// T5 and ALiBi add a block of consecutive keys as one run of a per-head table by distance; any other
+// block goes key by key (ALiBi: the linear-bias kernel; T5: the clamped lookup). The two must add the
+// same floats — the table path against the per-key one, and both against the definition.
+TEST_CASE("ALiBi and T5 biases by distance: a run of the table equals the per-key path bit for bit") {
+    const int heads = 3, kLen = 300;
+    std::vector<std::int32_t> keys(kLen), gapped(kLen);
+    for (int j = 0; j < kLen; ++j) keys[j] = 5 + j, gapped[j] = 5 + j + (j >= 100 ? 7 : 0);  // a gap after key 99
+    const std::vector<std::pair<int, int>> blocks = {{0, 64}, {64, 128}, {90, 110}, {250, 300}, {10, 11}};
+    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) { return std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0; };
+    for (bool symmetric : {false, true}) {
+        AlibiEncoding e;
+        e.heads = heads;
+        e.symmetric = symmetric;
+        for (const auto* k : {&keys, &gapped}) {
+            const CallDistances call{420, k == &keys, 1e9};  // largest |qPos - kPos| of the queries below
+            AlibiTerm perKey(e, heads), table(e, heads, call);
+            for (int h = 0; h < heads; ++h)
+                for (std::int32_t q : {0, 5, 150, 304, 420})
+                    for (auto [j0, j1] : blocks) {
+                        std::vector<float> base(static_cast<std::size_t>(j1 - j0));
+                        for (std::size_t t = 0; t < base.size(); ++t) base[t] = 0.125f * static_cast<float>(t) - 3.0f;
+                        auto a = base, b = base;
+                        perKey.addBias(h, q, j0, j1, k->data(), a.data());
+                        table.addBias(h, q, j0, j1, k->data(), b.data());
+                        CHECK(same(a, b));
+                        for (std::size_t t = 0; t < base.size(); ++t) {
+                            const double d = static_cast<double>(q) - (*k)[static_cast<std::size_t>(j0) + t];
+                            CHECK(a[t] == base[t] + static_cast<float>(-perKey.slope(h) * (symmetric ? std::fabs(d) : d)));
+                        }
+                    }
+        }
+    }
+    // T5: maxDistance 40 < the call's distances, so blocks far from the query take the clamped lookup
+    std::vector<float> t5table(32 * heads);
+    for (std::size_t i = 0; i < t5table.size(); ++i) t5table[i] = std::sin(0.7f * static_cast<float>(i)) * 3.0f;
+    T5Encoding t5;
+    t5.heads = heads;
+    t5.table = {t5table.data(), t5table.size()};
+    t5.buckets = {true, 32, 40};
+    for (const auto* k : {&keys, &gapped}) {
+        T5Term perKey(t5, heads, CallDistances{420, false, 0}), table(t5, heads, CallDistances{420, k == &keys, 0});
+        for (int h = 0; h < heads; ++h)
+            for (std::int32_t q : {0, 30, 100, 304, 420})
+                for (auto [j0, j1] : blocks) {
+                    std::vector<float> a(static_cast<std::size_t>(j1 - j0), 1.5f), b = a;
+                    perKey.addBias(h, q, j0, j1, k->data(), a.data());
+                    table.addBias(h, q, j0, j1, k->data(), b.data());
+                    CHECK(same(a, b));
+                    for (std::size_t t = 0; t < a.size(); ++t)
+                        CHECK(a[t] == 1.5f + t5table[static_cast<std::size_t>(t5Bucket(static_cast<std::int64_t>((*k)[static_cast<std::size_t>(j0) + t]) - q, t5.buckets)) * heads + h]);
+                }
     }
 }

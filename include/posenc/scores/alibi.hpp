@@ -20,6 +20,9 @@ struct AlibiEncoding {
 class AlibiTerm final : public ScoreTerm {
 public:
     AlibiTerm(const AlibiEncoding& e, int heads);
+    // With the call's distances: a table of each head's bias by distance, when it costs less than an
+    // eighth of computing every pair's bias, so blocks of consecutive keys add a run of it.
+    AlibiTerm(const AlibiEncoding& e, int heads, const CallDistances& call);
     bool hasBias() const override { return true; }
     bool concurrent() const override { return true; }  // constant tables only
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
@@ -28,6 +31,8 @@ public:
 private:
     std::vector<double> slopes_;
     bool symmetric_;
+    std::int64_t range_ = 0;          // the table's distances: kPos - qPos in [-range_, range_]
+    std::vector<float> byDistance_;   // [heads, 2 range_ + 1], empty = none
 };
 
 }  // namespace posenc

@@ -23,9 +23,19 @@ struct AttentionDims {
     int heads = 0, kvHeads = 0, headDim = 0, qLen = 0, kLen = 0;
 };
 
-// Most query rows a tile holds (8 with AVX-512, 4 at 128/256-bit widths; the kernels in use pick one at
-// run time). Per-slot state is sized for this many rows.
+// Most query rows a tile holds (8 on every kernel set). Per-slot state is sized for this many rows.
 constexpr std::size_t kQueryTile = 8;
+
+// What a call's positions tell a distance-only bias term before it runs (T5 and ALiBi keep tables of
+// biases by key - query distance): the largest |qPos - kPos| over all pairs; whether the key positions
+// strictly increase (then a block whose last and first keys lie count - 1 apart holds consecutive
+// positions, and its biases for one query are one contiguous run of such a table); and how many
+// (query, key) pairs each head scores.
+struct CallDistances {
+    std::int64_t largest = 0;
+    bool keysIncrease = false;
+    double pairsPerHead = 0;
+};
 
 class ScoreTerm {
 public:

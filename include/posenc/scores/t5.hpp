@@ -30,6 +30,8 @@ class T5Term final : public ScoreTerm {
 public:
     // callDistance: the largest |key - query| position distance the call can ask about.
     T5Term(const T5Encoding& e, int heads, std::int64_t callDistance);
+    // The same, told whether the call's keys increase (blocks of consecutive keys add a run of the table).
+    T5Term(const T5Encoding& e, int heads, const CallDistances& call);
     bool hasBias() const override { return true; }
     bool concurrent() const override { return true; }  // constant tables only
     void addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) override;
@@ -40,7 +42,8 @@ private:
     T5BucketOptions o_;
     int range_ = 0;            // min(maxDistance, the call's largest distance)
     std::vector<int> lookup_;  // buckets for rel in [-range_, range_]
-    std::vector<float> biasByDistance_;  // [heads, 2 maxDistance + 1]: table[lookup_[rel], h]
+    std::vector<float> biasByDistance_;  // [heads, 2 range_ + 1]: table[lookup_[rel], h]
+    bool keysIncrease_ = false;
 };
 
 }  // namespace posenc
