@@ -63,7 +63,7 @@ void AlibiTerm::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int
     // s[j - j0] += float(-m * (qPos - kPos[j])), the distance's absolute value when symmetric
     if (!byDistance_.empty()) {
         const float* row = byDistance_.data() + static_cast<std::size_t>(h) * static_cast<std::size_t>(2 * range_ + 1) + range_;
-        if (detail::addConsecutiveDistances(row, range_, true, qPos, j0, j1, kPos, s)) return;
+        if (detail::addConsecutiveDistances(row, range_, false, true, qPos, j0, j1, kPos, s)) return;
     }
     if (j1 > j0) kernels::active().linearBias(s, kPos + j0, static_cast<std::size_t>(j1 - j0), qPos, -slopes_[h], symmetric_);
 }

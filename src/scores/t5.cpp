@@ -71,7 +71,7 @@ int T5Term::bucket(std::int64_t rel) const {
 void T5Term::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
     const std::int64_t md = range_;  // every distance of the call is within it
     const float* bias = biasByDistance_.data() + static_cast<std::size_t>(h) * (2 * md + 1) + md;
-    if (detail::addConsecutiveDistances(bias, md, keysIncrease_, qPos, j0, j1, kPos, s)) return;
+    if (detail::addConsecutiveDistances(bias, md, true, keysIncrease_, qPos, j0, j1, kPos, s)) return;
     for (int j = j0; j < j1; ++j) s[j - j0] += bias[std::clamp<std::int64_t>(static_cast<std::int64_t>(kPos[j]) - qPos, -md, md)];
 }
 

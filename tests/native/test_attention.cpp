@@ -893,9 +893,10 @@ TEST_CASE("multi-axis RoPE in attention: pair k turns by its axis's position; ma
     }
 }
 
-// T5 and ALiBi add a block of consecutive keys as one run of a per-head table by distance; any other
-// block goes key by key (ALiBi: the linear-bias kernel; T5: the clamped lookup). The two must add the
-// same floats — the table path against the per-key one, and both against the definition.
+// T5 and ALiBi add a block of consecutive keys as one run of a per-head table by distance (T5: the
+// distances past its table, where buckets stop growing, as the edge entries); any other block goes key
+// by key (ALiBi: the linear-bias kernel; T5: the clamped lookup). The two must add the same floats —
+// the table path against the per-key one, and both against the definition.
 TEST_CASE("ALiBi and T5 biases by distance: a run of the table equals the per-key path bit for bit") {
     const int heads = 3, kLen = 300;
     std::vector<std::int32_t> keys(kLen), gapped(kLen);
@@ -925,7 +926,8 @@ TEST_CASE("ALiBi and T5 biases by distance: a run of the table equals the per-ke
                     }
         }
     }
-    // T5: maxDistance 40 < the call's distances, so blocks far from the query take the clamped lookup
+    // T5: maxDistance 40 < the call's distances: blocks wholly or partly past +-40 from the query add
+    // the edge buckets' biases (q = 304 against keys 5..68: all below; against 255..304: partly)
     std::vector<float> t5table(32 * heads);
     for (std::size_t i = 0; i < t5table.size(); ++i) t5table[i] = std::sin(0.7f * static_cast<float>(i)) * 3.0f;
     T5Encoding t5;
