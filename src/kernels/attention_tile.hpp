@@ -118,21 +118,34 @@ inline float rowMaxScalar(const float* s, std::size_t n) noexcept {
     return m;
 }
 
-inline float rowMaxSimd(const float* s, std::size_t n) noexcept {
+// The maxima of R rows (row r at s + r·stride), n values each, in one pass of R independent chains
+// (one row's chain is latency-bound). Each lane starts from -inf, as the scalar loop, and passes over NaN
+// as std::max(m, x) does; max is exact, so each out[r] equals rowMaxScalar whatever the order.
+template <std::size_t R>
+inline void rowMaxesSimd(const float* s, std::size_t stride, std::size_t n, float* out) noexcept {
     std::size_t t = 0;
-    float m = -std::numeric_limits<float>::infinity();
+    for (std::size_t r = 0; r < R; ++r) out[r] = -std::numeric_limits<float>::infinity();
 #if POSENC_SIMD
     if (n >= kFloatLanes) {
-        // from -inf, as the scalar loop: each lane passes over NaN as std::max(m, x) does
-        FloatBatch mb(-std::numeric_limits<float>::infinity());
-        for (; t + kFloatLanes <= n; t += kFloatLanes) mb = vmax(mb, FloatBatch::load_unaligned(s + t));
-        alignas(64) float lanes[kFloatLanes];
-        mb.store_aligned(lanes);
-        for (float v : lanes) m = std::max(m, v);
+        FloatBatch mb[R];
+        for (std::size_t r = 0; r < R; ++r) mb[r] = FloatBatch(-std::numeric_limits<float>::infinity());
+        for (; t + kFloatLanes <= n; t += kFloatLanes)
+            for (std::size_t r = 0; r < R; ++r) mb[r] = vmax(mb[r], FloatBatch::load_unaligned(s + r * stride + t));
+        for (std::size_t r = 0; r < R; ++r) {
+            alignas(64) float lanes[kFloatLanes];
+            mb[r].store_aligned(lanes);
+            for (float v : lanes) out[r] = std::max(out[r], v);
+        }
     }
 #endif
-    for (; t < n; ++t) m = std::max(m, s[t]);
-    return m;  // max is exact: equal to rowMaxScalar whatever the order
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t u = t; u < n; ++u) out[r] = std::max(out[r], s[r * stride + u]);
+}
+
+inline float rowMaxSimd(const float* s, std::size_t n) noexcept {
+    float m;
+    rowMaxesSimd<1>(s, 0, n, &m);
+    return m;
 }
 
 // s[t] = exp(s[t] − m); returns the sum. The sum's order differs between the twins (lanes, then
@@ -193,26 +206,7 @@ inline bool softmaxTileSimd(float* s, std::size_t n, const bool* live, float* m,
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     constexpr std::size_t lanes = (R + kFloatLanes - 1) / kFloatLanes * kFloatLanes;
     alignas(64) float shift[lanes] = {}, mNew[lanes] = {}, blockMax[R];
-#if POSENC_SIMD
-    if (n >= kFloatLanes) {
-        // The rows' maxima in one pass, R independent chains (one row's is latency-bound); equal to
-        // rowMaxScalar, as rowMaxSimd (a lane passes over NaN as std::max(m, x) does).
-        FloatBatch mb[R];
-        for (std::size_t r = 0; r < R; ++r) mb[r] = FloatBatch(kNegInf);
-        std::size_t t = 0;
-        for (; t + kFloatLanes <= n; t += kFloatLanes)
-            for (std::size_t r = 0; r < R; ++r) mb[r] = vmax(mb[r], FloatBatch::load_unaligned(s + r * kKeyBlock + t));
-        for (std::size_t r = 0; r < R; ++r) {
-            alignas(64) float v[kFloatLanes];
-            mb[r].store_aligned(v);
-            float x = kNegInf;
-            for (float y : v) x = std::max(x, y);
-            for (std::size_t u = t; u < n; ++u) x = std::max(x, s[r * kKeyBlock + u]);
-            blockMax[r] = x;
-        }
-    } else
-#endif
-        for (std::size_t r = 0; r < R; ++r) blockMax[r] = rowMaxScalar(s + r * kKeyBlock, n);
+    rowMaxesSimd<R>(s, kKeyBlock, n, blockMax);
     bool take[R], any = false;
     for (std::size_t r = 0; r < R; ++r) {
         take[r] = live[r] && blockMax[r] != kNegInf;
@@ -220,11 +214,7 @@ inline bool softmaxTileSimd(float* s, std::size_t n, const bool* live, float* m,
         shift[r] = take[r] ? m[r] - mNew[r] : 0.0f;  // exp(0) = 1: rows without weight keep their sums
         any |= take[r];
     }
-#if POSENC_SIMD
-    for (std::size_t i = 0; i < lanes; i += kFloatLanes) expApprox(FloatBatch::load_aligned(shift + i)).store_aligned(shift + i);
-#else
-    for (std::size_t i = 0; i < R; ++i) shift[i] = expApproxScalar(shift[i]);
-#endif
+    expApproxSimd(shift, shift, lanes);
     for (std::size_t r = 0; r < R; ++r) {
         float* row = s + r * kKeyBlock;
         corr[r] = shift[r];
@@ -286,10 +276,10 @@ inline void scoreTileScalar(const float* qT, const float* Kb, std::size_t hd, fl
         }
 }
 
+#if POSENC_SIMD  // the register blocks exist only with SIMD; without, the tiles run their scalar twins
 // One register block: R (<= kBlockRows) rows of the tile, whose query columns sit Stride floats apart.
 template <std::size_t R, std::size_t Stride>
 inline void scoreRowsSimd(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
-#if POSENC_SIMD
     // Key vectors per step: 8 accumulators in all (V8 gives wasm SIMD 16 xmm registers).
     constexpr std::size_t KV = R >= 3 ? 2 : 4 / R;
     constexpr std::size_t step = KV * kFloatLanes;
@@ -321,10 +311,8 @@ inline void scoreRowsSimd(const float* qT, const float* Kb, std::size_t hd, floa
         }
         for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(s + r * kKeyBlock + t);
     }
-#else
-    (void)qT, (void)Kb, (void)hd, (void)s, (void)cols;
-#endif
 }
+#endif
 
 template <std::size_t R>
 inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
@@ -353,10 +341,10 @@ inline void valueTileScalar(const float* p, std::size_t n, const float* V, std::
         }
 }
 
+#if POSENC_SIMD  // the register blocks exist only with SIMD; without, the tiles run their scalar twins
 // One register block: R (<= kBlockRows) rows.
 template <std::size_t R>
 inline void valueRowsSimd(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
-#if POSENC_SIMD
     constexpr std::size_t CV = R >= 3 ? 2 : 4 / R;  // channel vectors per step: ~8 accumulators
     std::size_t c = 0;
     for (; c + CV * kFloatLanes <= hd; c += CV * kFloatLanes) {
@@ -390,10 +378,8 @@ inline void valueRowsSimd(const float* p, std::size_t n, const float* V, std::si
             for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * kKeyBlock + t], V[t * hd + c], acc);
             o[r * hd + c] = acc;
         }
-#else
-    (void)p, (void)n, (void)V, (void)hd, (void)o, (void)corr;
-#endif
 }
+#endif
 
 template <std::size_t R>
 inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {

@@ -22,12 +22,16 @@ namespace posenc::kernels {
 inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compiled (kernels/kernel_set.hpp)
 
 inline std::int32_t biasDistance(std::int32_t qPos, std::int32_t kPos, bool symmetric) noexcept {
-    const std::int32_t d = qPos - kPos;  // both >= 0: no overflow
+    const std::int32_t d = qPos - kPos;  // positions in [0, 2^31) (a table's r: small): no overflow
     return symmetric && d < 0 ? -d : d;
 }
 
+// The bias of one distance: the product in double, rounded once to float (ALiBi's tables by distance,
+// scores/alibi.cpp, hold exactly these values).
+inline float linearBiasOf(std::int32_t distance, double negSlope) noexcept { return static_cast<float>(negSlope * static_cast<double>(distance)); }
+
 inline void linearBiasScalar(float* s, const std::int32_t* kPos, std::size_t n, std::int32_t qPos, double negSlope, bool symmetric) noexcept {
-    for (std::size_t t = 0; t < n; ++t) s[t] += static_cast<float>(negSlope * static_cast<double>(biasDistance(qPos, kPos[t], symmetric)));
+    for (std::size_t t = 0; t < n; ++t) s[t] += linearBiasOf(biasDistance(qPos, kPos[t], symmetric), negSlope);
 }
 
 inline void linearBiasSimd(float* s, const std::int32_t* kPos, std::size_t n, std::int32_t qPos, double negSlope, bool symmetric) noexcept {

@@ -5,6 +5,7 @@
 
 #include "posenc/common/errors.hpp"
 #include "common/cold.hpp"
+#include "kernels/bias.hpp"  // the bias of one distance (no instruction-set code used here)
 #include "kernels/kernel_set.hpp"
 #include "scores/distance_row.hpp"
 
@@ -53,10 +54,9 @@ POSENC_COLD AlibiTerm::AlibiTerm(const AlibiEncoding& e, int heads, const CallDi
     range_ = call.largest;
     byDistance_.resize(static_cast<std::size_t>(span * heads));
     for (int h = 0; h < heads; ++h)
-        for (std::int64_t r = -range_; r <= range_; ++r) {  // r = kPos - qPos; the distance d = qPos - kPos = -r
-            const std::int64_t d = symmetric_ && r > 0 ? r : -r;
-            byDistance_[static_cast<std::size_t>(h * span + r + range_)] = static_cast<float>(-slopes_[h] * static_cast<double>(d));
-        }
+        for (std::int64_t r = -range_; r <= range_; ++r)  // r = kPos - qPos: a key at r from a query at 0
+            byDistance_[static_cast<std::size_t>(h * span + r + range_)] =
+                kernels::linearBiasOf(kernels::biasDistance(0, static_cast<std::int32_t>(r), symmetric_), -slopes_[h]);
 }
 
 void AlibiTerm::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t* kPos, float* s) {
