@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# clang-14 + libclang-rt-14-dev: the libFuzzer targets (emscripten already pulls in clang-14)
-packages=(cmake g++ make emscripten binaryen libxsimd-dev doctest-dev chromium wabt clang-14 libclang-rt-14-dev)
+# clang-14 + libclang-rt-14-dev: the libFuzzer targets (emscripten already pulls in clang-14); qemu-user: the
+# kernel tests on an emulated CPU without AVX-512 (scripts/test.sh)
+packages=(cmake g++ make emscripten binaryen libxsimd-dev doctest-dev chromium wabt clang-14 libclang-rt-14-dev qemu-user)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

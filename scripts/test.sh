@@ -21,6 +21,20 @@ for t in build/native-sanitize/posenc_kernel_tests_*; do  # each kernel set's SI
   rc=0; "$t" --no-colors --minimal || rc=$?
   [ "$rc" = 0 ] || [ "$rc" = 77 ] || exit "$rc"  # 77: this CPU cannot run the set (the test says so)
 done
+echo "== every kernel-set test binary on an emulated x86-64 without AVX-512 (qemu-user, Haswell: AVX2 + FMA)"
+# This machine may have AVX-512 while users' CPUs do not: a set's code must not run before the CPU check.
+# Each binary must pass (sets the emulated CPU has) or exit 77 (sets it lacks), native and under ASan.
+for t in build/native/posenc_kernel_tests_* build/native-sanitize/posenc_kernel_tests_*; do
+  [ -x "$t" ] || continue
+  out="$(qemu-x86_64 -cpu Haswell "$t" --no-colors --minimal 2>&1)" && rc=0 || rc=$?
+  printf '%s\n' "$out" | grep -v "TCG doesn't support requested feature" || true
+  case "$t:$rc" in
+    *avx512:77) echo "$t: exit 77 (no AVX-512 on the emulated CPU), as it must" ;;
+    *avx512:*) echo "$t: exit $rc on a CPU without AVX-512 (77 expected)" >&2; exit 1 ;;
+    *:0) echo "$t: passed" ;;
+    *) echo "$t: exit $rc on the emulated AVX2 CPU" >&2; exit 1 ;;
+  esac
+done
 echo "== libFuzzer: rope configs, attention, KV-cache operation sequences, config.json text (20 s each; crashes found earlier replayed first)"
 for t in rope attention kv_cache hf_config; do
   mkdir -p "build/fuzz/corpus-$t"

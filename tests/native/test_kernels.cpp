@@ -1,21 +1,60 @@
 // The attention engine's SIMD kernels against their scalar twins (bit for bit where the arithmetic is
 // the same) and against plain long-double / libm references (so equal twins cannot both be wrong).
-#include <doctest/doctest.h>
-
+// Compiled with one kernel set's -m flags: see kernel_tests.hpp for what that rules out here (doctest,
+// static initialisers, out-of-line code shared with the rest of the program).
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <vector>
 
 #include "kernels/attention_tile.hpp"
 #include "kernels/bias.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/rotate.hpp"
-#include "reference.hpp"
+#include "kernel_tests.hpp"
 
 using namespace posenc;
-using ref::ld;
 
 namespace {
+using ld = long double;
+
+// A template instantiated with a type of an unnamed namespace has internal linkage: vectors with this
+// allocator are this file's own code, never the copy the linker keeps for the library's std::vector.
+template <class T>
+struct LocalAllocator {
+    using value_type = T;
+    LocalAllocator() = default;
+    template <class U>
+    LocalAllocator(const LocalAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T))); }
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p); }
+    template <class U>
+    bool operator==(const LocalAllocator<U>&) const noexcept { return true; }
+    template <class U>
+    bool operator!=(const LocalAllocator<U>&) const noexcept { return false; }
+};
+template <class T>
+using Vector = std::vector<T, LocalAllocator<T>>;
+
+// doctest::Approx(b).epsilon(eps) == a: |a - b| < eps * (1 + max(|a|, |b|)).
+bool approx(double a, double b, double eps) { return std::fabs(a - b) < eps * (1 + std::fmax(std::fabs(a), std::fabs(b))); }
+
+// Uniform floats in [lo, hi) from a seed (splitmix64): inputs for SIMD-equals-scalar comparisons.
+Vector<float> randomVector(std::size_t n, unsigned seed, float lo = -1.f, float hi = 1.f) {
+    std::uint64_t state = seed;
+    Vector<float> v(n);
+    for (auto& x : v) {
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        x = lo + (hi - lo) * static_cast<float>(static_cast<double>(z >> 40) / 16777216.0);
+    }
+    return v;
+}
+
 // Distance in units in the last place of the float nearest the exact value.
 double ulpError(float got, double exact) {
     const float nearest = static_cast<float>(exact);
@@ -27,17 +66,16 @@ bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // The classic bound for a float sum of n products evaluated in order: |error| <= n u sum|terms|, u = 2^-24.
 double sumErrorBound(std::size_t n, ld absSum) { return 1.01 * double(n + 1) * std::ldexp(1.0, -24) * double(absSum) + 1e-30; }
-}  // namespace
 
-TEST_CASE("expApprox: within 2 ulp of exp on [-87, 0], exactly 0 from -88 and at -inf; SIMD equals scalar bit for bit") {
+void expApprox() {
     double worst = 0;
     float worstAt = 0;
-    std::vector<float> xs;
+    Vector<float> xs;
     for (double x = -100.0; x <= 0.0; x += 1.0 / 4099) xs.push_back(static_cast<float>(x));  // ~410k points, not grid-aligned
     for (float x : {0.0f, -0.0f, -1e-30f, -87.0f, -87.5f, -88.0f, -0.34657359f, -0.5f, -std::numeric_limits<float>::infinity(),
                     -std::numeric_limits<float>::max()})
         xs.push_back(x);
-    std::vector<float> simd(xs.size());
+    Vector<float> simd(xs.size());
     kernels::expApproxSimd(xs.data(), simd.data(), xs.size());
     std::size_t mismatches = 0;
     for (std::size_t i = 0; i < xs.size(); ++i) {
@@ -53,18 +91,19 @@ TEST_CASE("expApprox: within 2 ulp of exp on [-87, 0], exactly 0 from -88 and at
         }
     }
     CHECK(mismatches == 0);
-    INFO("worst error " << worst << " ulp at x = " << worstAt);
+    NOTE("worst error in ulp", worst);
+    NOTE("at x", worstAt);
     CHECK(worst <= 2.0);
     CHECK(kernels::expApproxScalar(0.0f) == 1.0f);
     CHECK(kernels::expApproxScalar(-std::numeric_limits<float>::infinity()) == 0.0f);
-    std::vector<float> infs(16, -std::numeric_limits<float>::infinity()), out(16, 1.0f);
+    Vector<float> infs(16, -std::numeric_limits<float>::infinity()), out(16, 1.0f);
     kernels::expApproxSimd(infs.data(), out.data(), 16);
     for (float z : out) CHECK(z == 0.0f);
 }
 
-TEST_CASE("row max and exp-shift: SIMD equals scalar (exponentials bit for bit, sums to float rounding)") {
+void rowMaxAndExpShift() {
     for (std::size_t n : {1u, 3u, 4u, 15u, 16u, 17u, 64u}) {
-        auto x = ref::randomVector(n, 5 + static_cast<unsigned>(n), -30.f, 5.f);
+        auto x = randomVector(n, 5 + static_cast<unsigned>(n), -30.f, 5.f);
         if (n > 3) x[3] = -std::numeric_limits<float>::infinity();
         CHECK(kernels::rowMaxSimd(x.data(), n) == kernels::rowMaxScalar(x.data(), n));
         ld exact = 0;
@@ -73,14 +112,14 @@ TEST_CASE("row max and exp-shift: SIMD equals scalar (exponentials bit for bit, 
         const float sa = kernels::expShiftScalar(a.data(), n, 5.0f), sb = kernels::expShiftSimd(b.data(), n, 5.0f);
         for (std::size_t i = 0; i < n; ++i) CHECK(sameBits(a[i], b[i]));
         if (n > 3) CHECK(b[3] == 0.0f);
-        CHECK(sb == doctest::Approx(sa).epsilon(1e-6));
-        CHECK(double(sa) == doctest::Approx(double(exact)).epsilon(1e-6));
+        CHECK(approx(sb, sa, 1e-6));
+        CHECK(approx(double(sa), double(exact), 1e-6));
     }
 }
 
 template <std::size_t R>
 void checkSoftmaxTile(std::size_t n) {
-    auto sc = ref::randomVector(R * kernels::kKeyBlock, 60 + R, -8.f, 8.f);
+    auto sc = randomVector(R * kernels::kKeyBlock, 60 + R, -8.f, 8.f);
     const float inf = std::numeric_limits<float>::infinity();
     sc[1] = -inf;  // a masked key
     if (R > 2)
@@ -99,7 +138,7 @@ void checkSoftmaxTile(std::size_t n) {
         for (std::size_t t = 0; t < n; ++t) CHECK(sameBits(a[r * kernels::kKeyBlock + t], b[r * kernels::kKeyBlock + t]));
         CHECK(sameBits(ma[r], mb[r]));
         CHECK(sameBits(ca[r], cb[r]));
-        CHECK(lb[r] == doctest::Approx(la[r]).epsilon(1e-6));
+        CHECK(approx(lb[r], la[r], 1e-6));
         // against the definition, in long double
         const bool wholeMasked = !live[r] || (R > 2 && r == 2);
         if (wholeMasked) {
@@ -117,21 +156,21 @@ void checkSoftmaxTile(std::size_t n) {
             sum += p;
             // 2 ulp for exp, plus the float rounding of s - m (relative 2^-24 |s - m| in the result)
             const double tol = 2.4e-7 + std::ldexp(std::fabs(double(ld(sc[r * kernels::kKeyBlock + t]) - mNew)), -24);
-            CHECK(double(a[r * kernels::kKeyBlock + t]) == doctest::Approx(double(p)).epsilon(tol));
+            CHECK(approx(double(a[r * kernels::kKeyBlock + t]), double(p), tol));
         }
         CHECK(double(ma[r]) == double(mNew));
-        CHECK(double(ca[r]) == doctest::Approx(double(corr)).epsilon(3e-7));
-        CHECK(double(la[r]) == doctest::Approx(double(ld(l0[r]) * corr + sum)).epsilon(1e-6));
+        CHECK(approx(double(ca[r]), double(corr), 3e-7));
+        CHECK(approx(double(la[r]), double(ld(l0[r]) * corr + sum), 1e-6));
     }
 }
 
 // NaN and infinities (scores of +inf make inf − inf = NaN in the softmax): every kernel set must treat
 // them as the scalar twins do, so that a call is refused, or not, whichever set runs it.
-TEST_CASE("exp, row max and tile softmax on NaN and infinite scores: SIMD equals scalar") {
+void nonFiniteScores() {
     const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
     const auto same = [](float a, float b) { return (std::isnan(a) && std::isnan(b)) || sameBits(a, b); };
-    std::vector<float> xs = {nan, inf, -inf, 0.0f, nan, -1.0f, 88.0f, nan, inf, -100.0f, nan, nan, -0.5f, inf, -inf, nan, 3.0f};
-    std::vector<float> y(xs.size());
+    Vector<float> xs = {nan, inf, -inf, 0.0f, nan, -1.0f, 88.0f, nan, inf, -100.0f, nan, nan, -0.5f, inf, -inf, nan, 3.0f};
+    Vector<float> y(xs.size());
     kernels::expApproxSimd(xs.data(), y.data(), xs.size());
     for (std::size_t i = 0; i < xs.size(); ++i) {
         CAPTURE(i);
@@ -140,7 +179,7 @@ TEST_CASE("exp, row max and tile softmax on NaN and infinite scores: SIMD equals
     }
     // a NaN anywhere in a row is passed over by the max, first lane included
     for (std::size_t at : {0u, 1u, 7u, 16u, 20u}) {
-        std::vector<float> row(33);
+        Vector<float> row(33);
         for (std::size_t t = 0; t < row.size(); ++t) row[t] = -5.0f + 0.25f * static_cast<float>(t % 7);
         row[at] = nan;
         row[at == 0 ? 9 : 0] = 2.5f;  // the maximum, in the same lane as a NaN for some `at`
@@ -149,7 +188,7 @@ TEST_CASE("exp, row max and tile softmax on NaN and infinite scores: SIMD equals
         CHECK(kernels::rowMaxScalar(row.data(), row.size()) == 2.5f);
     }
     // a row of +inf scores: the same NaN weights from both (the engine's output check then refuses the call)
-    std::vector<float> a(2 * kernels::kKeyBlock, inf), b = a;
+    Vector<float> a(2 * kernels::kKeyBlock, inf), b = a;
     bool live[2] = {true, true};
     float ma[2] = {-inf, -inf}, la[2] = {0, 0}, ca[2], mb[2] = {-inf, -inf}, lb[2] = {0, 0}, cb[2];
     CHECK(kernels::softmaxTileScalar<2>(a.data(), 5, live, ma, la, ca) == kernels::softmaxTileSimd<2>(b.data(), 5, live, mb, lb, cb));
@@ -158,7 +197,7 @@ TEST_CASE("exp, row max and tile softmax on NaN and infinite scores: SIMD equals
     for (std::size_t r = 0; r < 2; ++r) CHECK((std::isnan(la[r]) && std::isnan(lb[r])));
 }
 
-TEST_CASE("tile softmax (online max, rescale, weights): SIMD equals scalar, both equal the definition") {
+void tileSoftmax() {
     for (std::size_t n : {1u, 5u, 64u}) {
         checkSoftmaxTile<1>(n);
         checkSoftmaxTile<2>(n);
@@ -169,19 +208,19 @@ TEST_CASE("tile softmax (online max, rescale, weights): SIMD equals scalar, both
     }
 }
 
-TEST_CASE("packed keys: key j channel c at block(j)*hd*64 + c*64 + j mod 64, zero padding, round trip") {
+void packedKeys() {
     const std::size_t hd = 5, kLen = 70;
-    auto K = ref::randomVector(kLen * hd, 3);
-    std::vector<float> packed(kernels::packedKeysSize(kLen, hd), -1.0f);
+    auto K = randomVector(kLen * hd, 3);
+    Vector<float> packed(kernels::packedKeysSize(kLen, hd), -1.0f);
     CHECK(packed.size() == 128 * hd);
     kernels::packKeys(K.data(), kLen, hd, packed.data());
     for (std::size_t j = 0; j < kLen; ++j)
         for (std::size_t c = 0; c < hd; ++c) CHECK(packed[j / 64 * hd * 64 + c * 64 + j % 64] == K[j * hd + c]);
     for (std::size_t j = kLen; j < 128; ++j)
         for (std::size_t c = 0; c < hd; ++c) CHECK(packed[64 * hd + c * 64 + j % 64] == 0.0f);
-    std::vector<float> row(hd), other = ref::randomVector(hd, 4);
+    Vector<float> row(hd), other = randomVector(hd, 4);
     kernels::unpackKey(packed.data(), 66, hd, row.data());
-    CHECK(std::vector<float>(K.begin() + 66 * hd, K.begin() + 67 * hd) == row);
+    CHECK(Vector<float>(K.begin() + 66 * hd, K.begin() + 67 * hd) == row);
     kernels::packKey(other.data(), 66, hd, packed.data());
     kernels::unpackKey(packed.data(), 66, hd, row.data());
     CHECK(row == other);
@@ -189,20 +228,20 @@ TEST_CASE("packed keys: key j channel c at block(j)*hd*64 + c*64 + j mod 64, zer
 
 template <std::size_t R>
 void checkScoreTile(std::size_t hd) {
-    auto q = ref::randomVector(R * hd, 10 + R);
+    auto q = randomVector(R * hd, 10 + R);
     const std::size_t kLen = 50;  // a partial block: columns 50..63 are padding
-    auto K = ref::randomVector(kLen * hd, 20 + R);
-    std::vector<float> packed(kernels::packedKeysSize(kLen, hd));
+    auto K = randomVector(kLen * hd, 20 + R);
+    Vector<float> packed(kernels::packedKeysSize(kLen, hd));
     kernels::packKeys(K.data(), kLen, hd, packed.data());
-    std::vector<float> qT(R * hd);  // the kernel takes the tile's rows transposed
+    Vector<float> qT(R * hd);  // the kernel takes the tile's rows transposed
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t c = 0; c < hd; ++c) qT[c * R + r] = q[r * hd + c];
-    std::vector<float> a(R * kernels::kKeyBlock), b(R * kernels::kKeyBlock);
+    Vector<float> a(R * kernels::kKeyBlock), b(R * kernels::kKeyBlock);
     kernels::scoreTileScalar<R>(qT.data(), packed.data(), hd, a.data());
     kernels::scoreTileSimd<R>(qT.data(), packed.data(), hd, b.data());
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(sameBits(a[i], b[i]));
     for (std::size_t cols : {1u, 9u, 33u}) {  // a diagonal block: only the first `cols` keys are scored
-        std::vector<float> c(R * kernels::kKeyBlock, -7.0f), e(R * kernels::kKeyBlock, -7.0f);
+        Vector<float> c(R * kernels::kKeyBlock, -7.0f), e(R * kernels::kKeyBlock, -7.0f);
         kernels::scoreTileScalar<R>(qT.data(), packed.data(), hd, c.data(), cols);
         kernels::scoreTileSimd<R>(qT.data(), packed.data(), hd, e.data(), cols);
         for (std::size_t r = 0; r < R; ++r)
@@ -223,7 +262,7 @@ void checkScoreTile(std::size_t hd) {
         }
 }
 
-TEST_CASE("score tile (Q.K^T micro-kernel): SIMD equals scalar bit for bit, for 1..8 rows and odd head dims") {
+void scoreTile() {
     for (std::size_t hd : {1u, 3u, 8u, 17u, 64u, 128u}) {
         checkScoreTile<1>(hd);
         checkScoreTile<2>(hd);
@@ -239,7 +278,7 @@ TEST_CASE("score tile (Q.K^T micro-kernel): SIMD equals scalar bit for bit, for 
 template <std::size_t R>
 void checkValueTile(std::size_t hd, std::size_t n) {
     const std::size_t ps = kernels::kKeyBlock;
-    auto p = ref::randomVector(R * ps, 30 + R, 0.f, 1.f), V = ref::randomVector(n * hd, 40 + R), o = ref::randomVector(R * hd, 50 + R);
+    auto p = randomVector(R * ps, 30 + R, 0.f, 1.f), V = randomVector(n * hd, 40 + R), o = randomVector(R * hd, 50 + R);
     float corr[R];
     for (std::size_t r = 0; r < R; ++r) corr[r] = r % 4 == 0 ? 0.5f : r % 4 == 1 ? 1.0f : r % 4 == 2 ? 0.0f : 0.25f;
     auto a = o, b = o;
@@ -257,7 +296,7 @@ void checkValueTile(std::size_t hd, std::size_t n) {
         }
 }
 
-TEST_CASE("value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit for bit, for 1..8 rows and odd head dims") {
+void valueTile() {
     for (std::size_t hd : {1u, 5u, 8u, 20u, 64u})
         for (std::size_t n : {1u, 13u, 64u}) {
             checkValueTile<1>(hd, n);
@@ -270,9 +309,9 @@ TEST_CASE("value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit fo
         }
 }
 
-TEST_CASE("all-finite check: SIMD equals scalar for NaN, +-inf and the largest finite floats at every position") {
+void allFinite() {
     for (std::size_t n : {1u, 5u, 16u, 37u}) {
-        auto x = ref::randomVector(n, 70);
+        auto x = randomVector(n, 70);
         CHECK(kernels::allFiniteSimd(x.data(), n));
         x[n / 2] = std::numeric_limits<float>::max();
         x[0] = -std::numeric_limits<float>::max();
@@ -288,10 +327,10 @@ TEST_CASE("all-finite check: SIMD equals scalar for NaN, +-inf and the largest f
     }
 }
 
-TEST_CASE("dot / axpy SIMD kernels equal their scalar references") {
+void dotAxpy() {
     for (std::size_t n : {1u, 7u, 16u, 33u, 128u}) {
-        auto a = ref::randomVector(n, 1), b = ref::randomVector(n, 2);
-        CHECK(kernels::dotSimd(a.data(), b.data(), n) == doctest::Approx(kernels::dotScalar(a.data(), b.data(), n)).epsilon(1e-6));
+        auto a = randomVector(n, 1), b = randomVector(n, 2);
+        CHECK(approx(kernels::dotSimd(a.data(), b.data(), n), kernels::dotScalar(a.data(), b.data(), n), 1e-6));
         auto y1 = b, y2 = b;
         kernels::axpyScalar(0.37f, a.data(), y1.data(), n);
         kernels::axpySimd(0.37f, a.data(), y2.data(), n);
@@ -299,11 +338,11 @@ TEST_CASE("dot / axpy SIMD kernels equal their scalar references") {
     }
 }
 
-TEST_CASE("RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD equals scalar") {
+void ropeKernels() {
     for (std::size_t h : {1u, 3u, 4u, 8u, 9u, 16u, 17u, 64u, 67u}) {
-        auto x = ref::randomVector(2 * h, static_cast<unsigned>(h));
-        auto c = ref::randomVector(2 * h, 100 + static_cast<unsigned>(h));
-        auto s = ref::randomVector(2 * h, 200 + static_cast<unsigned>(h));
+        auto x = randomVector(2 * h, static_cast<unsigned>(h));
+        auto c = randomVector(2 * h, 100 + static_cast<unsigned>(h));
+        auto s = randomVector(2 * h, 200 + static_cast<unsigned>(h));
         auto a = x, b = x;
         kernels::rotateHalfScalar(a.data(), a.data(), c.data(), s.data(), h);
         kernels::rotateHalfSimd(b.data(), b.data(), c.data(), s.data(), h);
@@ -313,7 +352,7 @@ TEST_CASE("RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD eq
         kernels::rotateInterleavedSimd(b.data(), b.data(), c.data(), s.data(), h);
         CHECK(a == b);
         // from src into a separate dst: the in-place result, src untouched
-        std::vector<float> d1(2 * h, -7.0f), d2(2 * h, -7.0f), inPlace = x;
+        Vector<float> d1(2 * h, -7.0f), d2(2 * h, -7.0f), inPlace = x;
         kernels::rotateHalfScalar(inPlace.data(), inPlace.data(), c.data(), s.data(), h);
         kernels::rotateHalfScalar(d1.data(), x.data(), c.data(), s.data(), h);
         kernels::rotateHalfSimd(d2.data(), x.data(), c.data(), s.data(), h);
@@ -325,13 +364,13 @@ TEST_CASE("RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD eq
         kernels::rotateInterleavedSimd(d2.data(), x.data(), c.data(), s.data(), h);
         CHECK(d1 == inPlace);
         CHECK(d2 == inPlace);
-        CHECK(x == ref::randomVector(2 * h, static_cast<unsigned>(h)));
+        CHECK(x == randomVector(2 * h, static_cast<unsigned>(h)));
     }
     // sin/cos tables: exact reduction + xsimd's vector sincos vs libm on the unreduced angle, in double
-    std::vector<double> w(37);
+    Vector<double> w(37);
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::pow(10000.0, -2.0 * i / 74);
     for (double p : {0.0, 1.0, 4095.0, 1e6, 2147483647.0, -2147483647.0}) {
-        std::vector<double> c1(37), s1(37), c2(37), s2(37);
+        Vector<double> c1(37), s1(37), c2(37), s2(37);
         kernels::sinCosScalar(p, w.data(), w.size(), c1.data(), s1.data());
         kernels::sinCosSimd(p, w.data(), w.size(), c2.data(), s2.data());
         for (std::size_t i = 0; i < w.size(); ++i) {
@@ -340,7 +379,7 @@ TEST_CASE("RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD eq
         }
     }
     // one-position steps: SIMD = scalar bit for bit; 255 steps from p = 1000 stay within 1e-12 of sin/cos(1255 w)
-    std::vector<double> c(37), s(37), sc(37), ss(37), c0(37), s0(37), cd(37), sd(37);
+    Vector<double> c(37), s(37), sc(37), ss(37), c0(37), s0(37), cd(37), sd(37);
     kernels::sinCosSimd(1.0, w.data(), w.size(), sc.data(), ss.data());
     kernels::sinCosSimd(1000.0, w.data(), w.size(), c.data(), s.data());
     c0 = c, s0 = s;
@@ -356,16 +395,16 @@ TEST_CASE("RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD eq
     }
 }
 
-TEST_CASE("ALiBi linear bias: SIMD equals scalar bit for bit, both the double-product definition, symmetric or not") {
+void alibiLinearBias() {
     // distances of both signs, 0, and the int32 extremes (positions 0 and 2^31 - 1); slopes of the
     // power-of-two schedule, a non-power-of-two head count's, and one whose products overflow float
     const std::int32_t big = std::numeric_limits<std::int32_t>::max();
-    const std::vector<std::int32_t> keys = {0, 1, 2, 3, 7, 100, 4095, 16777217, big, big - 1, 5, 5, 6, 1 << 30, 12, 13, 11};
+    const Vector<std::int32_t> keys = {0, 1, 2, 3, 7, 100, 4095, 16777217, big, big - 1, 5, 5, 6, 1 << 30, 12, 13, 11};
     for (std::int32_t q : {0, 5, 4096, 16777216, big})
         for (double m : {0.5, std::pow(2.0, -8.0 / 3), 1.0 / 256, 1e30})
             for (bool symmetric : {false, true})
                 for (std::size_t n : {1u, 3u, 4u, 5u, 8u, 17u}) {
-                    std::vector<float> base(n);
+                    Vector<float> base(n);
                     for (std::size_t t = 0; t < n; ++t) base[t] = 0.25f * static_cast<float>(t) - 1.0f;
                     auto a = base, b = base;
                     kernels::linearBiasScalar(a.data(), keys.data(), n, q, -m, symmetric);
@@ -378,3 +417,21 @@ TEST_CASE("ALiBi linear bias: SIMD equals scalar bit for bit, both the double-pr
                     }
                 }
 }
+}  // namespace
+
+// The cases above, registered with doctest by kernel_tests_register.cpp (compiled with the default
+// flags): this table is constant-initialised, so this file runs nothing before main() asks the CPU.
+extern const KernelTestCase kKernelTestCases[] = {
+    {"expApprox: within 2 ulp of exp on [-87, 0], exactly 0 from -88 and at -inf; SIMD equals scalar bit for bit", expApprox},
+    {"row max and exp-shift: SIMD equals scalar (exponentials bit for bit, sums to float rounding)", rowMaxAndExpShift},
+    {"exp, row max and tile softmax on NaN and infinite scores: SIMD equals scalar", nonFiniteScores},
+    {"tile softmax (online max, rescale, weights): SIMD equals scalar, both equal the definition", tileSoftmax},
+    {"packed keys: key j channel c at block(j)*hd*64 + c*64 + j mod 64, zero padding, round trip", packedKeys},
+    {"score tile (Q.K^T micro-kernel): SIMD equals scalar bit for bit, for 1..8 rows and odd head dims", scoreTile},
+    {"value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit for bit, for 1..8 rows and odd head dims", valueTile},
+    {"all-finite check: SIMD equals scalar for NaN, +-inf and the largest finite floats at every position", allFinite},
+    {"dot / axpy SIMD kernels equal their scalar references", dotAxpy},
+    {"RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD equals scalar", ropeKernels},
+    {"ALiBi linear bias: SIMD equals scalar bit for bit, both the double-product definition, symmetric or not", alibiLinearBias},
+};
+extern const std::size_t kKernelTestCaseCount = sizeof kKernelTestCases / sizeof kKernelTestCases[0];
