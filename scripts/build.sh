@@ -13,7 +13,7 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
 if [ "$what" = all ] || [ "$what" = native ]; then
-  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DPOSENC_NATIVE_ARCH=OFF >/dev/null
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DPOSENC_NATIVE_ARCH=OFF -DPOSENC_WARNINGS_AS_ERRORS=ON >/dev/null
   cmake --build build/native -j "$jobs"
 fi
 if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then

@@ -106,7 +106,8 @@ inline void expApproxScalar(const float* x, float* y, std::size_t n) noexcept {
 inline void expApproxSimd(const float* x, float* y, std::size_t n) noexcept {
     std::size_t i = 0;
 #if POSENC_SIMD
-    for (; i + kFloatLanes <= n; i += kFloatLanes) expApprox(FloatBatch::load_unaligned(x + i)).store_unaligned(y + i);
+    for (const std::size_t whole = n - n % kFloatLanes; i < whole; i += kFloatLanes)
+        expApprox(FloatBatch::load_unaligned(x + i)).store_unaligned(y + i);
 #endif
     for (; i < n; ++i) y[i] = expApproxScalar(x[i]);
 }
