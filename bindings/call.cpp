@@ -5,7 +5,10 @@
 // keys, nulls, types, ranges, choices) and they are read into posenc's own structs, whose member
 // initialisers hold every default and whose functions check every value. This file only converts.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -19,6 +22,27 @@
 
 #include "common/json.hpp"
 #include "registry_check.hpp"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>
+#include <malloc.h>
+#endif
+
+namespace {
+// The size of the last allocation the heap refused (0: none since the call began), for the RangeError.
+std::atomic<std::uint64_t> gRefusedBytes{0};
+}  // namespace
+
+#ifdef __EMSCRIPTEN__
+// Every allocation (operator new's too) goes through malloc: this one remembers the size of a refusal.
+// Emscripten's malloc is a weak alias of dlmalloc, also exported as emscripten_builtin_malloc.
+extern "C" void* emscripten_builtin_malloc(std::size_t);
+extern "C" void* malloc(std::size_t n) {
+    void* p = emscripten_builtin_malloc(n);
+    if (!p) gRefusedBytes.store(n, std::memory_order_relaxed);
+    return p;
+}
+#endif
 
 namespace {
 
@@ -43,7 +67,10 @@ public:
     }
     template <class T>
     T* keep(Count n) {  // a result buffer that lives until the next call
-        if (n > (SIZE_MAX - 64) / sizeof(T)) throw std::bad_alloc();  // more than a 32-bit heap can address
+        if (n > (SIZE_MAX - 64) / sizeof(T)) {  // more than a 32-bit heap can address
+            gRefusedBytes.store(n * sizeof(T), std::memory_order_relaxed);
+            throw std::bad_alloc();
+        }
         buffers_.push_back(std::make_unique<char[]>(std::max<std::size_t>(static_cast<std::size_t>(n) * sizeof(T), 1)));
         return reinterpret_cast<T*>(buffers_.back().get());
     }
@@ -53,7 +80,7 @@ private:
 };
 
 Answer gAnswer;
-std::string gError;
+std::string gError = std::string(511, ' ');  // (cleared below) room for a refusal's message without allocating
 std::set<posenc::KVCache*> gCaches;  // live caches: a handle is checked before use
 
 // --- the request: option values and tensors by key -----------------------------------------------
@@ -506,6 +533,31 @@ constexpr Op kOps[] = {
 
 enum Status : int { kOk = 0, kRangeError = 1, kTypeError = 2, kInternalError = 3 };
 
+// Free bytes inside the heap (in pieces, not one block) and how far it can still grow.
+std::uint64_t heapFree() {
+#ifdef __EMSCRIPTEN__
+    return static_cast<std::uint32_t>(mallinfo().fordblks);  // an int holding a 32-bit size
+#else
+    return 0;
+#endif
+}
+
+// A refusal for memory, written without allocating (the heap is full): what the call needed and what is left.
+const char* outOfMemory() {
+    static char text[320];
+    const std::uint64_t needed = gRefusedBytes.load(std::memory_order_relaxed);
+    int n = needed ? std::snprintf(text, sizeof text, "out of memory: this call needs %llu bytes in one block", static_cast<unsigned long long>(needed))
+                   : std::snprintf(text, sizeof text, "out of memory: the heap cannot hold this call");
+#ifdef __EMSCRIPTEN__
+    std::snprintf(text + n, sizeof text - n, "; the wasm heap has %llu bytes free (in pieces) and can grow by %llu bytes (to 4 GiB)",
+                  static_cast<unsigned long long>(heapFree()),
+                  static_cast<unsigned long long>(emscripten_get_heap_max() - emscripten_get_heap_size()));
+#else
+    (void)n;
+#endif
+    return text;
+}
+
 int run(const char* text, std::size_t length) {
     Value request = posenc::json::parse(std::string_view(text, length));
     const Value* op = request.find("op");
@@ -527,11 +579,17 @@ int run(const char* text, std::size_t length) {
 // are dropped.
 extern "C" {
 int posenc_call(const char* request, std::size_t length) noexcept {
-    const auto failed = [](int status, const std::string& what) {
+    const auto failed = [](int status, const char* what) {
         gAnswer.reset();
-        gError = what;
+        gError.clear();
+        try {
+            gError = what;
+        } catch (const std::bad_alloc&) {  // a message longer than the room kept: its start
+            gError.assign(what, std::min(std::strlen(what), gError.capacity()));
+        }
         return status;
     };
+    gRefusedBytes.store(0, std::memory_order_relaxed);
     try {
         return run(request, length);
     } catch (const posenc::WrongType& e) {
@@ -539,7 +597,7 @@ int posenc_call(const char* request, std::size_t length) noexcept {
     } catch (const std::invalid_argument& e) {
         return failed(kRangeError, e.what());
     } catch (const std::bad_alloc&) {
-        return failed(kRangeError, "out of memory: the wasm heap cannot hold this request");
+        return failed(kRangeError, outOfMemory());
     } catch (const std::length_error&) {
         return failed(kRangeError, "size too large for the wasm heap");
     } catch (const std::exception& e) {
@@ -551,5 +609,6 @@ int posenc_call(const char* request, std::size_t length) noexcept {
 const char* posenc_answer() noexcept { return gAnswer.text().c_str(); }
 std::size_t posenc_answer_length() noexcept { return gAnswer.text().size(); }
 const char* posenc_error() noexcept { return gError.c_str(); }
+std::size_t posenc_heap_free() noexcept { return static_cast<std::size_t>(heapFree()); }
 void posenc_release() noexcept { gAnswer.reset(); }
 }

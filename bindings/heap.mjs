@@ -4,6 +4,11 @@ import { float32Array, requireLength, describe } from './validate.mjs';
 
 const MAX_BYTES = 2 ** 32 - 64;
 
+// Heap addresses run to 4 GiB: a pointer returned by the module is a signed i32 in JS, read as unsigned
+// (`>>> 0`), and element indices are `>>> 2`. The threaded module's views of the heap are brought up to
+// date first (a worker thread may have grown the memory: this thread's views then end at the old size).
+export const heap = (m) => (m.posencSyncViews?.(), m);
+
 // Heap memory of a HeapBuffer or a KVCache that becomes unreachable without delete() is given back when
 // the garbage collector finalizes its owner (late and not guaranteed: delete() is the way to free it now).
 export const finalizers = new FinalizationRegistry((free) => free());
@@ -20,7 +25,7 @@ export class HeapBuffer {
   get length() { return this.#length; }
   get byteOffset() { this.#alive(); return this.#ptr; }
   // A Float32Array over the heap. Call again after any allocation: growth detaches old views.
-  view() { this.#alive(); return new Float32Array(this.#module.HEAPF32.buffer, this.#ptr, this.#length); }
+  view() { this.#alive(); return new Float32Array(heap(this.#module).HEAPF32.buffer, this.#ptr, this.#length); }
   delete() { if (this.#ptr) { finalizers.unregister(this); this.#module._free(this.#ptr); this.#ptr = 0; } }
   [Symbol.dispose]() { this.delete(); }
   get deleted() { return this.#ptr === 0; }
@@ -29,10 +34,17 @@ export class HeapBuffer {
 
 function mallocOrThrow(module, bytes, field) {
   if (bytes > MAX_BYTES) throw new RangeError(`${field} needs ${bytes} bytes, more than the 4 GiB wasm heap can hold`);
-  const p = module._malloc(Math.max(bytes, 8));
-  if (!p) throw new RangeError(`${field} needs ${bytes} bytes, more than the wasm heap can hold now`);
+  const p = module._malloc(Math.max(bytes, 8)) >>> 0;
+  if (!p) throw new RangeError(`${field} needs ${bytes} bytes; ${heapRoom(module)}`);
   return p;
 }
+
+// What the heap can still give, as the core words it for its own refusals (bindings/call.cpp).
+export function heapRoom(module) {
+  const size = heap(module).HEAPU8.length, free = module._posenc_heap_free() >>> 0;
+  return `the wasm heap has ${free} bytes free (in pieces) and can grow by ${HEAP_MAX - size} bytes (to 4 GiB)`;
+}
+const HEAP_MAX = 2 ** 32 - 65536;  // the module's maximum memory (-sMAXIMUM_MEMORY=4GB, in whole pages)
 
 // One call's temporary heap allocations, all freed by `release()`.
 export class Scope {
@@ -49,23 +61,23 @@ export class Scope {
     }
     const a = float32Array(value, field);
     const p = this.alloc(a.length * 4, field);
-    this.m.HEAPF32.set(a, p >> 2);
+    heap(this.m).HEAPF32.set(a, p >>> 2);
     return { '@': [p, a.length] };
   }
   i32(array, field) {  // array: an already validated Int32Array
     const p = this.alloc(array.length * 4, field);
-    this.m.HEAP32.set(array, p >> 2);
+    heap(this.m).HEAP32.set(array, p >>> 2);
     return { '@': [p, array.length] };
   }
   bytes(array, field) {  // a validated 0/1 mask
     const p = this.alloc(array.length, field);
-    this.m.HEAPU8.set(array, p);
+    heap(this.m).HEAPU8.set(array, p);
     return { '@': [p, array.length] };
   }
 
   // Copies a float result out of the heap: into `out` (a HeapBuffer or Float32Array) when given.
   result(ptr, length, out) {
-    const src = new Float32Array(this.m.HEAPF32.buffer, ptr, length);
+    const src = new Float32Array(heap(this.m).HEAPF32.buffer, ptr, length);
     if (out === undefined) return src.slice();
     if (out instanceof HeapBuffer) {
       if (out.deleted) throw new RangeError('out is a buffer that has been deleted');
@@ -78,7 +90,7 @@ export class Scope {
     out.set(src);
     return out;
   }
-  int32Result(ptr, length) { return new Int32Array(this.m.HEAP32.buffer, ptr, length).slice(); }
+  int32Result(ptr, length) { return new Int32Array(heap(this.m).HEAP32.buffer, ptr, length).slice(); }
 
   // Runs one operation of the core (bindings/call.cpp): `args` are JSON values, tensors among them
   // from f32 / i32 / bytes; values JSON cannot carry are tagged (jsonSafe). Resolves to the core's answer with its result
@@ -90,9 +102,9 @@ export class Scope {
     if (out instanceof HeapBuffer) args.out = this.f32(out, 'out');
     const [request, length] = writeRequest(m, JSON.stringify(args, jsonSafe));
     const status = m._posenc_call(request, length);
-    if (status !== 0) throw errorOf(status, readText(m, m._posenc_error()));
+    if (status !== 0) throw errorOf(status, readText(m, m._posenc_error() >>> 0));
     try {
-      const answer = JSON.parse(readText(m, m._posenc_answer(), m._posenc_answer_length()));
+      const answer = JSON.parse(readText(m, m._posenc_answer() >>> 0, m._posenc_answer_length() >>> 0));
       for (const key in answer) {
         const x = answer[key];
         if (!Array.isArray(x) || (x[0] !== 'f32' && x[0] !== 'i32')) continue;
@@ -126,17 +138,18 @@ function writeRequest(m, text) {
     if (buf.ptr) m._free(buf.ptr);
     Object.assign(buf, { ptr, size });
   }
-  if (!shared(m)) return [buf.ptr, ENCODER.encodeInto(text, m.HEAPU8.subarray(buf.ptr, buf.ptr + buf.size)).written];
+  if (!shared(m)) return [buf.ptr, ENCODER.encodeInto(text, heap(m).HEAPU8.subarray(buf.ptr, buf.ptr + buf.size)).written];
   const bytes = ENCODER.encode(text);
-  m.HEAPU8.set(bytes, buf.ptr);
+  heap(m).HEAPU8.set(bytes, buf.ptr);
   return [buf.ptr, bytes.length];
 }
 
 // Text the core wrote (NUL-terminated unless `length` is given).
 function readText(m, ptr, length) {
+  const bytes = heap(m).HEAPU8;
   let end = ptr + (length ?? 0);
-  if (length === undefined) while (m.HEAPU8[end]) end++;
-  return DECODER.decode(shared(m) ? m.HEAPU8.slice(ptr, end) : m.HEAPU8.subarray(ptr, end));
+  if (length === undefined) while (bytes[end]) end++;
+  return DECODER.decode(shared(m) ? bytes.slice(ptr, end) : bytes.subarray(ptr, end));
 }
 
 // The JS error a failed call's status stands for (bindings/call.cpp).

@@ -80,7 +80,7 @@ export type FloatOut = Float32Array | HeapBuffer;
 export interface HeapBuffer {
   /** Number of float32 elements (not bytes). */
   readonly length: number;
-  /** Byte address of the first element in the wasm heap. Throws `RangeError` once the buffer is deleted. */
+  /** Byte address of the first element in the wasm heap, in [0, 2^32). Throws `RangeError` once the buffer is deleted. */
   readonly byteOffset: number;
   /** Whether `delete()` has been called. */
   readonly deleted: boolean;
@@ -1475,7 +1475,8 @@ export interface Posenc {
    *
    * @param length - Number of float32 elements: an integer in [1, 2^30 − 16].
    * @returns A new {@link HeapBuffer}; `delete()` it when done.
-   * @throws `RangeError` when the wasm heap (at most 4 GiB) cannot hold it.
+   * @throws `RangeError` when the wasm heap (at most 4 GiB) cannot hold it, stating the bytes needed, the
+   * bytes free in the heap and how far it can still grow.
    * @example
    * ```ts
    * const x = pe.alloc(8 * 1024 * 64);              // [8 heads, 1024 tokens, 64]

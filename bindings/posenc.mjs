@@ -3,7 +3,7 @@
 import createPosencModule from '../dist/posenc_wasm.mjs';
 import { instantiate } from './load-wasm.mjs';
 import * as v from './validate.mjs';
-import { HeapBuffer, withScope } from './heap.mjs';
+import { HeapBuffer, withScope, heap } from './heap.mjs';
 import { makeRopeConfigFromHF } from './rope-config.mjs';
 import { installRegistry, wire, outOf } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
@@ -41,7 +41,7 @@ function makeApi(m) {
       const heapX = x instanceof HeapBuffer, [p, n] = work['@'];
       if (heapX && !inPlace) {  // leave the caller's buffer untouched
         const copy = s.alloc(n * 4, 'out');
-        m.HEAPU8.copyWithin(copy, p, p + n * 4);
+        heap(m).HEAPU8.copyWithin(copy, p, p + n * 4);
         work = { '@': [copy, n] };
       }
       s.call(op, { options: wire(s, options, 'applyRope'), shape, x: work, ...extra(s) });
@@ -118,7 +118,7 @@ function makeApi(m) {
     KVCache: makeKVCacheClass(call),
     alloc(length) { return new HeapBuffer(m, v.positive(length, 'length', 2 ** 30 - 16)); },
     /** Bytes in the wasm heap now (it grows on demand and never shrinks). */
-    heapBytes() { return m.HEAPU8.length; },
+    heapBytes() { return heap(m).HEAPU8.length; },
     /** Benchmark yardstick: memcpy between two heap buffers inside wasm. */
     copyBuffer(dst, src) {
       if (!(dst instanceof HeapBuffer) || !(src instanceof HeapBuffer)) throw new TypeError('copyBuffer takes two buffers from pe.alloc');
