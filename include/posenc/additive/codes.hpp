@@ -18,7 +18,7 @@ struct CodeOptions {
 };
 
 void validate(const CodeOptions& o);
-// Digits of p, least significant first. Gray: binary-reflected for radix 2 (p ^ (p >> 1)); for radix > 2
+// Digits of p, least significant first, into digits[0 .. bits-1]. Gray: binary-reflected for radix 2 (p ^ (p >> 1)); for radix > 2
 // the modular Gray code g_k = (d_k - d_{k+1}) mod r (neighbours differ in one digit).
 void codeDigits(std::int64_t p, const CodeOptions& o, int* digits);
 // Number of digits in which the codes of a and b differ.
@@ -30,6 +30,7 @@ struct BinaryOptions {
     View<float> table;  // [bits, radix, dim]; empty = fixed code (dim must equal bits)
 };
 
+// out [count, dim].
 void binaryEncoding(const std::int32_t* positions, std::size_t count, const BinaryOptions& o, float* out);
 
 }  // namespace posenc

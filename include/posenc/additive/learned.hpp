@@ -27,7 +27,8 @@ enum class PositionIdStyle {
     roberta,  // (cumsum(mask) + past) * mask + paddingIdx (fairseq make_positions)
 };
 
-// mask [batch, length], 1 = real token -> ids [batch, length].
+// mask [batch, length], 1 = real token -> ids [batch, length]. paddingIdx is used by the roberta style
+// only (still checked >= 0); past: tokens already processed before this mask (a continued generation).
 void positionIds(const std::uint8_t* mask, int batch, int length, PositionIdStyle style, int paddingIdx, int past, std::int32_t* out);
 // past + real tokens per row.
 void nextPositions(const std::uint8_t* mask, int batch, int length, int past, std::int32_t* out);

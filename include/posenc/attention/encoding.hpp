@@ -23,6 +23,7 @@
 namespace posenc {
 
 struct NoEncoding {};
+// RoPE inside attention or a KV cache: config.headDim is ignored (the call's or the cache's headDim is used).
 struct RopeEncoding {
     RopeConfig config;
     RopeLayout layout = RopeLayout::half;

@@ -56,7 +56,8 @@ public:
 
     // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, headDim]. qPositions [batch * qLen]
     // (empty = each row's last qLen positions, next - qLen .. next - 1). `encoding` adds score terms
-    // (alibi, t5, ...); the cache's own rope rotates q. scale: NaN = the encoding's default.
+    // (alibi, t5, ...; NoEncoding{} for none); the cache's own rope rotates q, so a RopeEncoding here is an
+    // error. causal: a query sees no key past its position. scale: NaN = the encoding's default.
     // With multi-axis RoPE, qPositions are [batch, axes, qLen] (rotation) and maskPositions [batch * qLen].
     void attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
                 float* out, double scale = std::numeric_limits<double>::quiet_NaN(), View<std::int32_t> maskPositions = {});

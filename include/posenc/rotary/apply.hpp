@@ -47,6 +47,7 @@ private:
 // x: [heads, tokens, headDim], rotated in place; positions: [axes, tokens] (axes = f.axes, usually 1), each >= 0.
 void applyRope(float* x, int heads, int tokens, int headDim, const std::int32_t* positions,
                const RopeFrequencies& f, RopeLayout layout, RopeRole role = RopeRole::query);
+// The same on a copy: returns x rotated (positions [axes * tokens]), x unchanged.
 std::vector<float> applyRope(const std::vector<float>& x, int heads, int tokens, int headDim,
                              const std::vector<std::int32_t>& positions, const RopeFrequencies& f, RopeLayout layout);
 

@@ -19,6 +19,7 @@
 
 namespace posenc {
 
+// Every size is required: kvHeads too (0 is an error, not "same as heads"; kvHeads < heads is GQA).
 struct AttentionDims {
     int heads = 0, kvHeads = 0, headDim = 0, qLen = 0, kLen = 0;
 };
