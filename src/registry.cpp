@@ -463,6 +463,7 @@ Field field(const Raw& r) {
     f.requiredBy = split(r.requiredBy);
     f.min = r.min;
     f.max = r.max;
+    if (const double limit = limits::forField(r.name); limit > 0 && limit < f.max) f.max = limit;
     return f;
 }
 

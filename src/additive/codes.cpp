@@ -49,7 +49,7 @@ int codeDistance(std::int64_t a, std::int64_t b, const CodeOptions& o) {
 
 void binaryEncoding(const std::int32_t* positions, std::size_t count, const BinaryOptions& o, float* out) {
     validate(o.code);
-    requirePositive(o.dim, "dim");
+    requireSize(o.dim, "dim", limits::kMaxDim);
     requirePositions(positions, count, "positions");
     const std::int64_t cap = capacityOf(o.code);
     for (std::size_t t = 0; t < count; ++t)

@@ -22,7 +22,7 @@ void requireRow(std::int64_t p, std::int64_t rows, std::size_t t, const char* wh
 
 void lowRank(const std::int32_t* positions, std::size_t count, View<float> coefficients, View<float> basis, int rank, int dim, float* out) {
     requirePositive(rank, "rank");
-    requirePositive(dim, "dim");
+    requireSize(dim, "dim", limits::kMaxDim);
     requirePositions(positions, count, "positions");
     const std::int64_t rows = rowsOf(coefficients, rank, "coefficients", "[rows, rank]");
     if (basis.size != static_cast<std::size_t>(rank) * dim)
@@ -42,7 +42,7 @@ void lowRank(const std::int32_t* positions, std::size_t count, View<float> coeff
 void sparse(const std::int32_t* positions, std::size_t count, View<std::int32_t> indices, View<float> values, int k, View<float> basis, int dim,
             float* out) {
     requirePositive(k, "k");
-    requirePositive(dim, "dim");
+    requireSize(dim, "dim", limits::kMaxDim);
     requirePositions(positions, count, "positions");
     if (indices.empty() || indices.size % static_cast<std::size_t>(k) != 0)
         fail("indices", "must be [rows, k]: a positive multiple of k = " + std::to_string(k) + " entries (got " + std::to_string(indices.size) + ")");

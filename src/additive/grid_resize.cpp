@@ -57,7 +57,7 @@ void resizeGrid(View<float> grid, const ResizeOptions& o, float* out) {
     requirePositive(o.fromW, "from[1]");
     requirePositive(o.toH, "to[0]");
     requirePositive(o.toW, "to[1]");
-    requirePositive(o.dim, "dim");
+    requireSize(o.dim, "dim", limits::kMaxDim);
     requireNonNegative(o.prefixTokens, "prefixTokens");
     const std::size_t d = static_cast<std::size_t>(o.dim), prefix = static_cast<std::size_t>(o.prefixTokens);
     const std::size_t want = elementCount({static_cast<std::int64_t>(elementCount({o.fromH, o.fromW}, "from")) + o.prefixTokens, o.dim}, "grid");

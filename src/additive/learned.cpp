@@ -8,7 +8,7 @@
 namespace posenc {
 
 void learned(const std::int32_t* positions, std::size_t count, const LearnedOptions& o, float* out) {
-    requirePositive(o.dim, "dim");
+    requireSize(o.dim, "dim", limits::kMaxDim);
     if (o.table.empty() || o.table.size % static_cast<std::size_t>(o.dim) != 0)
         fail("table", "must be [rows, dim]: a positive multiple of dim = " + std::to_string(o.dim) + " elements (got " + std::to_string(o.table.size) + ")");
     requirePositions(positions, count, "positions");

@@ -22,7 +22,7 @@ double SplitMix64::normal() {
 }
 
 void randomFeatures(const std::int32_t* positions, std::size_t count, const RandomFeatureOptions& o, float* out) {
-    requirePositive(o.dim, "dim");
+    requireSize(o.dim, "dim", limits::kMaxDim);
     requirePositiveFinite(o.sigma, "sigma");
     requirePositiveFinite(o.scale, "scale");
     requirePositions(positions, count, "positions");

@@ -8,7 +8,7 @@
 namespace posenc {
 
 void validate(const SinusoidalOptions& o) {
-    requirePositive(o.dim, "dim");
+    requireSize(o.dim, "dim", limits::kMaxDim);
     requirePositiveFinite(o.base, "base");
     if (o.base == 1.0) fail("base", "must not be 1 (every frequency would be equal)");
     if (o.paddingIdx < -1) fail("paddingIdx", "must be a position >= 0, or -1 for none (got " + std::to_string(o.paddingIdx) + ")");

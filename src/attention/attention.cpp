@@ -124,9 +124,9 @@ void runWithEncoding(const AttentionInputs& in, const Encoding& e, const Attenti
 
 void attention(const AttentionRequest& r, float* out, float* weights, float* scores) {
     const AttentionDims& d = r.dims;
-    requirePositive(d.heads, "heads");
-    requirePositive(d.kvHeads, "kvHeads");
-    requirePositive(d.headDim, "headDim");
+    requireSize(d.heads, "heads", limits::kMaxHeads);
+    requireSize(d.kvHeads, "kvHeads", limits::kMaxHeads);
+    requireSize(d.headDim, "headDim", limits::kMaxHeadDim);
     requirePositive(d.qLen, "qLen");
     requirePositive(d.kLen, "kLen");
     if (d.heads % d.kvHeads != 0)
@@ -280,7 +280,7 @@ AttentionResult attention(const AttentionRequest& r, bool returnWeights, bool re
 void attentionBias(const Encoding& e, int heads, View<std::int32_t> qp, View<std::int32_t> kp, float* out) {
     if (!isScalarBias(e))
         fail("encoding.kind", "must be a scalar-bias encoding ('alibi', 't5', 'swin', 'kerple', 'fire', or an array of them)");
-    requirePositive(heads, "heads");
+    requireSize(heads, "heads", limits::kMaxHeads);
     requirePositive(static_cast<std::int64_t>(qp.size), "qPositions.length");
     requirePositive(static_cast<std::int64_t>(kp.size), "kPositions.length");
     requirePositions(qp.data, qp.size, "qPositions");

@@ -16,8 +16,8 @@ constexpr std::int64_t kMaxPosition = 2147483647;
 
 KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     requirePositive(c.batch, "batch");
-    requirePositive(c.kvHeads, "kvHeads");
-    requirePositive(c.headDim, "headDim");
+    requireSize(c.kvHeads, "kvHeads", limits::kMaxHeads);
+    requireSize(c.headDim, "headDim", limits::kMaxHeadDim);
     requirePositive(c.capacity, "capacity");
     requireNonNegative(c.window, "window");
     requireNonNegative(c.sinks, "sinks");
@@ -257,7 +257,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
                      float* out, double scale, View<std::int32_t> maskPositions) {
     const KVCacheConfig& c = config_;
     const std::size_t A = static_cast<std::size_t>(axes());
-    requirePositive(heads, "heads");
+    requireSize(heads, "heads", limits::kMaxHeads);
     requirePositive(qLen, "qLen");
     if (heads % c.kvHeads != 0)
         fail("heads", "(" + std::to_string(heads) + ") must be a multiple of the cache's kvHeads (" + std::to_string(c.kvHeads) + ")");

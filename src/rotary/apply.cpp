@@ -84,9 +84,9 @@ void RopeTables::rotateRows(float* dst, const float* src, std::size_t rows, std:
 
 namespace {
 void checkShape(int heads, int tokens, int headDim, const RopeFrequencies& f) {
-    requirePositive(heads, "heads");
+    requireSize(heads, "heads", limits::kMaxHeads);
     requirePositive(tokens, "tokens");
-    requirePositive(headDim, "headDim");
+    requireSize(headDim, "headDim", limits::kMaxHeadDim);
     if (f.rotaryDim > headDim)
         fail("rotaryDim", "(" + std::to_string(f.rotaryDim) + ") exceeds headDim (" + std::to_string(headDim) + ")");
 }

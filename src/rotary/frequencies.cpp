@@ -123,7 +123,7 @@ void applyLongrope(const RopeConfig& c, int R, RopeFrequencies& f) {
 }  // namespace
 
 int rotaryDimOf(int headDim, double partialRotaryFactor) {
-    requirePositive(headDim, "headDim");
+    requireSize(headDim, "headDim", limits::kMaxHeadDim);
     if (!std::isfinite(partialRotaryFactor) || partialRotaryFactor <= 0 || partialRotaryFactor > 1)
         fail("partialRotaryFactor", "must be in (0, 1] (got " + show(partialRotaryFactor) + ")");
     const int R = static_cast<int>(headDim * partialRotaryFactor);  // truncates, as int() in HF

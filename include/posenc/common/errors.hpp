@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "posenc/common/limits.hpp"
+
 namespace posenc {
 
 // Bad values are std::invalid_argument (RangeError in JS); wrong JS types are caught by the JS layer
@@ -31,6 +33,11 @@ std::string show(double v);
 
 inline void requirePositive(std::int64_t v, const char* field) {
     if (v <= 0) fail(field, "must be a positive integer (got " + std::to_string(v) + ")");
+}
+// A size in [1, max]: posenc's limits (posenc/common/limits.hpp) say so in the message.
+inline void requireSize(std::int64_t v, const char* field, std::int64_t max) {
+    requirePositive(v, field);
+    if (v > max) fail(field, "must be at most " + std::to_string(max) + ", posenc's limit (got " + std::to_string(v) + ")");
 }
 inline void requireNonNegative(std::int64_t v, const char* field) {
     if (v < 0) fail(field, "must be a non-negative integer (got " + std::to_string(v) + ")");
