@@ -180,6 +180,7 @@ std::string nearestModelTypes(const std::string& type) {
     std::size_t best = std::max<std::size_t>(2, t.size() / 3);  // further than this is no suggestion
     std::vector<std::string_view> nearest;
     for (std::string_view n : names) {
+        if (t.size() > n.size() + best || t.size() + best < n.size()) continue;  // at least that many edits
         const std::size_t d = editDistance(t, n);
         if (d > best) continue;
         if (d < best) best = d, nearest.clear();
@@ -221,10 +222,12 @@ constexpr const char* kOtherFamiliesKeys[] = {
 
 bool isMisspelling(std::string_view key, std::string_view known) {
     const std::size_t limit = known.size() < 14 ? 1 : 2;
+    // lengths further apart than the limit are too (and a huge key costs no quadratic table)
+    if (key.size() > known.size() + limit || key.size() + limit < known.size()) return false;
     return editDistance(lowerCase(key), known) <= limit;
 }
 
-// --- JSON access that names the key // --- JSON access that names the key --------------------------------------------------------------
+// --- JSON access that names the key --------------------------------------------------------------
 std::string describeJson(const Json& v) {
     switch (v.type()) {
         case Json::Type::null: return "null";
@@ -424,6 +427,10 @@ private:
             return;
         }
         if (knownType_ || generic) return;
+        for (const Wrapper& w : kWrappers)
+            if (out_.modelType == w.type)
+                failType(modelTypeKey_, "'" + out_.modelType + "' is a multimodal model type: its language model's fields belong in text_config " +
+                                            "(read when the top level has no hidden_size, n_embd or head_dim)");
         failType(modelTypeKey_, "'" + out_.modelType + "' is not a model type posenc knows, and Hugging Face's AutoConfig refuses it too." +
                                     nearestModelTypes(out_.modelType) + " (To read it with the generic Llama rules anyway, pass unknownModelType: 'generic'.)");
     }

@@ -560,3 +560,11 @@ TEST_CASE("hf config: a config without model_type is read with the Llama rules a
     generic.unknownModelType = HfConfigOptions::UnknownModelType::generic;
     CHECK(ropeConfigFromHF(json, generic).warnings.empty());  // asked for: nothing to warn about, nothing strict refuses
 }
+
+TEST_CASE("hf config: a multimodal model type without its text_config, and a huge unknown key, are plain errors") {
+    CHECK(mentions(typeErrorOf(R"({"model_type": "llava", "hidden_size": 4096, "num_attention_heads": 32})"),
+                   "config.model_type 'llava' is a multimodal model type: its language model's fields belong in text_config"));
+    // a key far longer than any key read is no misspelling, and costs no quadratic edit-distance table
+    const std::string huge = "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"" + std::string(1 << 20, 'r') + "\": 1}";
+    CHECK(read(huge).rope.headDim == 32);
+}
