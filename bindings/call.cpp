@@ -358,7 +358,7 @@ void ropeConfigFromHF(Value& r) {
     const Args a(r), o = options(r, "ropeConfigFromHF");
     posenc::HfConfigOptions c;
     if (o.has("layerType")) c.layerType = o.text("layerType");
-    read(o, "yarnFactor", c.yarnFactor), read(o, "strict", c.strict);
+    read(o, "yarnFactor", c.yarnFactor), read(o, "strict", c.strict), read(o, "unknownModelType", c.unknownModelType);
     gAnswer.key("value").raw(posenc::toJson(posenc::ropeConfigFromHF(a.text("config"), c)));
 }
 

@@ -375,11 +375,21 @@ export interface HfConfigOptions {
    */
   yarnFactor?: 'explicit' | 'legacy';
   /**
-   * Refuse keys the model type's Hugging Face code ignores (Qwen2.5's `use_mrope`, SmolLM2's
-   * `rope_interleaved`, ...) instead of ignoring them and listing them in the result's `ignored`.
+   * Refuse (`RangeError`) everything the reading would otherwise only report in the result's `warnings`:
+   * keys the model type's Hugging Face code ignores (Qwen2.5's `use_mrope`, SmolLM2's `rope_interleaved`,
+   * ...), and a config without `model_type` unless `unknownModelType: 'generic'` asks for the generic rules.
    * @defaultValue `false`
    */
   strict?: boolean;
+  /**
+   * A `model_type` posenc does not know (a typo such as `'deepseekv3'` or `'gemma-2'`, or a model newer than
+   * posenc): `'error'` refuses it with a `TypeError` naming the nearest known types, as Hugging Face's
+   * AutoConfig refuses an unknown type; `'generic'` reads it with the Llama rules (`rotate_half` over all
+   * channels, `rope_theta`, `rope_scaling`), rotary keys it does not know staying errors. `'generic'` also
+   * reads a config without `model_type` without the warning it otherwise gets.
+   * @defaultValue `'error'`
+   */
+  unknownModelType?: 'error' | 'generic';
 }
 
 /** What {@link Posenc.ropeFrequencies} returns: the angle each rotary pair turns by per position, and the scale. */
@@ -994,7 +1004,9 @@ export interface Posenc {
    * they are. The same reader serves C++ (`posenc::ropeConfigFromHF`).
    *
    * Rules are chosen per `model_type` (the text model's, for a multimodal config with a `text_config`),
-   * following each family's `modeling_*.py` in transformers; unknown model types follow Llama. The
+   * following each family's `modeling_*.py` in transformers. An unknown model type is a `TypeError` naming
+   * the nearest known ones (`{ unknownModelType: 'generic' }` reads it with the Llama rules); a config without
+   * `model_type` is read with the Llama rules and says so in `warnings`. The
    * table of families is `docs/hf-families.md` in the repository. In short:
    * - head dim: `head_dim`, else hidden_size / num_attention_heads (or their GPT-2 / T5 spellings);
    *   DeepSeek's rope head `qk_rope_head_dim`;
@@ -1012,25 +1024,29 @@ export interface Posenc {
    *
    * Read as Hugging Face reads it: a key the model type's code never reads (Qwen2.5's `use_mrope`, SmolLM2's
    * `rope_interleaved`, StableLM-epoch's `rotary_scaling_factor`, `rope_local_base_freq` outside Gemma 3,
-   * `rope_theta` in GPT-J, an unrecognised key inside the rope parameters) is ignored and listed in `ignored`;
-   * `{ strict: true }` refuses it instead. A key the code reads and posenc does not implement, an unknown
-   * rotary key of a model type posenc does not know, or a model type without rotary embeddings (BERT,
+   * `rope_theta` in GPT-J, an unrecognised key inside the rope parameters) is ignored and listed in `ignored`
+   * and `warnings`; `{ strict: true }` refuses it instead. A misspelt key — one no model type's config uses,
+   * a few edits from a key this model type reads (`rope_scalling`, `rope_thetta`, `factr` inside
+   * `rope_scaling`) — is a `TypeError`: `config: unknown key 'rope_scalling': did you mean 'rope_scaling'?`.
+   * A key the code reads and posenc does not implement, an unknown
+   * rotary key of a model type read generically, or a model type without rotary embeddings (BERT,
    * GPT-2, T5, Bloom, ...) is an error naming it. Configs with one rotary table per layer type (Gemma 3,
    * ModernBERT) need {@link HfConfigOptions.layerType}. The schedule is range-checked as ropeFrequencies would. Add
    * `seqLen` yourself for dynamic NTK and longrope.
    *
    * @param config - The parsed config.json object (JSON values only: NaN, ±∞, functions or cycles are named errors).
-   * @param options - Which layer type's table, and the YaRN factor rule ({@link HfConfigOptions}).
+   * @param options - Which layer type's table, the YaRN factor rule, strictness and what an unknown
+   * model type means ({@link HfConfigOptions}).
    * @returns headDim, base and layout; partialRotaryFactor, scaling, multiAxis, sections and
    * mropeInterleaved only when the config sets them.
-   * @throws `TypeError` (a value of the wrong JSON type) or `RangeError` naming the config.json key to fix,
-   * e.g. `config.rope_scaling.factor must be a number >= 1 (got 0.5)`.
+   * @throws `TypeError` (a value of the wrong JSON type, an unknown model type, a misspelt key) or
+   * `RangeError` naming the config.json key to fix, e.g. `config.rope_scaling.factor must be a number >= 1 (got 0.5)`.
    * @see Hugging Face `modeling_rope_utils` (`rope_config_validation`, `_compute_*_parameters`) and each
    * model's `modeling_*.py`.
    * @example
    * ```ts
    * const rope = pe.ropeConfigFromHF({
-   *   hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 131072, rope_theta: 500000,
+   *   model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 131072, rope_theta: 500000,
    *   rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4,
    *     original_max_position_embeddings: 8192 },
    * });
@@ -1047,6 +1063,13 @@ export interface Posenc {
      * result (`{ ...rope, kind: 'rope' }`) copies only the rotary options.
      */
     readonly ignored: readonly HfIgnoredKey[];
+    /**
+     * Present (and enumerable, so printing the result shows it) when the reading ignored or assumed
+     * something: one sentence per ignored key (`'config.use_mrope is ignored: Hugging Face's qwen2 code
+     * does not read it'`) and for a missing `model_type`. `strict` refuses each instead. Passing the result
+     * on as rope options is fine: this array is left out there (a copy of it is an unknown option).
+     */
+    readonly warnings?: readonly string[];
     /**
      * The query temperature of the layers whose `attention.layers[i].temperature` is set, or `null`:
      * Ministral 3 `{ beta: llama_4_scaling_beta, length: rope original_max_position_embeddings, offset: 0 }`

@@ -27,6 +27,10 @@ function deepFreeze(x) {
   return x;
 }
 
+// The `warnings` arrays ropeConfigFromHF returned: its result passes as rope options as it is, so such
+// an array under `warnings` is left out; any other `warnings` value stays an unknown option.
+export const READER_WARNINGS = new WeakSet();
+
 // An options object as the core reads it: the given keys as they are (the core checks them), except
 // tensors, placed on the heap by scope `s`, and the option objects nested in it, walked by their own
 // tables. `field` goes before keys in messages ('encoding.'). `out` is left to the caller (Scope.call).
@@ -34,6 +38,7 @@ export function wire(s, value, table, field = '') {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) return value;
   const keys = OPTIONS[table]?.keys ?? {}, out = {};
   for (const [key, x] of Object.entries(value)) {
+    if (key === 'warnings' && READER_WARNINGS.has(x)) continue;
     const type = Object.hasOwn(keys, key) ? keys[key].type : undefined;
     out[key] = x == null || !Object.hasOwn(PLACE, type) ? x : PLACE[type](s, x, field + key);
   }

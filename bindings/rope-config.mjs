@@ -1,7 +1,7 @@
 // Reading a Hugging Face config.json's RoPE settings: the reader is the C++ one (src/rotary/hf_config.cpp),
 // so JS and C++ read a config identically; this side only turns the object into JSON text.
 import * as v from './validate.mjs';
-import { wire } from './options.mjs';
+import { wire, READER_WARNINGS } from './options.mjs';
 
 // The result lists only what the config sets.
 export function makeRopeConfigFromHF(call) {
@@ -11,11 +11,15 @@ export function makeRopeConfigFromHF(call) {
     const r = call('ropeConfigFromHF', (s) => ({ config: jsonText(config), options: wire(s, options, 'ropeConfigFromHF') })).value;
     // Not enumerable: spreading the result ({ ...rope, kind: 'rope' }) copies only the rotary options.
     const attention = { ...r.attention, layers: Object.freeze(r.attention.layers.map(Object.freeze)) };
-    return Object.defineProperties(r.rope, {
+    const rope = Object.defineProperties(r.rope, {
       ignored: { value: Object.freeze(r.ignored.map(Object.freeze)), enumerable: false },
       temperature: { value: r.temperature && Object.freeze(r.temperature), enumerable: false },
       attention: { value: Object.freeze(attention), enumerable: false },
     });
+    // Enumerable, so that printing the result shows what was ignored or assumed; this very array is
+    // accepted (and left out) wherever the result is passed as rope options (options.mjs `wire`).
+    if (r.warnings.length) READER_WARNINGS.add(rope.warnings = Object.freeze(r.warnings));
+    return rope;
   };
 }
 

@@ -224,7 +224,8 @@ constexpr Raw kShape[] = {req("heads", "integer"), req("tokens", "integer"), req
 constexpr Raw kHfConfig[] = {
     opt("layerType", "string", "which rotary table of a config with one per layer type (Gemma 3: 'full_attention' | 'sliding_attention')"),
     pick("yarnFactor", "explicit|legacy", "YaRN factor rule: the factor field, or max/original positions (transformers 4.46–4.50)", POSENC_DEFAULT(HfConfigOptions().yarnFactor)),
-    flag("strict", "refuse keys the model type's Hugging Face code ignores (default: ignore and list them in `ignored`)", POSENC_DEFAULT(HfConfigOptions().strict)),
+    flag("strict", "refuse what the reading would warn about: keys the model type's Hugging Face code ignores, a missing model_type (default: ignore and list them in `warnings`)", POSENC_DEFAULT(HfConfigOptions().strict)),
+    pick("unknownModelType", "error|generic", "a model_type posenc does not know: an error naming the nearest known types, or read with the generic Llama rules", POSENC_DEFAULT(HfConfigOptions().unknownModelType)),
 };
 constexpr Raw kAttention[] = {
     req("q", "FloatInput", "[heads, qLen, headDim]"),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/edit_distance.hpp"
 #include "posenc/common/errors.hpp"
 #include "posenc/registry.hpp"
 
@@ -94,23 +95,6 @@ void choice(Value& v, const std::string& field, const std::vector<std::string>& 
     v.setNumber(static_cast<double>(choiceOf(v, field, choices)));
 }
 
-// Optimal string alignment distance (Levenshtein plus adjacent transpositions: "bsae" -> "base" is 1).
-std::size_t editDistance(const std::string& a, const std::string& b) {
-    const std::size_t w = b.size() + 1;
-    std::vector<std::size_t> d((a.size() + 1) * w);  // d[i * w + j]: a's first i characters against b's first j
-    for (std::size_t i = 0; i <= a.size(); ++i)
-        for (std::size_t j = 0; j <= b.size(); ++j) {
-            std::size_t& x = d[i * w + j];
-            if (i == 0 || j == 0) {
-                x = i + j;
-                continue;
-            }
-            x = std::min(std::min(d[(i - 1) * w + j], d[i * w + j - 1]) + 1, d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]));
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) x = std::min(x, d[(i - 2) * w + j - 2] + 1);
-        }
-    return d.back();
-}
-
 // Case, '_' and '-' ignored, so config.json spellings (original_max_position_embeddings) find their key.
 std::string normalised(const std::string& s) {
     std::string out;
@@ -166,6 +150,8 @@ std::string hint(const std::string& key, const Table& t, const Place& at, const 
     if (t.name == "scaling" && table("ropeFrequencies").find(key)) return "it belongs in " + parent + ", next to " + at.field;
     if (key == "rope_theta" && t.find("base"))
         return "'rope_theta' is a config.json key: pass its value as 'base', or the whole config to pe.ropeConfigFromHF(config)";
+    if (key == "warnings" && t.find("partialRotaryFactor"))  // a copy of ropeConfigFromHF's result (its own array is accepted)
+        return "'warnings' is ropeConfigFromHF's report: pass its result itself, or leave 'warnings' out";
     const std::string near = nearestKey(key, t);
     return near.empty() ? "" : "did you mean '" + near + "'?";
 }

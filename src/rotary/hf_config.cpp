@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "common/edit_distance.hpp"
 #include "common/json.hpp"
 #include "posenc/common/errors.hpp"
 #include "posenc/registry.hpp"
@@ -136,13 +137,23 @@ constexpr Family kFamilies[] = {
 
 // Model types that follow the Llama rules by their own code (docs/hf-families.md). With these and the
 // table above, the reader knows which keys the type's code reads, so it can ignore the others as
-// Hugging Face does; for a model type it does not know, an unread rotary key stays an error.
+// Hugging Face does. Any other model_type is an error unless HfConfigOptions::unknownModelType says
+// to read it generically (then an unread rotary key stays an error).
+constexpr const char* kLlamaRules[] = {"llama", "mistral", "qwen2", "qwen2_moe", "qwen3_moe", "granite", "granitemoe", "olmo", "olmo2",
+                                       "starcoder2", "falcon", "chameleon", "internlm2", "exaone", "mllama", "ministral"};
+
+// Multimodal config classes that fill in their text_config's model_type when it is left out
+// (LlavaConfig, Mistral3Config, ... `text_config.get("model_type", ...)`): the type the text model is.
+struct Wrapper {
+    const char* type;
+    const char* textType;
+};
+constexpr Wrapper kWrappers[] = {{"llava", "llama"}, {"llava_next", "llama"}, {"llava_onevision", "qwen2"}, {"mistral3", "mistral"}, {"paligemma", "gemma"}};
+
 bool knownModelType(const std::string& modelType) {
-    static const char* const llamaRules[] = {"llama", "mistral", "qwen2", "qwen2_moe", "qwen3_moe", "granite", "granitemoe", "olmo", "olmo2",
-                                             "starcoder2", "falcon", "chameleon", "internlm2", "exaone", "mllama", "ministral"};
     for (const Family& f : kFamilies)
         if (modelType == f.modelType) return true;
-    return std::any_of(std::begin(llamaRules), std::end(llamaRules), [&](const char* t) { return modelType == t; });
+    return std::any_of(std::begin(kLlamaRules), std::end(kLlamaRules), [&](const char* t) { return modelType == t; });
 }
 
 const Family& familyOf(const std::string& modelType) {
@@ -150,6 +161,70 @@ const Family& familyOf(const std::string& modelType) {
     for (const Family& f : kFamilies)
         if (modelType == f.modelType) return f;
     return llama;
+}
+
+std::string lowerCase(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
+// " Did you mean 'deepseek_v3'?": the known model types nearest to an unknown one ("" when none is close).
+std::string nearestModelTypes(const std::string& type) {
+    std::vector<std::string_view> names;
+    for (const Family& f : kFamilies) names.push_back(f.modelType);
+    names.insert(names.end(), std::begin(kLlamaRules), std::end(kLlamaRules));
+    for (const Wrapper& w : kWrappers) names.emplace_back(w.type);
+    const std::string t = lowerCase(type);
+    std::size_t best = std::max<std::size_t>(2, t.size() / 3);  // further than this is no suggestion
+    std::vector<std::string_view> nearest;
+    for (std::string_view n : names) {
+        if (t.size() > n.size() + best || t.size() + best < n.size()) continue;  // at least that many edits
+        const std::size_t d = editDistance(t, n);
+        if (d > best) continue;
+        if (d < best) best = d, nearest.clear();
+        if (std::find(nearest.begin(), nearest.end(), n) == nearest.end()) nearest.push_back(n);
+    }
+    std::sort(nearest.begin(), nearest.end());
+    if (nearest.size() > 3) nearest.resize(3);
+    std::string out;
+    for (std::size_t i = 0; i < nearest.size(); ++i) out += (i == 0 ? " Did you mean '" : i + 1 == nearest.size() ? " or '" : ", '") + std::string(nearest[i]) + "'";
+    return out.empty() ? out : out + "?";
+}
+
+// --- misspelt keys -------------------------------------------------------------------------------
+// Hugging Face loads a config.json with a misspelt key and ignores it: `rope_scalling` silently drops the
+// scaling. posenc refuses a key that is no key any model type's config uses yet lies a few edits from a
+// key this model type's code reads (case ignored): one edit for names shorter than 14 characters, two for
+// longer ones. A real key of another family (SmolLM2's `rope_interleaved`, one edit from
+// `mrope_interleaved`) is never taken for a misspelling: it goes through the ignored-key rules instead.
+
+// Top-level keys the reader reads for every model type.
+constexpr const char* kReadByAll[] = {
+    "model_type", "text_config", "hidden_size", "n_embd", "d_model", "num_attention_heads", "n_head", "num_heads", "n_heads",
+    "num_key_value_heads", "num_kv_heads", "n_kv_heads", "multi_query_group_num", "multi_query", "attn_config", "head_dim",
+    "qk_nope_head_dim", "qk_rope_head_dim", "num_hidden_layers", "n_layer", "n_layers", "num_layers", "layer_types", "sliding_window",
+    "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor", "rotary_pct", "rope_pct", "rotary_dim", "rotary_emb_base",
+    "max_position_embeddings", "original_max_position_embeddings", "mrope_interleaved"};
+// Top-level keys read for some model types only (Reader::readsKey says which).
+constexpr const char* kReadBySome[] = {
+    "rope_interleave", "rope_local_base_freq", "sliding_window_pattern", "global_rope_theta", "local_rope_theta", "no_rope_layers",
+    "no_rope_layer_interval", "attn_temperature_tuning", "attn_scale", "floor_scale", "attention_chunk_size", "use_sliding_window",
+    "max_window_layers", "alibi"};
+// Keys published configs carry that lie within the edit limit of a key read above, and are not
+// misspellings of it: SmolLM2's rope_interleaved, Qwen2.5's use_mrope, StableLM-epoch's rotary_scaling_factor,
+// DeepSeek's v_head_dim, Transformer-XL's d_head, Bloom's n_embed, vision models' hidden_sizes,
+// Falcon's n_head_kv, Gemma 2's sliding_window_size, OpenELM's num_query_heads, Nomic's rotary_emb_fraction.
+constexpr const char* kOtherFamiliesKeys[] = {
+    "rope_interleaved", "use_mrope", "rotary_scaling_factor", "v_head_dim", "d_head", "n_embed", "hidden_sizes", "n_head_kv",
+    "sliding_window_size", "num_query_heads", "rotary_emb_fraction"};
+
+bool isMisspelling(std::string_view key, std::string_view known) {
+    const std::size_t limit = known.size() < 14 ? 1 : 2;
+    // lengths further apart than the limit are too (and a huge key costs no quadratic table)
+    if (key.size() > known.size() + limit || key.size() + limit < known.size()) return false;
+    return editDistance(lowerCase(key), known) <= limit;
 }
 
 // --- JSON access that names the key --------------------------------------------------------------
@@ -257,17 +332,29 @@ public:
             c_ = &root;
             where_ = "config";
         }
-        if (const Json* t = find(*c_, "model_type")) out_.modelType = string(*t, key("model_type"));
-        else if (const Json* t = find(root, "model_type")) out_.modelType = string(*t, "config.model_type");
+        modelTypeKey_ = key("model_type");
+        if (const Json* t = find(*c_, "model_type")) {
+            out_.modelType = string(*t, modelTypeKey_);
+            hasModelType_ = true;
+        } else if (const Json* t = find(root, "model_type")) {
+            modelTypeKey_ = "config.model_type";
+            out_.modelType = string(*t, modelTypeKey_);
+            hasModelType_ = true;
+            if (c_ != &root)  // a text_config without its own model_type: the one its wrapper's class fills in
+                for (const Wrapper& w : kWrappers)
+                    if (out_.modelType == w.type) out_.modelType = w.textType;
+        }
         family_ = &familyOf(out_.modelType);
         knownType_ = knownModelType(out_.modelType);
     }
 
     HfRopeConfig read() {
+        checkModelType();
         if (!family_->notRotary.empty())
             fail(key("model_type"), "'" + out_.modelType + "' " + std::string(family_->notRotary) + ": there is no rotary setup to read");
         if (out_.modelType == "falcon" && field("alibi") && boolean(*field("alibi"), key("alibi")))
             fail(key("alibi"), "is true: this Falcon uses ALiBi, not a rotary embedding (posenc: { kind: 'alibi' })");
+        refuseMisspeltKeys(*c_, where_, allKeys(), readKeys());
         refuseUnknownRotaryKeys();
         chooseParameters();
         headDim();
@@ -288,6 +375,8 @@ private:
     std::string source_;            // how messages name params_
     const Family* family_;
     bool knownType_ = false;        // the reader knows which keys this model type's code reads
+    bool hasModelType_ = false;     // the config gives a model_type (else the Llama rules)
+    std::string modelTypeKey_;      // where model_type is (or would be)
     std::string layerType_;         // chosen layer type, when the config has several tables
     HfRopeConfig out_;
 
@@ -306,13 +395,94 @@ public:
 
 private:
 
-    // A key the model type's code does not read: listed in out_.ignored, as Hugging Face ignores it; an
-    // error (`strictMessage`, as before) under options.strict or for a model type the reader does not know.
-    void ignoreOrFail(const std::string& path, const Json& value, const std::string& strictMessage, const std::string& reason) {
-        if (options_.strict || !knownType_) fail(path, strictMessage);
+    // A key the model type's code does not read: listed in out_.ignored and out_.warnings, as Hugging Face
+    // ignores it. Under options.strict an error saying why it has no effect (`strictMessage`, default
+    // the reason); for a model type the reader does not know, an error (`unknownTypeMessage`): posenc
+    // cannot tell whether that code reads it.
+    void ignoreOrFail(const std::string& path, const Json& value, const std::string& reason, const std::string& strictMessage = "",
+                      const std::string& unknownTypeMessage = "") {
+        if (!knownType_)
+            fail(path, unknownTypeMessage.empty() ? strictMessage.empty() ? "is ignored: " + reason : strictMessage : unknownTypeMessage);
+        if (options_.strict) fail(path, (strictMessage.empty() ? "is ignored: " + reason : strictMessage) + " (strict refuses what the model's code ignores)");
         out_.ignored.push_back(HfIgnoredKey{path, value.dump(), reason});
+        out_.warnings.push_back(path + " is ignored: " + reason);
     }
     std::string typeName() const { return out_.modelType.empty() ? std::string("(none)") : out_.modelType; }
+    // For messages about a model type the reader does not know (read generically) or a config without one.
+    std::string unknownTypeNote() const {
+        return hasModelType_ ? "posenc does not know model_type '" + out_.modelType + "' (read with the generic Llama rules)"
+                             : "the config has no model_type (read with the generic Llama rules)";
+    }
+
+    // An unknown model_type is an error (Hugging Face's AutoConfig refuses one too), unless the caller asks
+    // for the generic Llama rules; a missing one is read with them and warned about (refused under strict).
+    void checkModelType() {
+        const bool generic = options_.unknownModelType == HfConfigOptions::UnknownModelType::generic;
+        if (!hasModelType_) {
+            if (generic) return;
+            const std::string what = "is missing, so the config is read with the generic Llama rules, which may not be the model's "
+                                     "(Hugging Face's AutoConfig refuses a config.json without model_type); unknownModelType: 'generic' reads it so without this warning";
+            if (options_.strict) fail(modelTypeKey_, what + " (strict refuses it)");
+            out_.warnings.push_back(modelTypeKey_ + " " + what);
+            return;
+        }
+        if (knownType_ || generic) return;
+        for (const Wrapper& w : kWrappers)
+            if (out_.modelType == w.type)
+                failType(modelTypeKey_, "'" + out_.modelType + "' is a multimodal model type: its language model's fields belong in text_config " +
+                                            "(read when the top level has no hidden_size, n_embd or head_dim)");
+        failType(modelTypeKey_, "'" + out_.modelType + "' is not a model type posenc knows, and Hugging Face's AutoConfig refuses it too." +
+                                    nearestModelTypes(out_.modelType) + " (To read it with the generic Llama rules anyway, pass unknownModelType: 'generic'.)");
+    }
+
+    // --- misspelt keys ---------------------------------------------------------------------------
+    // Whether the reader reads top-level key `k` for this model type (kReadBySome).
+    bool readsKey(std::string_view k) const {
+        const std::string& t = out_.modelType;
+        if (k == "rope_interleave") return !family_->interleaveFlag.empty();
+        if (k == "rope_local_base_freq") return family_->tables == LayerTables::gemma3;
+        if (k == "sliding_window_pattern") return family_->tables == LayerTables::gemma3 || t == "cohere2";
+        if (k == "global_rope_theta" || k == "local_rope_theta") return family_->tables == LayerTables::modernbert;
+        if (k == "no_rope_layers" || k == "no_rope_layer_interval") return family_->nopeLayers.find("no_rope_layers") != std::string_view::npos;
+        if (k == "attn_temperature_tuning" || k == "attn_scale" || k == "floor_scale" || k == "attention_chunk_size") return isLlama4();
+        if (k == "use_sliding_window" || k == "max_window_layers") return windowFromMaxWindowLayers();
+        if (k == "alibi") return t == "falcon";
+        return false;
+    }
+    bool isLlama4() const { return out_.modelType == "llama4" || out_.modelType == "llama4_text"; }
+    bool windowFromMaxWindowLayers() const {
+        const std::string& t = out_.modelType;
+        return t == "qwen2" || t == "qwen2_moe" || t == "qwen3" || t == "qwen3_moe" || t == "smollm3";
+    }
+    std::vector<std::string_view> readKeys() const {
+        std::vector<std::string_view> keys(std::begin(kReadByAll), std::end(kReadByAll));
+        for (const char* k : kReadBySome)
+            if (readsKey(k)) keys.emplace_back(k);
+        return keys;
+    }
+    static std::vector<std::string_view> allKeys() {
+        std::vector<std::string_view> keys(std::begin(kReadByAll), std::end(kReadByAll));
+        keys.insert(keys.end(), std::begin(kReadBySome), std::end(kReadBySome));
+        keys.insert(keys.end(), std::begin(kOtherFamiliesKeys), std::end(kOtherFamiliesKeys));
+        return keys;
+    }
+    // A key of `holder` that no config uses (`known`) but that is a misspelling of one this model type
+    // reads (`read`) is a TypeError naming it and the key meant.
+    void refuseMisspeltKeys(const Json& holder, const std::string& path, const std::vector<std::string_view>& known,
+                            const std::vector<std::string_view>& read) const {
+        for (const auto& member : holder.members()) {
+            const std::string& k = member.key;
+            if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+            const std::string lower = lowerCase(k);
+            std::string_view meant;
+            std::size_t best = 0;
+            for (std::string_view r : read)
+                if (isMisspelling(k, r) && (meant.empty() || editDistance(lower, r) < best)) meant = r, best = editDistance(lower, r);
+            if (!meant.empty())
+                throw WrongType(path + ": unknown key '" + k + "': did you mean '" + std::string(meant) +
+                                "'? (Hugging Face would load the config and ignore the key without a word)");
+        }
+    }
 
     // Rotary-looking fields this reader does not interpret for this model type: Hugging Face's code for
     // a known type does not read them either (ignored, listed); for an unknown type they are errors.
@@ -328,17 +498,16 @@ private:
             const bool rotaryLooking = k.find("rope") != std::string::npos || k.find("rotary") != std::string::npos;
             if (!rotaryLooking || v.isNull()) continue;
             if (std::find_if(std::begin(understood), std::end(understood), [&](const char* u) { return k == u; }) == std::end(understood))
-                ignoreOrFail(key(k), v,
-                             "changes the rotary embedding in the model's code, and posenc does not read it (model_type '" + out_.modelType +
-                                 "'): refusing rather than ignoring it",
-                             "Hugging Face's " + typeName() + " code does not read it");
+                ignoreOrFail(key(k), v, "Hugging Face's " + typeName() + " code does not read it", "",
+                             "may change the rotary embedding, and " + unknownTypeNote() +
+                                 ", so posenc cannot tell whether the model's code reads it: refusing rather than ignoring it");
         }
         // Keys one family reads, found in another: that family's code ignores them.
         auto elsewhere = [&](const char* k, bool readHere, const std::string& whose) {
             const Json* v = field(k);
             if (!v || readHere) return;
-            ignoreOrFail(key(k), *v, "is read only for " + whose + ", not '" + out_.modelType + "'",
-                         "read only by " + whose + "'s code; " + typeName() + "'s code ignores it");
+            ignoreOrFail(key(k), *v, "read only by " + whose + "'s code; " + typeName() + "'s code ignores it",
+                         "is read only for " + whose + ", not '" + out_.modelType + "'");
             ignoredKeys_.push_back(k);
         };
         elsewhere("rope_interleave", !family_->interleaveFlag.empty(), "DeepSeek-V3 (model_type 'deepseek_v3')");
@@ -351,9 +520,8 @@ private:
         if (family_->fixedBase)
             for (const char* k : {"rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base"})
                 if (const Json* v = field(k)) {
-                    ignoreOrFail(key(k), *v,
-                                 "has no effect in " + out_.modelType + "'s code (base 10000, no scaling): remove it to read the config as the model runs",
-                                 out_.modelType + "'s code fixes base 10000 and applies no scaling");
+                    ignoreOrFail(key(k), *v, out_.modelType + "'s code fixes base 10000 and applies no scaling",
+                                 "has no effect in " + out_.modelType + "'s code (base 10000, no scaling): remove it to read the config as the model runs");
                     ignoredKeys_.push_back(k);
                 }
     }
@@ -381,7 +549,7 @@ private:
             if (!L0) fail(lengthKey, "is required: it is the length of llama_4_scaling_beta's query temperature");
             t.length = positiveInteger(*L0, lengthKey);
             t.offset = 0;
-        } else if (out_.modelType == "llama4" || out_.modelType == "llama4_text") {
+        } else if (isLlama4()) {
             bool on = true;  // Llama4TextConfig.attn_temperature_tuning defaults to True
             if (const Json* tuning = field("attn_temperature_tuning")) {
                 // Python truthiness: published configs carry 4 (Scout, Maverick) as well as true
@@ -481,9 +649,9 @@ private:
             pattern("sliding_window_pattern", 6);
         } else if (type == "cohere2") {
             pattern("sliding_window_pattern", 4);
-        } else if (type == "llama4" || type == "llama4_text") {
+        } else if (isLlama4()) {
             for (std::int64_t i = 0; i < layers; ++i) types[i] = rope[i] ? "chunked_attention" : "full_attention";
-        } else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe" || type == "smollm3") {
+        } else if (windowFromMaxWindowLayers()) {
             // sliding only with use_sliding_window, from layer max_window_layers on
             const Json* use = field("use_sliding_window");
             const bool on = use && boolean(*use, key("use_sliding_window"));
@@ -494,7 +662,7 @@ private:
             for (std::int64_t i = 0; i < layers; ++i)
                 if (window) types[i] = "sliding_attention";  // sliding_window (when not null) on every layer
         }
-        if (type == "llama4" || type == "llama4_text") chunk = integerField({"attention_chunk_size"}, 8192);
+        if (isLlama4()) chunk = integerField({"attention_chunk_size"}, 8192);
         if (nopeOnFullAttention() || type == "cohere2")
             for (std::int64_t i = 0; i < layers; ++i) rope[i] = types[i] == "sliding_attention";  // global layers NoPE
         for (std::int64_t i = 0; i < layers; ++i) {
@@ -530,6 +698,13 @@ private:
         params_ = field(name);
         source_ = key(name);
         if (params_ && !params_->isObject()) failType(source_, "must be an object (got " + describeJson(*params_) + ")");
+        if (params_) {  // misspelt fields, in every layer type's table
+            const auto keys = ropeParameterKeys();
+            if (isKeyedByLayerType(*params_))
+                for (const auto& m : params_->members()) refuseMisspeltKeys(m.value, source_ + "." + m.key, keys, keys);
+            else
+                refuseMisspeltKeys(*params_, source_, keys, keys);
+        }
 
         std::vector<std::string> layerTypes;
         if (params_ && isKeyedByLayerType(*params_)) {
@@ -567,6 +742,14 @@ private:
         } else if (family_->tables == LayerTables::modernbert) {
             params_ = nullptr;  // ModernBERT: plain RoPE on both, bases global_rope_theta / local_rope_theta
         }
+    }
+
+    // The keys Hugging Face knows inside rope_scaling / rope_parameters.
+    static std::vector<std::string_view> ropeParameterKeys() {
+        std::vector<std::string_view> keys(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys));
+        for (const ScalingField& f : kScalingFields) keys.emplace_back(f.key);
+        keys.emplace_back("llama_4_scaling_beta");
+        return keys;
     }
 
     // {"full_attention": {...}, "sliding_attention": {...}}: every value an object, no rope field as a key.
@@ -720,9 +903,10 @@ private:
                                    std::any_of(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys), [&](const char* o) { return k == o; });
                 if (k == "llama_4_scaling_beta" && family_->llama4Beta) continue;  // read by temperature()
                 if (!known)
-                    ignoreOrFail(source_ + "." + k, v, "is not a rotary field posenc knows: refusing rather than ignoring it",
+                    ignoreOrFail(source_ + "." + k, v,
                                  k == "llama_4_scaling_beta" ? "a query temperature read only by Ministral 3's code (model_type 'ministral3'); " + typeName() + "'s code ignores it"
-                                                             : "no rotary code of Hugging Face reads it (rope validation only warns about unrecognised keys)");
+                                                             : "no rotary code of Hugging Face reads it (rope validation only warns about unrecognised keys)",
+                                 "", "is not a rotary field posenc knows, and " + unknownTypeNote() + ": refusing rather than ignoring it");
             }
         }
         multiAxis(type);
@@ -908,7 +1092,7 @@ std::string toJson(const HfRopeConfig& r) {
     }
     w.close('}').key("ignored").open('[');
     for (const HfIgnoredKey& i : r.ignored) w.open('{').key("key").string(i.key).key("value").raw(i.value).key("reason").string(i.reason).close('}');
-    w.close(']').key("temperature");
+    w.close(']').key("warnings").strings(r.warnings).key("temperature");
     if (r.temperature) {
         w.open('{').key("kind").string("temperature").key("beta").number(r.temperature->beta);
         w.key("length").number(static_cast<double>(r.temperature->length)).key("offset").number(static_cast<double>(r.temperature->offset)).close('}');

@@ -1,5 +1,5 @@
 // libFuzzer target: config.json text into ropeConfigFromHF. Any input either reads or throws
-// std::invalid_argument (never another exception, a crash or a hang); what reads must give
+// std::invalid_argument (posenc::WrongType included; never another exception, a crash or a hang); what reads must give
 // frequencies and a rotation that are finite. Seeded with tests/fixtures/hf.
 #include <cmath>
 #include <cstdio>
@@ -14,6 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     HfConfigOptions options;
     if (size > 0 && data[0] % 3 == 0) options.layerType = data[0] % 2 ? "full_attention" : "sliding_attention";
+    // unknown model types are errors by default: read some generically, so the generic rules stay fuzzed
+    if (size > 0 && data[0] % 5 < 2) options.unknownModelType = HfConfigOptions::UnknownModelType::generic;
+    if (size > 0 && data[0] % 7 == 0) options.strict = true;
     HfRopeConfig r;
     try {
         r = ropeConfigFromHF(text, options);

@@ -117,10 +117,13 @@ TEST_CASE("hf families: Llama rules (llama, mistral, mixtral, qwen2/3, unknown t
     CHECK(read(R"({"model_type": "mixtral", "hidden_size": 4096, "num_attention_heads": 32})").rope.base == 1e6);
     CHECK(read(R"({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28})").rope.base == 10000);
     CHECK(read(R"({"model_type": "qwen3", "hidden_size": 2560, "num_attention_heads": 32})").rope.headDim == 128);  // not 80
-    // an unknown model type follows Llama
-    const auto other = read(R"({"model_type": "some_new_model", "hidden_size": 64, "num_attention_heads": 2})");
+    // an unknown model type follows Llama when asked to (else it is an error: "hf config: unknown model types")
+    HfConfigOptions generic;
+    generic.unknownModelType = HfConfigOptions::UnknownModelType::generic;
+    const auto other = ropeConfigFromHF(R"({"model_type": "some_new_model", "hidden_size": 64, "num_attention_heads": 2})", generic);
     CHECK(other.rope.headDim == 32);
     CHECK(other.layout == RopeLayout::half);
+    CHECK(other.warnings.empty());  // asked for
 }
 
 TEST_CASE("hf families: partial rotary from the field each reads, and each class default") {
@@ -367,8 +370,9 @@ TEST_CASE("hf families: Phi-3 longrope ('su'/'yarn' rewritten, top-level origina
 // (Configs without a model_type: posenc cannot know which keys their code reads, so unread rotary keys are errors.)
 TEST_CASE("hf config: fields are never silently dropped; errors name the config.json key") {
     const std::string head = R"("hidden_size": 4096, "num_attention_heads": 32)";
-    CHECK(mentions(messageOf("{" + head + R"(, "rotary_emb_fraction": 0.5})"), "config.rotary_emb_fraction changes the rotary embedding"));
-    CHECK(mentions(messageOf("{" + head + R"(, "rope_scaling": {"type": "linear", "factor": 2, "fator": 3}})"), "config.rope_scaling.fator is not a rotary field"));
+    CHECK(mentions(messageOf("{" + head + R"(, "rotary_emb_fraction": 0.5})"), "config.rotary_emb_fraction may change the rotary embedding"));
+    CHECK(mentions(messageOf("{" + head + R"(, "rope_scaling": {"type": "linear", "factor": 2, "finetuned": true}})"),
+                   "config.rope_scaling.finetuned is not a rotary field posenc knows, and the config has no model_type"));
     CHECK(mentions(messageOf("{" + head + R"(, "rope_local_base_freq": 10000})"), "read only for Gemma 3"));
     CHECK(mentions(messageOf("{" + head + R"(, "rope_interleave": true})"), "read only for DeepSeek-V3"));
     // GPT-J's code fixes base 10000: its rope_theta is ignored and listed, and refused under strict
@@ -402,4 +406,165 @@ TEST_CASE("hf config: YaRN factor rule — explicit (default) vs legacy transfor
     HfConfigOptions legacy;
     legacy.yarnFactor = HfConfigOptions::YarnFactor::legacy;
     CHECK(ropeConfigFromHF(c, legacy).rope.scaling.factor == 16);  // 131072 / 8192
+}
+
+namespace {
+std::string typeErrorOf(const std::string& json, const HfConfigOptions& o = {}) {
+    try {
+        ropeConfigFromHF(json, o);
+    } catch (const WrongType& e) {
+        return e.what();
+    } catch (const std::invalid_argument& e) {
+        return std::string("(not a WrongType) ") + e.what();
+    }
+    return "(no error)";
+}
+}  // namespace
+
+// Hugging Face loads a config with a misspelt key and ignores the key: `rope_scalling` would silently read
+// as no scaling. The misspellings here are of keys each model type's code reads.
+TEST_CASE("hf config: a misspelt key is refused, naming the key meant") {
+    const std::string llama = R"("model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32)";
+    const std::string scaling = R"({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})";
+    CHECK(typeErrorOf("{" + llama + R"(, "rope_scalling": )" + scaling + "}") ==
+          "config: unknown key 'rope_scalling': did you mean 'rope_scaling'? (Hugging Face would load the config and ignore the key without a word)");
+    struct Case {
+        std::string json, message;
+    };
+    const Case cases[] = {
+        {"{" + llama + R"(, "rope_thetta": 500000})", "config: unknown key 'rope_thetta': did you mean 'rope_theta'?"},
+        {"{" + llama + R"(, "partial_rotary_factr": 0.5})", "config: unknown key 'partial_rotary_factr': did you mean 'partial_rotary_factor'?"},
+        {R"({"model_type": "mistral", "hidden_size": 5120, "num_attention_heads": 32, "head_dimm": 128})", "config: unknown key 'head_dimm': did you mean 'head_dim'?"},
+        {"{" + llama + R"(, "max_position_embedings": 131072})", "config: unknown key 'max_position_embedings': did you mean 'max_position_embeddings'?"},
+        {R"({"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32, "sliding_windw": 4096})", "config: unknown key 'sliding_windw': did you mean 'sliding_window'?"},
+        {"{" + llama + R"(, "Rope_Theta": 500000})", "config: unknown key 'Rope_Theta': did you mean 'rope_theta'?"},  // JSON keys are case-sensitive
+        {"{" + llama + R"(, "ropescaling": )" + scaling + "}", "config: unknown key 'ropescaling': did you mean 'rope_scaling'?"},
+        // inside the rope parameters, and under text_config
+        {"{" + llama + R"(, "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "linear", "factr": 8.0}})",
+         "config.rope_scaling: unknown key 'factr': did you mean 'factor'?"},
+        {"{" + llama + R"(, "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0, "original_max_position_embedings": 8192}})",
+         "config.rope_scaling: unknown key 'original_max_position_embedings': did you mean 'original_max_position_embeddings'?"},
+        {"{" + llama + R"(, "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "orignal_max_postion_embeddings": 32768}})",
+         "config.rope_scaling: unknown key 'orignal_max_postion_embeddings': did you mean 'original_max_position_embeddings'?"},
+        {R"({"model_type": "qwen3", "head_dim": 128, "rope_parameters": {"rope_type": "yarn", "rope_thetta": 1000000.0, "factor": 4.0,
+            "original_max_position_embeddings": 32768}})", "config.rope_parameters: unknown key 'rope_thetta': did you mean 'rope_theta'?"},
+        {R"({"model_type": "mistral3", "text_config": {"model_type": "mistral", "hidden_size": 5120, "num_attention_heads": 32,
+            "rope_scaling": {"type": "linear", "fctor": 2.0}}})", "config.text_config.rope_scaling: unknown key 'fctor': did you mean 'factor'?"},
+        // transformers 5's tables per layer type: each is checked, not only the one asked for
+        {R"({"model_type": "gemma3_text", "hidden_size": 2560, "num_attention_heads": 8, "rope_parameters": {
+            "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+            "sliding_attention": {"rope_type": "default", "rope_thetta": 10000.0}}})",
+         "config.rope_parameters.sliding_attention: unknown key 'rope_thetta': did you mean 'rope_theta'?"},
+        // keys only some model types read: misspelt where that type reads them
+        {R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128, "qk_rope_head_dim": 64, "rope_interleav": false})",
+         "config: unknown key 'rope_interleav': did you mean 'rope_interleave'?"},
+        {R"({"model_type": "gemma3_text", "hidden_size": 2560, "num_attention_heads": 8, "rope_local_base_frq": 10000})",
+         "config: unknown key 'rope_local_base_frq': did you mean 'rope_local_base_freq'?"},
+        {R"({"model_type": "qwen2", "hidden_size": 896, "num_attention_heads": 14, "use_sliding_windows": true})",
+         "config: unknown key 'use_sliding_windows': did you mean 'use_sliding_window'?"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.json);
+        CHECK(mentions(typeErrorOf(c.json), c.message));
+        // not a key HF ignores: strict says the same, not that the key "changes the rotary embedding"
+        HfConfigOptions strict;
+        strict.strict = true;
+        CHECK(mentions(typeErrorOf(c.json, strict), c.message));
+    }
+    // the same configs with the key spelt right read (so it is the spelling that is refused)
+    CHECK(read("{" + llama + R"(, "rope_scaling": )" + scaling + "}").rope.scaling.type == RopeScalingType::llama3);
+    CHECK(read(R"({"model_type": "mistral", "hidden_size": 5120, "num_attention_heads": 32, "head_dim": 128})").rope.headDim == 128);
+}
+
+// Keys that published configs of some family carry are not misspellings, however close to a key read here:
+// Hugging Face's code for this type ignores them, and so does posenc (listing the rotary ones).
+TEST_CASE("hf config: real keys of other families are not taken for misspellings") {
+    const std::string head = R"("model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000)";
+    const HfRopeConfig plain = read("{" + head + "}");
+    // one edit from n_embd, hidden_size, mrope_interleaved / head_dim's neighbours; none read by Llama's code
+    for (const char* extra : {R"("n_embed": 4096)", R"("hidden_sizes": [64, 128])", R"("d_head": 128)", R"("v_head_dim": 128)",
+                              R"("n_head_kv": 8)", R"("sliding_window_size": 4096)"}) {
+        CAPTURE(extra);
+        const HfRopeConfig r = read("{" + head + ", " + extra + "}");
+        CHECK(r.rope.headDim == plain.rope.headDim);
+        CHECK(r.rope.base == plain.rope.base);
+        CHECK(r.ignored.empty());
+        CHECK(r.warnings.empty());
+    }
+    // SmolLM2's rope_interleaved (one edit from mrope_interleaved) and Gemma 3's rope_local_base_freq in a Llama
+    // config: ignored as Llama's code ignores them, with a true reason
+    const HfRopeConfig smol = read("{" + head + R"(, "rope_interleaved": false})");
+    REQUIRE(smol.warnings.size() == 1);
+    CHECK(smol.warnings[0] == "config.rope_interleaved is ignored: Hugging Face's llama code does not read it");
+    HfConfigOptions strict;
+    strict.strict = true;
+    const std::string strictMessage = messageOf("{" + head + R"(, "rope_interleaved": false})", "");
+    CHECK(strictMessage == "(no error)");
+    try {
+        ropeConfigFromHF("{" + head + R"(, "rope_interleaved": false})", strict);
+        FAIL("strict accepted an ignored key");
+    } catch (const std::invalid_argument& e) {
+        const std::string m = e.what();
+        CHECK(mentions(m, "config.rope_interleaved is ignored: Hugging Face's llama code does not read it (strict refuses"));
+        CHECK(m.find("changes the rotary embedding") == std::string::npos);
+    }
+}
+
+TEST_CASE("hf config: unknown model types are refused with the nearest known ones; 'generic' reads them as Llama") {
+    const std::string rest = R"("hidden_size": 7168, "num_attention_heads": 128, "qk_rope_head_dim": 64, "rope_theta": 10000)";
+    // DeepSeek-V3's interleaved pairs must not silently become Llama's rotate_half
+    CHECK(typeErrorOf(R"({"model_type": "deepseekv3", )" + rest + "}") ==
+          "config.model_type 'deepseekv3' is not a model type posenc knows, and Hugging Face's AutoConfig refuses it too. Did you mean 'deepseek_v3'? "
+          "(To read it with the generic Llama rules anyway, pass unknownModelType: 'generic'.)");
+    CHECK(read(R"({"model_type": "deepseek_v3", )" + rest + "}").layout == RopeLayout::interleaved);
+    // Gemma 2's sliding window must not silently become 0
+    CHECK(mentions(typeErrorOf(R"({"model_type": "gemma-2", "hidden_size": 3584, "num_attention_heads": 16, "num_hidden_layers": 42})"),
+                   "config.model_type 'gemma-2' is not a model type posenc knows, and Hugging Face's AutoConfig refuses it too. Did you mean 'gemma2'?"));
+    CHECK(read(R"({"model_type": "gemma2", "hidden_size": 3584, "num_attention_heads": 16, "num_hidden_layers": 42})").attention.slidingWindow == 4096);
+    CHECK(mentions(typeErrorOf(R"({"model_type": "llama-3", "hidden_size": 4096, "num_attention_heads": 32})"), "Did you mean 'llama' or 'llama4'?"));
+    CHECK(mentions(typeErrorOf(R"({"model_type": "Qwen2", "hidden_size": 896, "num_attention_heads": 14})"), "Did you mean 'qwen2'?"));
+    CHECK(mentions(typeErrorOf(R"({"model_type": "mistral3", "text_config": {"model_type": "mistrall", "hidden_size": 4096, "num_attention_heads": 32}})"),
+                   "config.text_config.model_type 'mistrall' is not a model type posenc knows"));
+    // nothing close: no suggestion
+    CHECK(mentions(typeErrorOf(R"({"model_type": "zzzzzzzz", "hidden_size": 64, "num_attention_heads": 2})"), "refuses it too. (To read it"));
+
+    HfConfigOptions generic;
+    generic.unknownModelType = HfConfigOptions::UnknownModelType::generic;
+    const HfRopeConfig g = ropeConfigFromHF(R"({"model_type": "deepseekv3", )" + rest + "}", generic);
+    CHECK(g.layout == RopeLayout::half);  // the Llama rules, as asked
+    CHECK(g.rope.headDim == 64);
+    CHECK(g.warnings.empty());
+    // a misspelt key is refused under the generic rules too
+    CHECK(mentions(typeErrorOf(R"({"model_type": "new_model", "hidden_size": 64, "num_attention_heads": 2, "rope_thetta": 5})", generic),
+                   "unknown key 'rope_thetta': did you mean 'rope_theta'?"));
+    // a text_config without model_type: the one its multimodal class fills in (LlavaConfig: llama)
+    const HfRopeConfig llava = read(R"({"model_type": "llava", "text_config": {"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000}})");
+    CHECK(llava.modelType == "llama");
+    CHECK(llava.warnings.empty());
+}
+
+TEST_CASE("hf config: a config without model_type is read with the Llama rules and says so") {
+    const std::string json = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000})";
+    const HfRopeConfig r = read(json);
+    CHECK(r.rope.headDim == 128);
+    CHECK(r.layout == RopeLayout::half);
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].rfind("config.model_type is missing, so the config is read with the generic Llama rules", 0) == 0);
+    CHECK(r.ignored.empty());  // no key was ignored: the warning is about the rules
+    HfConfigOptions strict;
+    strict.strict = true;
+    CHECK_THROWS_WITH_AS(ropeConfigFromHF(json, strict), doctest::Contains("config.model_type is missing"), std::invalid_argument);
+    HfConfigOptions generic;
+    generic.strict = true;
+    generic.unknownModelType = HfConfigOptions::UnknownModelType::generic;
+    CHECK(ropeConfigFromHF(json, generic).warnings.empty());  // asked for: nothing to warn about, nothing strict refuses
+}
+
+TEST_CASE("hf config: a multimodal model type without its text_config, and a huge unknown key, are plain errors") {
+    CHECK(mentions(typeErrorOf(R"({"model_type": "llava", "hidden_size": 4096, "num_attention_heads": 32})"),
+                   "config.model_type 'llava' is a multimodal model type: its language model's fields belong in text_config"));
+    // a key far longer than any key read is no misspelling, and costs no quadratic edit-distance table
+    const std::string huge = "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"" + std::string(1 << 20, 'r') + "\": 1}";
+    CHECK(read(huge).rope.headDim == 32);
 }

@@ -196,13 +196,13 @@ TEST_CASE("hf config: keys Hugging Face's code ignores are ignored and listed; s
     const Case cases[] = {
         // Qwen2.5 text configs
         {R"({"model_type": "qwen2", "hidden_size": 896, "num_attention_heads": 14, "rope_theta": 1000000.0, "use_mrope": false})",
-         "config.use_mrope", "false", "config.use_mrope changes the rotary embedding"},
+         "config.use_mrope", "false", "config.use_mrope is ignored: Hugging Face's qwen2 code does not read it (strict refuses"},
         // SmolLM2 (nanotron leftover)
         {R"({"model_type": "llama", "hidden_size": 576, "num_attention_heads": 9, "rope_theta": 100000, "rope_interleaved": false})",
-         "config.rope_interleaved", "false", "config.rope_interleaved changes the rotary embedding"},
+         "config.rope_interleaved", "false", "config.rope_interleaved is ignored: Hugging Face's llama code does not read it (strict refuses"},
         // StableLM-epoch remote code reads rope_pct and rope_theta only
         {R"({"model_type": "stablelm_epoch", "hidden_size": 2560, "num_attention_heads": 32, "rope_pct": 0.25, "rotary_scaling_factor": 1.0})",
-         "config.rotary_scaling_factor", "1.0", "config.rotary_scaling_factor changes the rotary embedding"},
+         "config.rotary_scaling_factor", "1.0", "config.rotary_scaling_factor is ignored: Hugging Face's stablelm_epoch code does not read it"},
         {R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_local_base_freq": 10000})",
          "config.rope_local_base_freq", "10000", "read only for Gemma 3"},
         {R"({"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32, "rope_interleave": true})",
@@ -211,10 +211,11 @@ TEST_CASE("hf config: keys Hugging Face's code ignores are ignored and listed; s
          "config.no_rope_layers", "[1,0]", "read only for Llama 4 and SmolLM3"},
         {R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rope_theta": 500000})",
          "config.rope_theta", "500000", "config.rope_theta has no effect in gptj"},
-        {R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_scaling": {"type": "linear", "factor": 2, "fator": 3}})",
-         "config.rope_scaling.fator", "3", "config.rope_scaling.fator is not a rotary field"},
+        // NousResearch's YaRN Llama configs: a key of their remote code, not a misspelling of a rope field
+        {R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_scaling": {"type": "linear", "factor": 2, "finetuned": true}})",
+         "config.rope_scaling.finetuned", "true", "config.rope_scaling.finetuned is ignored: no rotary code of Hugging Face reads it"},
         {R"({"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32, "rope_parameters": {"rope_type": "default", "rope_theta": 1e6, "llama_4_scaling_beta": 0.1}})",
-         "config.rope_parameters.llama_4_scaling_beta", "0.1", "config.rope_parameters.llama_4_scaling_beta is not a rotary field"},
+         "config.rope_parameters.llama_4_scaling_beta", "0.1", "config.rope_parameters.llama_4_scaling_beta is ignored: a query temperature read only by Ministral 3's code"},
     };
     for (const Case& c : cases) {
         CAPTURE(c.key);
@@ -223,6 +224,9 @@ TEST_CASE("hf config: keys Hugging Face's code ignores are ignored and listed; s
         CHECK(r.ignored[0].key == c.key);
         CHECK(r.ignored[0].value == c.value);
         CHECK(!r.ignored[0].reason.empty());
+        // the same, visible as a sentence that names the key
+        REQUIRE(r.warnings.size() == 1);
+        CHECK(r.warnings[0] == c.key + " is ignored: " + r.ignored[0].reason);
         CHECK(!r.temperature);
         CHECK(mentions(messageOf(c.json, true), c.strictMessage));
     }
@@ -230,10 +234,14 @@ TEST_CASE("hf config: keys Hugging Face's code ignores are ignored and listed; s
     CHECK(ropeConfigFromHF(cases[6].json).rope.base == 10000);
     // Qwen2.5: use_mrope ignored, the table is plain RoPE
     CHECK(ropeConfigFromHF(cases[0].json).rope.multiAxis == MultiAxis::none);
-    // a model type posenc does not know: it cannot tell whether that code reads the key, so it stays an error
-    CHECK(mentions(messageOf(R"({"model_type": "brand_new", "hidden_size": 64, "num_attention_heads": 2, "use_mrope": false})"),
-                   "config.use_mrope changes the rotary embedding"));
-    CHECK(mentions(messageOf(R"({"hidden_size": 64, "num_attention_heads": 2, "rotary_emb_fraction": 0.5})"), "config.rotary_emb_fraction changes"));
+    // a model type posenc does not know, read generically: it cannot tell whether that code reads the key, so it stays an error
+    HfConfigOptions generic;
+    generic.unknownModelType = HfConfigOptions::UnknownModelType::generic;
+    CHECK_THROWS_WITH_AS(ropeConfigFromHF(R"({"model_type": "brand_new", "hidden_size": 64, "num_attention_heads": 2, "use_mrope": false})", generic),
+                         doctest::Contains("config.use_mrope may change the rotary embedding, and posenc does not know model_type 'brand_new'"),
+                         std::invalid_argument);
+    CHECK(mentions(messageOf(R"({"hidden_size": 64, "num_attention_heads": 2, "rotary_emb_fraction": 0.5})"),
+                   "config.rotary_emb_fraction may change the rotary embedding, and the config has no model_type"));
     // keys HF reads and posenc does not implement stay errors under the default too
     CHECK(mentions(messageOf(R"({"model_type": "qwen3_vl", "text_config": {"model_type": "qwen3_vl_text", "hidden_size": 4096, "num_attention_heads": 32,
         "head_dim": 128, "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": false}}})"),

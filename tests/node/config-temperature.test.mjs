@@ -148,26 +148,26 @@ test('ropeConfigFromHF: keys HF ignores are accepted and listed (real configs), 
   }
   // the tables themselves, from each family's code
   const qwen = pe.ropeConfigFromHF(fixture('qwen2.5-0.5b'));
-  assert.deepEqual({ ...qwen }, { headDim: 64, base: 1e6, layout: 'half' });
+  assert.deepEqual({ ...qwen, warnings: undefined }, { headDim: 64, base: 1e6, layout: 'half', warnings: undefined });  // warnings: config-typos.test.mjs
   assert.deepEqual({ ...qwen.attention, layers: undefined }, { heads: 14, kvHeads: 2, headDim: 64, slidingWindow: 0, layers: undefined });
   assert.ok(qwen.attention.layers.every((l) => l.window === 0));  // use_sliding_window false
   const smol = pe.ropeConfigFromHF(fixture('smollm2-135m'));
-  assert.deepEqual({ ...smol }, { headDim: 64, base: 100000, layout: 'half' });
+  assert.deepEqual({ ...smol, warnings: undefined }, { headDim: 64, base: 100000, layout: 'half', warnings: undefined });
   assert.equal(smol.attention.kvHeads, 3);
   const stable = pe.ropeConfigFromHF(fixture('stablelm-3b-4e1t'));
   assert.equal(pe.ropeFrequencies(stable).rotaryDim, 20);  // rope_pct 0.25 of 80
   // a key of another family, GPT-J's fixed base, an unknown key inside the rope parameters
   const llama = { model_type: 'llama', hidden_size: 4096, num_attention_heads: 32 };
   for (const [extra, key] of [[{ rope_local_base_freq: 10000 }, 'config.rope_local_base_freq'], [{ rope_interleave: true }, 'config.rope_interleave'],
-    [{ no_rope_layers: [1, 0] }, 'config.no_rope_layers'], [{ rope_scaling: { type: 'linear', factor: 2, fator: 3 } }, 'config.rope_scaling.fator']]) {
+    [{ no_rope_layers: [1, 0] }, 'config.no_rope_layers'], [{ rope_scaling: { type: 'linear', factor: 2, finetuned: true } }, 'config.rope_scaling.finetuned']]) {
     assert.deepEqual(pe.ropeConfigFromHF({ ...llama, ...extra }).ignored.map((i) => i.key), [key]);
     assert.throws(() => pe.ropeConfigFromHF({ ...llama, ...extra }, { strict: true }), (e) => e instanceof RangeError && e.message.startsWith(key));
   }
   const gptj = pe.ropeConfigFromHF({ model_type: 'gptj', n_embd: 4096, n_head: 16, rope_theta: 500000 });
   assert.equal(gptj.base, 10000);
   assert.deepEqual(gptj.ignored.map((i) => [i.key, i.value]), [['config.rope_theta', 500000]]);
-  // an unknown model type: posenc cannot know its code, so an unread rotary key stays an error
-  assert.throws(() => pe.ropeConfigFromHF({ model_type: 'brand_new', hidden_size: 64, num_attention_heads: 2, use_mrope: false }),
+  // an unknown model type read generically: posenc cannot know its code, so an unread rotary key stays an error
+  assert.throws(() => pe.ropeConfigFromHF({ model_type: 'brand_new', hidden_size: 64, num_attention_heads: 2, use_mrope: false }, { unknownModelType: 'generic' }),
     (e) => e instanceof RangeError && /config\.use_mrope/.test(e.message));
   assert.throws(() => pe.ropeConfigFromHF(llama, { strict: 1 }), (e) => e instanceof TypeError && /strict/.test(e.message));
 });

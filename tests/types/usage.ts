@@ -8,6 +8,10 @@ async function main(): Promise<void> {
   const f = pe.ropeFrequencies({ headDim: 128, base: 500000, scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 } });
   const r: number = f.rotaryDim + f.attentionScale + f.invFreq[0];
   const cfg = pe.ropeConfigFromHF({ hidden_size: 4096, num_attention_heads: 32 });
+  const notes: readonly string[] = cfg.warnings ?? [];
+  pe.ropeConfigFromHF({ model_type: 'new_model', hidden_size: 64, num_attention_heads: 2 }, { unknownModelType: 'generic', strict: true });
+  // @ts-expect-error: unknownModelType is 'error' or 'generic'
+  pe.ropeConfigFromHF({ model_type: 'llama' }, { unknownModelType: 'llama' });
   pe.applyRope(new Float32Array(8), { heads: 1, tokens: 1, headDim: 8 }, [0], { ...cfg, layout: 'interleaved' });
   const enc: Encoding = { kind: 't5', heads: 2, table: new Float32Array(64), bidirectional: false };
   const res = pe.attention({ q: new Float32Array(16), k: new Float32Array(16), v: new Float32Array(16), heads: 2, headDim: 8, qLen: 1, kLen: 1, encoding: enc, returnWeights: true });
@@ -28,6 +32,6 @@ async function main(): Promise<void> {
   pe.sinusoidal([0], {});
   // @ts-expect-error: encoding kinds are a closed set
   pe.attentionBias({ kind: 'magic' }, [0], [0]);
-  void [table, r, w, next, ids, g, grid];
+  void [table, r, w, next, ids, g, grid, notes];
 }
 void main;

@@ -25,8 +25,13 @@ struct HfConfigOptions {
     // max_position_embeddings / original_max_position_embeddings replaces it.
     enum class YarnFactor { explicitField, legacy } yarnFactor = YarnFactor::explicitField;
     // Keys Hugging Face's code for the model type never reads (a nanotron `rope_interleaved`, Qwen2.5's
-    // `use_mrope`, ...) are ignored and listed in HfRopeConfig::ignored; strict turns each into an error.
+    // `use_mrope`, ...) are ignored and listed in HfRopeConfig::ignored and ::warnings; strict turns every
+    // warning into an error.
     bool strict = false;
+    // A model_type posenc does not know: an error naming the nearest known types (as Hugging Face's
+    // AutoConfig refuses it), or `generic`: read with the Llama rules, unread rotary keys refused.
+    // `generic` also reads a config without model_type without the warning it otherwise gets.
+    enum class UnknownModelType { error, generic } unknownModelType = UnknownModelType::error;
 };
 
 // A config.json key the model type's Hugging Face code does not read, so neither does posenc.
@@ -64,6 +69,9 @@ struct HfRopeConfig {
     bool isGiven(std::string_view name) const;
     // Keys the model type's code ignores (empty under HfConfigOptions::strict, which refuses them).
     std::vector<HfIgnoredKey> ignored;
+    // One sentence per thing the reading ignored or assumed, starting with the config's key: each ignored
+    // key, and a missing model_type read with the Llama rules. Empty under strict, which refuses them.
+    std::vector<std::string> warnings;
     // Query temperature (posenc/attention/temperature.hpp) of the layers whose HfLayer::temperature is set:
     // Ministral 3 every layer (llama_4_scaling_beta), Llama 4 its NoPE layers (attn_temperature_tuning).
     std::optional<TemperatureEncoding> temperature;
@@ -71,12 +79,13 @@ struct HfRopeConfig {
 };
 
 // Parses `json` (the text of config.json) and returns the rotary setup. Throws std::invalid_argument
-// (posenc::WrongType where a value has the wrong JSON type) whose message names the config.json key
-// to fix, e.g. "config.rope_scaling.factor must be a number >= 1 (got 0.5)".
+// (posenc::WrongType where a value has the wrong JSON type, for an unknown model_type and for a
+// misspelt key) whose message names the config.json key to fix, e.g. "config.rope_scaling.factor must
+// be a number >= 1 (got 0.5)", "config: unknown key 'rope_scalling': did you mean 'rope_scaling'? ...".
 HfRopeConfig ropeConfigFromHF(std::string_view json, const HfConfigOptions& options = {});
 
 // The reader's result as JSON text, as the JS API returns it: {"rope": {the options the config sets,
-// posenc's names}, "ignored": [{key, value, reason}], "temperature": {kind, beta, length, offset} | null,
+// posenc's names}, "ignored": [{key, value, reason}], "warnings": [text], "temperature": {kind, beta, length, offset} | null,
 // "attention": {heads, kvHeads, headDim, slidingWindow, layers: [{type, rope, window, chunk, temperature}]}}.
 std::string toJson(const HfRopeConfig& config);
 
