@@ -257,6 +257,12 @@ std::int64_t positiveInteger(const Json& v, const std::string& path) {
     return static_cast<std::int64_t>(x);
 }
 
+// A size that posenc bounds (posenc/common/limits.hpp), named by the config's key when past the limit.
+int boundedSize(std::int64_t n, const std::string& path, int max) {
+    if (n > max) fail(path, "(" + std::to_string(n) + ") is past posenc's limit of " + std::to_string(max));
+    return static_cast<int>(n);
+}
+
 std::string string(const Json& v, const std::string& path) {
     if (!v.isString()) failType(path, "must be a string (got " + describeJson(v) + ")");
     return v.text();
@@ -580,7 +586,7 @@ private:
 
     void attentionShape() {
         HfAttentionShape& a = out_.attention;
-        a.heads = static_cast<int>(integerField({"num_attention_heads", "n_head", "num_heads", "n_heads"}, 0));
+        a.heads = boundedSize(integerField({"num_attention_heads", "n_head", "num_heads", "n_heads"}, 0), key("num_attention_heads"), limits::kMaxHeads);
         std::int64_t kv = integerField({"num_key_value_heads", "num_kv_heads", "n_kv_heads", "multi_query_group_num"}, 0);
         if (!kv) {
             if (const Json* attn = field("attn_config"); attn && attn->isObject())
@@ -588,19 +594,21 @@ private:
         }
         if (!kv)
             if (const Json* mq = field("multi_query"); mq && mq->isBoolean() && mq->boolean()) kv = 1;  // Falcon-7B
-        a.kvHeads = static_cast<int>(kv ? kv : a.heads);
+        a.kvHeads = kv ? boundedSize(kv, key("num_key_value_heads"), limits::kMaxHeads) : a.heads;
         if (a.heads && a.heads % a.kvHeads != 0)
             fail(key("num_key_value_heads"), "(" + std::to_string(a.kvHeads) + ") must divide the attention heads (" + std::to_string(a.heads) + ")");
         // q.k channels: head_dim, DeepSeek MLA's nope + rope parts, the class default, or hidden / heads
         if (const Json* h = field("head_dim")) {
-            a.headDim = static_cast<int>(positiveInteger(*h, key("head_dim")));
+            a.headDim = boundedSize(positiveInteger(*h, key("head_dim")), key("head_dim"), limits::kMaxHeadDim);
         } else if (field("qk_nope_head_dim") && field("qk_rope_head_dim")) {
-            a.headDim = static_cast<int>(positiveInteger(*field("qk_nope_head_dim"), key("qk_nope_head_dim")) + out_.rope.headDim);
+            a.headDim = boundedSize(positiveInteger(*field("qk_nope_head_dim"), key("qk_nope_head_dim")) + out_.rope.headDim,
+                                    key("qk_nope_head_dim") + " + " + key("qk_rope_head_dim"), limits::kMaxHeadDim);
         } else if (family_->headDimDefault > 0) {
             a.headDim = family_->headDimDefault;
         } else if (a.heads) {
             const std::int64_t hidden = integerField({"hidden_size", "n_embd", "d_model"}, 0);
-            a.headDim = hidden ? static_cast<int>(hidden / a.heads) : out_.rope.headDim;
+            a.headDim = hidden ? boundedSize(hidden / a.heads, key("hidden_size") + " / " + key("num_attention_heads"), limits::kMaxHeadDim)
+                               : out_.rope.headDim;
         } else {
             a.headDim = out_.rope.headDim;
         }
@@ -761,10 +769,10 @@ private:
     }
 
     void headDim() {
-        int dim = 0;
+        std::int64_t dim = 0;
         std::string dimKey;
         if (const Json* h = field("head_dim")) {
-            dim = static_cast<int>(positiveInteger(*h, key("head_dim")));
+            dim = positiveInteger(*h, key("head_dim"));
             dimKey = key("head_dim");
         } else if (family_->headDimDefault > 0) {
             dim = family_->headDimDefault;  // the config class's head_dim default (transformers 4.x)
@@ -781,13 +789,15 @@ private:
             const std::int64_t heads = positiveInteger(*field(headsKey), key(headsKey));
             if (hidden % heads != 0)
                 fail(key(hiddenKey), "(" + std::to_string(hidden) + ") must be divisible by " + key(headsKey) + " (" + std::to_string(heads) + ")");
-            dim = static_cast<int>(hidden / heads);
+            dim = hidden / heads;
             dimKey = key(hiddenKey) + " / " + key(headsKey);
         }
         // DeepSeek MLA rotates a separate rope head of qk_rope_head_dim channels.
-        if (const Json* r = field("qk_rope_head_dim")) dim = static_cast<int>(positiveInteger(*r, key("qk_rope_head_dim")));
-        if (dim > (1 << 20)) fail(dimKey, "gives a head dim of " + std::to_string(dim) + "; at most 2^20 supported");
-        out_.rope.headDim = dim;
+        if (const Json* r = field("qk_rope_head_dim")) {
+            dim = positiveInteger(*r, key("qk_rope_head_dim"));
+            dimKey = key("qk_rope_head_dim");
+        }
+        out_.rope.headDim = boundedSize(dim, dimKey, limits::kMaxHeadDim);
     }
 
     void layout() {

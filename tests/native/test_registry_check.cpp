@@ -75,7 +75,7 @@ TEST_CASE("registry check: null, required keys, types and ranges") {
     CHECK(failure(R"({"dim":{"$number":"NaN"}})", "sinusoidal") == "RangeError: dim must be a finite number (got NaN)");
     CHECK(failure(R"({"dim":2.5})", "sinusoidal") == "RangeError: dim must be an integer (got 2.5)");
     CHECK(failure(R"({"dim":0})", "sinusoidal") == "RangeError: dim must be a positive integer (got 0)");
-    CHECK(failure(R"({"dim":3e9})", "sinusoidal") == "RangeError: dim must be a positive integer no larger than 2147483647 (got 3e9)");
+    CHECK(failure(R"({"dim":3e9})", "sinusoidal") == "RangeError: dim must be a positive integer no larger than 1048576 (got 3e9)");
     CHECK(failure(R"({"dim":4,"paddingIdx":-1})", "sinusoidal") == "RangeError: paddingIdx must be a non-negative integer (got -1)");
     CHECK(failure(R"({"dim":4,"layout":"sideways"})", "sinusoidal") ==
           "RangeError: layout must be one of 'interleaved', 'concat', 'tensor2tensor' (got 'sideways')");

@@ -19,7 +19,12 @@ const SEEDS = (process.env.FUZZ_SEEDS ?? '0x5eed0001,0x5eed0002,0x5eed0003,0x5ee
 const CALLS = Number(process.env.FUZZ_CALLS ?? 8000);
 const KEEP_GOING = process.env.FUZZ_KEEP_GOING === '1';
 const CANARY_EVERY = 50;
-const SLOW_MS = 10000; // a single call this slow fails (tensors are tiny; huge sizes must be rejected up front)
+// Time limits in units of a calibration call measured in the same worker (RoPE attention, 4 heads x 128
+// tokens x 64: about 0.7 ms on the 2-core machine this was tuned on), so that they mean the same on a
+// slower or busier machine. A call over its limit is judged again against a calibration measured right
+// after it (the larger of the two counts), so a burst of load elsewhere does not fail the test.
+const SLOW_CALIBRATIONS = 10000; // a single call this slow fails (tensors are tiny; huge sizes must be rejected up front)
+const HUGE_CALIBRATIONS = 1000; // a deliberately huge size must be refused within this
 const HANG_MS = 30000; // no progress for this long: the worker is stopped and the call reported as a hang
 
 // ------------------------------------------------------------------------------------------------
@@ -152,6 +157,23 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const post = (m) => parentPort.postMessage(m);
   const stats = { calls: 0, valid: 0, mutated: 0, returned: 0, RangeError: 0, TypeError: 0, cacheCalls: 0, ms: 0, avoided: {}, slow: [] };
   const t0 = performance.now();
+
+  // ---- calibration: the unit of the time limits --------------------------------------------------
+  const calibrate = (() => {
+    const heads = 4, len = 128, headDim = 64;
+    const q = makeRng(7).floats(heads * len * headDim), k = makeRng(8).floats(q.length), v = makeRng(9).floats(q.length);
+    const once = () => {
+      const start = performance.now();
+      pe.attention({ q, k, v, heads, headDim, qLen: len, kLen: len, causal: true, encoding: { kind: 'rope' } });
+      return performance.now() - start;
+    };
+    for (let r = 0; r < 3; r++) once();  // JIT, thread pool, heap growth
+    return (runs) => Math.min(...Array.from({ length: runs }, once));
+  })();
+  let calibrationMs = calibrate(7);
+  stats.calibrationMs = Number(calibrationMs.toFixed(3));
+  // Whether a call of `ms` is over `units` calibrations, measured before it and again now.
+  const tooSlow = (ms, units) => ms > units * calibrationMs && ms > units * Math.max(calibrationMs, calibrate(3));
 
   // Buffers made for one call, freed after it (deleted ones are reused as "use after delete").
   let callBuffers = [];
@@ -906,8 +928,8 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     if (process.env.FUZZ_PROFILE) { const c = (stats.byFn ??= {})[call.fn] ??= [0, 0, 0]; c[0]++; if (!threw) c[1]++; if (!mutations.length) c[2]++; }
     stats[mutations.length ? 'mutated' : 'valid']++;
     if (entry) stats.cacheCalls++;
-    if (ms > SLOW_MS) fail(i, desc, `slow: the call took ${ms.toFixed(0)} ms`);
-    else if (huge && ms > 1000) fail(i, desc, `a huge size took ${ms.toFixed(0)} ms to reject (it must be refused before any work)`);
+    if (tooSlow(ms, SLOW_CALIBRATIONS)) fail(i, desc, `slow: the call took ${ms.toFixed(0)} ms, over ${SLOW_CALIBRATIONS} calibration calls (${calibrationMs.toFixed(2)} ms each)`);
+    else if (huge && tooSlow(ms, HUGE_CALIBRATIONS)) fail(i, desc, `a huge size took ${ms.toFixed(0)} ms to reject, over ${HUGE_CALIBRATIONS} calibration calls (it must be refused before any work)`);
     if (ms > 100 && stats.slow.length < 3) stats.slow.push(`#${i} ${ms.toFixed(0)} ms: ${desc.slice(0, 160)}`);
 
     if (threw) {
@@ -945,7 +967,8 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
           if (!(e instanceof RangeError || e instanceof TypeError) || ENGINE_MESSAGE.test(e.message) || !mutations.length)
             fail(i, desc, `ropeFrequencies(ropeConfigFromHF(...)) threw ${e?.name}: ${e?.message}`);
         }
-        if (performance.now() - thenStart > SLOW_MS) fail(i, desc, `slow: ropeFrequencies(ropeConfigFromHF(...)) took ${(performance.now() - thenStart).toFixed(0)} ms`);
+        const thenMs = performance.now() - thenStart;
+        if (tooSlow(thenMs, SLOW_CALIBRATIONS)) fail(i, desc, `slow: ropeFrequencies(ropeConfigFromHF(...)) took ${thenMs.toFixed(0)} ms, over ${SLOW_CALIBRATIONS} calibration calls`);
       }
       if (call.fn === 'alloc' && isBuffer(result)) {  // use after delete of a buffer
         result.delete();
