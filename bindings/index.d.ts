@@ -2199,9 +2199,11 @@ export interface LoadOptions {
    * module. Results are the same bytes whatever the count. See {@link Posenc.threads}.
    *
    * In a browser the threaded module is loaded at run time from `../dist/posenc_wasm_threads.mjs`
-   * relative to `bindings/posenc.mjs` (with its `posenc_wasm_threads.worker.js`); a bundler does not
-   * copy them, so a bundled page uses the single-thread module unless those two files are served at
-   * that place relative to the bundle.
+   * relative to `bindings/posenc.mjs` (with its `posenc_wasm_threads.wasm` and
+   * `posenc_wasm_threads.worker.js`); a bundler does not copy them, so a bundled page uses the
+   * single-thread module unless those three files are served at that place relative to the bundle.
+   * When the threaded module cannot be loaded, `load()` falls back to one thread and says so once with
+   * `console.warn`, naming the file and the place.
    */
   threads?: 'auto' | number;
 }
