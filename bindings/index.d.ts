@@ -1,8 +1,9 @@
 // Hand-written declarations for posenc (Emscripten 3.1.6 cannot emit them).
 
-// `Symbol.dispose` (explicit resource management) is in TypeScript's lib only from esnext.disposable /
-// es2024 on; declared here so these types compile under older `lib` settings without skipLibCheck
-// (the same declaration as TypeScript's, so it merges with it where the lib has it).
+// `Symbol.dispose` (explicit resource management) is in TypeScript's lib only with esnext.disposable
+// (esnext; not es2024 as of TypeScript 5.9); declared here so these types compile under other `lib`
+// settings without skipLibCheck (the same declaration as TypeScript's, so it merges with it where the lib
+// has it). A `using` declaration needs that lib anyway (the global type Disposable): see the README.
 declare global {
   interface SymbolConstructor {
     readonly dispose: unique symbol;
@@ -328,10 +329,19 @@ export interface HfIgnoredKey {
   readonly reason: string;
 }
 
+/**
+ * The layer types posenc's config reader gives a layer itself (src/rotary/hf_config.cpp): `'sliding_attention'`
+ * sets {@link HfLayer.window}, `'chunked_attention'` (Llama 4) {@link HfLayer.chunk}.
+ */
+export type HfLayerType = 'full_attention' | 'sliding_attention' | 'chunked_attention';
 /** One decoder layer's attention, as the model type's code builds it ({@link HfAttentionShape.layers}). */
 export interface HfLayer {
-  /** `'full_attention'`, `'sliding_attention'`, `'chunked_attention'` (Llama 4), or what `layer_types` says. */
-  readonly type: string;
+  /**
+   * One of the {@link HfLayerType}s the reader assigns from the family's rule, or, when the config has
+   * `layer_types`, that list's entry as written (e.g. Qwen3-Next's `'linear_attention'`, which posenc reads
+   * as full attention: no window, no chunk).
+   */
+  readonly type: HfLayerType | (string & {});
   /** `false` for a NoPE layer (Llama 4 / SmolLM3 `no_rope_layers[i] = 0`, Cohere2 and hybrid EXAONE 4 global layers). */
   readonly rope: boolean;
   /** Sliding window in tokens (attention's `window`), 0 = none. */
@@ -974,7 +984,7 @@ export interface Posenc {
    * const t2t = pe.sinusoidal([0, 1, 2, 3], { dim: 8, layout: 'tensor2tensor' });
    * ```
    */
-  sinusoidal(positions: IntInput, options: SinusoidalOptions): Float32Array;
+  sinusoidal<O extends FloatOut = Float32Array>(positions: IntInput, options: SinusoidalOptions & { out?: O }): O;
 
   /**
    * RoPE frequencies of a configuration: the angle each rotary pair turns by per position (radians per
@@ -1087,7 +1097,7 @@ export interface Posenc {
    * rotations stay within 1e-6 of exact up to position 2^31 − 1. With `xposScaleBase` this applies the
    * query-side xPos scale ζ^(p/γ).
    *
-   * @typeParam T - The input's type: with a {@link HeapBuffer} and `inPlace` (or a buffer `out`), the buffer is returned.
+   * @typeParam X - The type of `x`, returned as it is with `inPlace: true` (a Float32Array or a {@link HeapBuffer}).
    * @param x - Head vectors [heads, tokens, headDim] (q or k of one sequence).
    * @param shape - [heads, tokens, headDim] of `x` ({@link HeadsShape}).
    * @param positions - Position of each token [tokens], integers in [0, 2^31); [axes, tokens] for multi-axis RoPE.
@@ -1104,8 +1114,16 @@ export interface Posenc {
    * pe.applyRope(q, { heads, tokens, headDim }, [10, 11, 12], { base: 500000, inPlace: true });
    * ```
    */
-  applyRope<T extends FloatInput>(x: T, shape: HeadsShape, positions: IntInput,
-    options?: ApplyRopeOptions): T extends HeapBuffer ? HeapBuffer | Float32Array : Float32Array;
+  applyRope<X extends Float32Array | HeapBuffer>(x: X, shape: HeadsShape, positions: IntInput,
+    options: ApplyRopeOptions & { inPlace: true }): X;
+  /** With `out`: writes the rotated tensor there and returns `out` (`x` is left unchanged). */
+  applyRope<O extends FloatOut>(x: FloatInput, shape: HeadsShape, positions: IntInput,
+    options: ApplyRopeOptions & { inPlace?: false; out: O }): O;
+  /** Without `inPlace` or `out`: returns a new Float32Array (also for a {@link HeapBuffer} `x`, which is left unchanged). */
+  applyRope(x: FloatInput, shape: HeadsShape, positions: IntInput,
+    options?: ApplyRopeOptions & { inPlace?: false; out?: undefined }): Float32Array;
+  /** Options not known at compile time (`inPlace` a boolean, `out` maybe given): `x`, `out` or a new Float32Array. */
+  applyRope(x: FloatInput, shape: HeadsShape, positions: IntInput, options?: ApplyRopeOptions): FloatOut;
 
   /**
    * Rotates already-rotated vectors by a position delta per token: moves keys rotated at position p to
@@ -1113,6 +1131,7 @@ export interface Posenc {
    * again. rotateByDelta(−δ) after rotateByDelta(δ) returns the input to float tolerance. With
    * `xposScaleBase` the key-side xPos scale ζ^(−δ/γ) is applied.
    *
+   * @typeParam X - The type of `x`, returned as it is with `inPlace: true` (a Float32Array or a {@link HeapBuffer}).
    * @param x - Rotated head vectors [heads, tokens, headDim].
    * @param shape - [heads, tokens, headDim] of `x` ({@link HeadsShape}).
    * @param deltas - Position change of each token [tokens]: integers in [−(2^31 − 1), 2^31 − 1], may be negative.
@@ -1127,7 +1146,16 @@ export interface Posenc {
    * const at105 = pe.rotateByDelta(at5, shape, [100, 100]);  // ≈ pe.applyRope(k, shape, [105, 106])
    * ```
    */
-  rotateByDelta(x: FloatInput, shape: HeadsShape, deltas: IntInput, options?: ApplyRopeOptions): Float32Array | HeapBuffer;
+  rotateByDelta<X extends Float32Array | HeapBuffer>(x: X, shape: HeadsShape, deltas: IntInput,
+    options: ApplyRopeOptions & { inPlace: true }): X;
+  /** With `out`: writes the moved tensor there and returns `out` (`x` is left unchanged). */
+  rotateByDelta<O extends FloatOut>(x: FloatInput, shape: HeadsShape, deltas: IntInput,
+    options: ApplyRopeOptions & { inPlace?: false; out: O }): O;
+  /** Without `inPlace` or `out`: returns a new Float32Array (also for a {@link HeapBuffer} `x`, which is left unchanged). */
+  rotateByDelta(x: FloatInput, shape: HeadsShape, deltas: IntInput,
+    options?: ApplyRopeOptions & { inPlace?: false; out?: undefined }): Float32Array;
+  /** Options not known at compile time (`inPlace` a boolean, `out` maybe given): `x`, `out` or a new Float32Array. */
+  rotateByDelta(x: FloatInput, shape: HeadsShape, deltas: IntInput, options?: ApplyRopeOptions): FloatOut;
 
   // --- additive ---
   /**
@@ -1146,7 +1174,7 @@ export interface Posenc {
    * pe.learned([5], { table, dim: 2, outOfRange: 'clamp' });                // [3, 3]: the last row
    * ```
    */
-  learned(positions: IntInput, options: LearnedOptions): Float32Array;
+  learned<O extends FloatOut = Float32Array>(positions: IntInput, options: LearnedOptions & { out?: O }): O;
   /**
    * Position ids for a padded batch, from its attention mask: each row counts only its real tokens, so
    * left padding does not shift positions.
@@ -1206,7 +1234,7 @@ export interface Posenc {
    * pe.binary([6], { bits: 3, code: 'gray' });       // gray(6) = 101b → [1, -1, 1]
    * ```
    */
-  binary(positions: IntInput, options: BinaryOptions): Float32Array;
+  binary<O extends FloatOut = Float32Array>(positions: IntInput, options: BinaryOptions & { out?: O }): O;
   /**
    * Number of digits in which the codes of two positions differ: binary 7 → 8 flips 4 bits, Gray code 1.
    *
@@ -1233,7 +1261,7 @@ export interface Posenc {
    * pe.lowRank([1], { coefficients: [1, 2, 3, 4], basis: [1, 0, 1, 0, 1, 1], rank: 2, dim: 3 });   // [3, 4, 7]
    * ```
    */
-  lowRank(positions: IntInput, options: LowRankOptions): Float32Array;
+  lowRank<O extends FloatOut = Float32Array>(positions: IntInput, options: LowRankOptions & { out?: O }): O;
   /**
    * Sparse position table: each position is a weighted sum of k basis vectors,
    * PE[p] = Σ_i values[p, i]·basis[indices[p, i]]. No single upstream reference.
@@ -1247,7 +1275,7 @@ export interface Posenc {
    * pe.sparse([0], { indices: [0, 2], values: [1, 0.5], k: 2, basis: [1, 0, 0, 1, 4, 4], dim: 2 });   // [3, 2]
    * ```
    */
-  sparse(positions: IntInput, options: SparseOptions): Float32Array;
+  sparse<O extends FloatOut = Float32Array>(positions: IntInput, options: SparseOptions & { out?: O }): O;
   /**
    * Function-generated encoding: PE[p] = f(p / scale) for a fixed random function (random Fourier
    * features or a small random MLP) drawn from a seed; the same seed gives the same numbers on every
@@ -1262,7 +1290,7 @@ export interface Posenc {
    * const b = pe.randomFeatures([0, 5, 99], { dim: 16, seed: 7 });   // equal to a
    * ```
    */
-  randomFeatures(positions: IntInput, options: RandomFeaturesOptions): Float32Array;
+  randomFeatures<O extends FloatOut = Float32Array>(positions: IntInput, options: RandomFeaturesOptions & { out?: O }): O;
   /**
    * Axial position embeddings: the position's mixed-radix digits (first axis slowest) look up one small
    * table per axis, concatenated or summed.
@@ -1278,7 +1306,7 @@ export interface Posenc {
    * const pe11 = pe.axial([11], { shape: [3, 4], tables: [W0, W1], dims: [2, 3] });   // [1, 5]: W0[2] ++ W1[3]
    * ```
    */
-  axial(positions: IntInput, options: AxialOptions): Float32Array;
+  axial<O extends FloatOut = Float32Array>(positions: IntInput, options: AxialOptions & { out?: O }): O;
   /**
    * Two-level positions: a vector for the segment plus a vector for the index inside the segment (the
    * index restarts whenever the segment id changes). No single upstream reference.
@@ -1292,7 +1320,7 @@ export interface Posenc {
    * // [100, 1,  100, 2,  200, 1,  200, 2,  200, 3]
    * ```
    */
-  twoLevel(segments: IntInput, options: TwoLevelOptions): Float32Array;
+  twoLevel<O extends FloatOut = Float32Array>(segments: IntInput, options: TwoLevelOptions & { out?: O }): O;
   /**
    * 2-D sine position encoding of an image grid, as DETR `PositionEmbeddingSine`: y channels first, then
    * x, interleaved sin/cos within each half ({@link SineOptions}).
@@ -1306,7 +1334,7 @@ export interface Posenc {
    * const pos = pe.sine2d({ height: 3, width: 4, numPosFeats: 8, normalize: true });   // [12, 16]
    * ```
    */
-  sine2d(options: Sine2dOptions): Float32Array;
+  sine2d<O extends FloatOut = Float32Array>(options: Sine2dOptions & { out?: O }): O;
   /**
    * 3-D sine position encoding of a video grid: DETR's 2-D form with a time axis in front (channels t,
    * then y, then x). No single upstream reference beyond DETR's per-axis formula.
@@ -1318,7 +1346,7 @@ export interface Posenc {
    * const pos = pe.sine3d({ frames: 2, height: 2, width: 2, numPosFeats: 4 });   // [8, 12]
    * ```
    */
-  sine3d(options: Sine3dOptions): Float32Array;
+  sine3d<O extends FloatOut = Float32Array>(options: Sine3dOptions & { out?: O }): O;
   /**
    * Resizes a grid of ViT position embeddings to another patch grid (bicubic or bilinear), copying
    * prefix tokens (CLS, registers) unchanged.
@@ -1335,7 +1363,7 @@ export interface Posenc {
    * const resized = pe.resizeGrid(grid, { from: [14, 14], to: [16, 16], dim: 768, prefixTokens: 1 });   // [257, 768]
    * ```
    */
-  resizeGrid(grid: FloatInput, options: ResizeGridOptions): Float32Array;
+  resizeGrid<O extends FloatOut = Float32Array>(grid: FloatInput, options: ResizeGridOptions & { out?: O }): O;
   /**
    * Learned parameters a method needs, from the shapes of its tables ({@link ParameterShapes}): the
    * comparison used in the demo's table. Every size is checked, so a count is a non-negative safe
@@ -1454,9 +1482,12 @@ export interface Posenc {
    * and scores are only materialised when asked for. A query row whose keys are all masked gets zeros.
    * Inputs with NaN or ±∞, or whose norms would let a score leave float range, are a `RangeError`.
    *
+   * @typeParam W - `returnWeights` as written: `true` makes `weights` present in the result type.
+   * @typeParam S - `returnScores` as written: `true` makes `scores` present in the result type.
+   * @typeParam O - The type of `args.out`, returned as `out`.
    * @param args - Tensors, sizes, positions, masks and the encoding ({@link AttentionArgs}).
    * @returns `out` [heads, qLen, headDim]; `weights` (softmax) and `scores` (final pre-softmax logits after
-   * scale, bias and masking; masked = −Infinity), both [heads, qLen, kLen], when requested.
+   * scale, bias and masking; masked = −Infinity), both [heads, qLen, kLen], when requested ({@link AttentionResult}).
    * @example
    * ```ts
    * const heads = 4, kvHeads = 2, headDim = 16, qLen = 1, kLen = 8;
@@ -1468,14 +1499,8 @@ export interface Posenc {
    * // out [4, 1, 16]; weights [4, 1, 8]; the query sits at position 7, after every key
    * ```
    */
-  attention(args: AttentionArgs): {
-    /** The attention output [heads, qLen, headDim] (or `args.out`). */
-    out: Float32Array;
-    /** Softmax weights [heads, qLen, kLen], with `returnWeights`; masked entries are 0. */
-    weights?: Float32Array;
-    /** Final pre-softmax logits [heads, qLen, kLen] after scale, bias and masking (masked = −Infinity), with `returnScores`. */
-    scores?: Float32Array
-  };
+  attention<W extends boolean = false, S extends boolean = false, O extends FloatOut = Float32Array>(
+    args: AttentionArgs & { returnWeights?: W; returnScores?: S; out?: O }): AttentionResult<W, S, O>;
 
   /**
    * The {@link KVCache} class: `new pe.KVCache(options)` creates a cache that keeps a logical position
@@ -1567,6 +1592,8 @@ export interface Posenc {
 export type Encoding =
   | NoneEncoding | RopeEncoding | AlibiEncoding | T5Encoding | SwinEncoding | ShawEncoding | XLEncoding | DebertaEncoding | RelativeKeyEncoding
   | KerpleEncoding | FireEncoding | CopeEncoding | TemperatureEncoding;
+/** The encodings {@link KVCache.attend} accepts: every {@link Encoding} but `'rope'` (the cache has its own `rope`). */
+export type AttendEncoding = Exclude<Encoding, RopeEncoding>;
 /** One method posenc implements, as {@link Posenc.describe} lists it. */
 export interface MethodDescription {
   /** The option name: an encoding kind (`'rope'`, `'alibi'`, …) or an additive function (`'sinusoidal'`, …). */
@@ -1915,6 +1942,28 @@ export interface AttentionArgs {
 }
 
 /**
+ * What {@link Posenc.attention} returns. The type parameters are the call's `returnWeights`, `returnScores`
+ * and `out` as written: `weights` / `scores` are present when asked for with `true`, absent when not asked
+ * for, and optional when the flag is only known as a `boolean`.
+ */
+export type AttentionResult<W extends boolean = false, S extends boolean = false, O extends FloatOut = Float32Array> = {
+  /** The attention output [heads, qLen, headDim] (or `args.out`). */
+  out: O;
+} & ([W] extends [false] ? {} : [W] extends [true] ? {
+  /** Softmax weights [heads, qLen, kLen]; masked entries are 0. */
+  weights: Float32Array;
+} : {
+  /** Softmax weights [heads, qLen, kLen], when `returnWeights` was true; masked entries are 0. */
+  weights?: Float32Array;
+}) & ([S] extends [false] ? {} : [S] extends [true] ? {
+  /** Final pre-softmax logits [heads, qLen, kLen] after scale, bias and masking (masked = −Infinity). */
+  scores: Float32Array;
+} : {
+  /** Final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity), when `returnScores` was true. */
+  scores?: Float32Array;
+});
+
+/**
  * Options of `new pe.KVCache(...)` ({@link Posenc.KVCache}). Each batch row has `sinks` slots kept
  * forever, then either plain slots up to `capacity` (no window: appending past capacity is a
  * `RangeError`) or a ring of `window` slots holding the most recent tokens. With a window, a query at
@@ -1995,10 +2044,11 @@ export interface AttendOptions {
   heads: number;
   /**
    * Score terms added on top of the cache's own rope (ALiBi, T5, ...), at the cached logical positions.
-   * `'rope'` is a `RangeError` (configure {@link KVCacheOptions.rope} instead). An array applies several together.
+   * `'rope'` is refused (a `RangeError`, and a compile error here: configure {@link KVCacheOptions.rope} instead).
+   * An array applies several together.
    * @defaultValue `{ kind: 'none' }`
    */
-  encoding?: Encoding | Encoding[];
+  encoding?: AttendEncoding | AttendEncoding[];
   /**
    * Logical position of each query [batch·qLen], integers in [0, 2^31).
    * @defaultValue each row's last `qLen` positions: `next − qLen … next − 1`
@@ -2070,9 +2120,9 @@ export interface KVCache {
    * cache.delete();
    * ```
    */
-  attend(q: FloatInput, options: AttendOptions): {
+  attend<O extends FloatOut = Float32Array>(q: FloatInput, options: AttendOptions & { out?: O }): {
     /** The attention output [batch, heads, qLen, headDim] (or `options.out`). */
-    out: Float32Array
+    out: O
   };
   /**
    * Moves every cached position (and each row's next position) by `delta` and re-rotates the cached
@@ -2149,9 +2199,11 @@ export interface LoadOptions {
    * module. Results are the same bytes whatever the count. See {@link Posenc.threads}.
    *
    * In a browser the threaded module is loaded at run time from `../dist/posenc_wasm_threads.mjs`
-   * relative to `bindings/posenc.mjs` (with its `posenc_wasm_threads.worker.js`); a bundler does not
-   * copy them, so a bundled page uses the single-thread module unless those two files are served at
-   * that place relative to the bundle.
+   * relative to `bindings/posenc.mjs` (with its `posenc_wasm_threads.wasm` and
+   * `posenc_wasm_threads.worker.js`); a bundler does not copy them, so a bundled page uses the
+   * single-thread module unless those three files are served at that place relative to the bundle.
+   * When the threaded module cannot be loaded, `load()` falls back to one thread and says so once with
+   * `console.warn`, naming the file and the place.
    */
   threads?: 'auto' | number;
 }

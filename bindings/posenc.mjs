@@ -153,13 +153,14 @@ const nodeCores = () => (isNode() ? process.getBuiltinModule?.('node:os')?.avail
 
 // The threaded module: `threads - 1` pthread workers created at load (the calling thread is the other).
 // Node loads the CommonJS build (its workers are reached through require); browsers the ES6 one, from
-// next to this file. Resolves to null where it cannot load, and the single-thread module is used.
+// next to this file. Resolves to null where it cannot load (after a warning), and the single-thread
+// module is used.
 async function createThreadedModule(threads) {
   const config = { posencWorkers: threads - 1 };
   try {
     if (isNode()) {
       const nodeRequire = process.getBuiltinModule?.('node:module')?.createRequire(import.meta.url);
-      if (!nodeRequire) return null;  // Node before 20.16
+      if (!nodeRequire) throw new Error(`Node ${process.version} has no process.getBuiltinModule (Node >= 20.16 does)`);
       // its pthread worker script, and the .wasm the browser module shares (read by load-wasm.mjs, as
       // every module's: Emscripten 3.1.6 would fetch() a path, which Node's fetch refuses)
       const worker = nodeRequire.resolve('../dist/posenc_wasm_threads_node.worker.cjs');
@@ -171,10 +172,23 @@ async function createThreadedModule(threads) {
     }
     const url = new URL('../dist/posenc_wasm_threads.mjs', import.meta.url).href;  // not bundled: loaded from beside this file
     return await instantiate((await import(/* webpackIgnore: true */ /* @vite-ignore */ url)).default, config);
-  } catch {
+  } catch (e) {
     for (const w of config.posencPthreadWorkers?.() ?? []) w.terminate();  // a failed load leaves no worker behind
+    warnSingleThread(e);
     return null;
   }
+}
+
+// A fallback to one thread is otherwise invisible (results are the same, only slower): say once which
+// file could not be loaded and what threads need. Bundlers do not copy the threaded module's files.
+let warned = false;
+function warnSingleThread(error) {
+  if (warned) return;
+  warned = true;
+  const files = isNode()
+    ? 'Threads in Node need Node >= 20.16 and the package\'s dist/posenc_wasm_threads_node.cjs, dist/posenc_wasm_threads_node.worker.cjs and dist/posenc_wasm_threads.wasm'
+    : `To use threads, serve posenc's dist/posenc_wasm_threads.mjs, dist/posenc_wasm_threads.wasm and dist/posenc_wasm_threads.worker.js at ${new URL('../dist/', import.meta.url).href} (bundlers do not copy them)`;
+  console.warn(`posenc: load() could not load its threaded module (${String(error?.message ?? error).split('\n')[0]}), so it runs on one thread (pe.threads is 1). ${files}; load({ threads: 1 }) asks for one thread without this warning.`);
 }
 
 async function loadApi(threads) {

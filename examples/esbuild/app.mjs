@@ -3,7 +3,8 @@
 import { load } from 'posenc';
 
 const pe = await load();
-const lines = [];
+// 1 unless the page is cross-origin isolated and the threaded module's files are served (README, Use it)
+const lines = [`threads: ${pe.threads}`];
 
 // Sinusoidal position table (Vaswani et al.): row p = [sin(p·w0), cos(p·w0), sin(p·w1), cos(p·w1), ...].
 const dim = 8;

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +92,51 @@ test('examples/esbuild: build.mjs bundles app.mjs for the browser, and index.htm
       assert.ok(out >= Math.min(...kept) - 1e-4 && out <= Math.max(...kept) + 1e-4, `step ${t}: output ${out} outside the visible ids ${kept}`);
     }
     await page.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// examples/esbuild in a cross-origin isolated page (COOP/COEP on every response), its dist/ requests
+// answered from `dir` (404 for a file not there). Returns the page's output lines and posenc's warnings.
+async function isolatedEsbuildPage(dir) {
+  const { page, errors } = await open(`${base}/examples/esbuild/`, async (p) => {
+    const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+    await p.route('**/examples/esbuild/', (route) => route.fulfill({ path: join(root, 'examples/esbuild/index.html'), contentType: 'text/html', headers: isolation }));
+    await p.route('**/examples/esbuild/dist/*', (route) => {
+      const name = new URL(route.request().url()).pathname.split('/').pop();
+      if (!existsSync(join(dir, name))) return route.fulfill({ status: 404, body: 'not found', headers: isolation });
+      return route.fulfill({ path: join(dir, name), contentType: name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript', headers: isolation });
+    });
+  });
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning' && m.text().startsWith('posenc:')) warnings.push(m.text()); });
+  await page.waitForFunction(() => document.getElementById('out').textContent !== 'Loading…', null, { timeout: 20000 });
+  const lines = (await page.textContent('#out')).split('\n');
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  await page.close();
+  return { lines, warnings, errors, cores };
+}
+
+test('examples/esbuild, cross-origin isolated: without the threaded module\'s files one warning names them and one thread runs; with the three files the README lists, threads', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-esbuild-threads-'));
+  try {
+    execFileSync(process.execPath, [join(root, 'examples/esbuild/build.mjs'), join(dir, 'app.js')], { cwd: root, stdio: 'pipe' });
+    const bare = await isolatedEsbuildPage(dir);
+    assert.deepEqual(bare.errors.filter((e) => !/404/.test(e)), []);  // (the browser logs the 404 itself)
+    assert.equal(bare.lines[0], 'threads: 1');
+    assert.ok(bare.lines.some((l) => l.startsWith('step 5: ')), bare.lines.join('\n'));
+    assert.equal(bare.warnings.length, 1, bare.warnings.join('\n'));
+    assert.match(bare.warnings[0], /^posenc: load\(\) could not load its threaded module \(.*http:\/\/[^ ]+\/examples\/esbuild\/dist\/posenc_wasm_threads\.mjs.*\), so it runs on one thread/);
+    assert.match(bare.warnings[0], /serve posenc's dist\/posenc_wasm_threads\.mjs, dist\/posenc_wasm_threads\.wasm and dist\/posenc_wasm_threads\.worker\.js at http:\/\/[^ ]+\/examples\/esbuild\/dist\/ \(bundlers do not copy them\)/);
+
+    for (const f of ['posenc_wasm_threads.mjs', 'posenc_wasm_threads.wasm', 'posenc_wasm_threads.worker.js']) copyFileSync(join(root, 'dist', f), join(dir, f));
+    const threaded = await isolatedEsbuildPage(dir);
+    assert.deepEqual(threaded.errors, []);
+    assert.deepEqual(threaded.warnings, []);
+    assert.equal(threaded.lines[0], `threads: ${Math.min(threaded.cores, 16)}`);
+    assert.ok(threaded.cores >= 2, `Chromium reports ${threaded.cores} core(s): the threaded module was not exercised`);
+    assert.deepEqual(threaded.lines.slice(1), bare.lines.slice(1));  // the same numbers on any thread count
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -66,3 +66,56 @@ test('KVCache.attend over a long cache and applyRope: the same bytes from the 1-
   for (const layout of ['half', 'interleaved'])
     assert.ok(sameBytes(one.applyRope(x, { heads: 8, tokens: 2000, headDim: 64 }, positions, { layout }), two.applyRope(x, { heads: 8, tokens: 2000, headDim: 64 }, positions, { layout })));
 });
+
+// A copy of the package's loader with only the given dist/ files, imported fresh (its own module state).
+async function packageCopy(distFiles) {
+  const { cpSync, mkdtempSync, mkdirSync, readdirSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { fileURLToPath, pathToFileURL } = await import('node:url');
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-threads-'));
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+  mkdirSync(join(dir, 'bindings'));
+  for (const f of readdirSync(join(root, 'bindings')).filter((f) => f.endsWith('.mjs'))) cpSync(join(root, 'bindings', f), join(dir, 'bindings', f));
+  mkdirSync(join(dir, 'dist'));
+  for (const f of distFiles) cpSync(join(root, 'dist', f), join(dir, 'dist', f));
+  return { dir, module: await import(pathToFileURL(join(dir, 'bindings', 'posenc.mjs')).href) };
+}
+const SINGLE = ['posenc_wasm.mjs', 'posenc_wasm.wasm'];
+const NODE_THREADED = ['posenc_wasm_threads_node.cjs', 'posenc_wasm_threads_node.worker.cjs', 'posenc_wasm_threads.wasm'];
+
+test('a threaded module that cannot be loaded falls back to one thread with one console.warn naming the file and what threads need', async (t) => {
+  const cores = (await import('node:os')).availableParallelism();
+  if (cores < 2) return t.skip(`needs 2 cores to ask for threads (has ${cores})`);
+  const warn = t.mock.method(console, 'warn', () => {});
+  const { dir, module } = await packageCopy(SINGLE);
+  try {
+    const pe = await module.load();
+    assert.equal(pe.threads, 1);
+    assert.equal(warn.mock.callCount(), 1);
+    const message = warn.mock.calls[0].arguments[0];
+    assert.match(message, /^posenc: load\(\) could not load its threaded module \(.*posenc_wasm_threads_node.*\), so it runs on one thread \(pe\.threads is 1\)\./);
+    assert.match(message, /Node >= 20\.16 and the package's dist\/posenc_wasm_threads_node\.cjs, dist\/posenc_wasm_threads_node\.worker\.cjs and dist\/posenc_wasm_threads\.wasm/);
+    assert.match(message, /load\(\{ threads: 1 \}\) asks for one thread without this warning/);
+    assert.equal(pe.alibiSlopes(2)[0], 0.0625);  // the single-thread module works
+    // once: other thread counts fall back silently, and threads: 1 never tries
+    for (const threads of [2, 3, 'auto', 1]) assert.equal((await module.load({ threads })).threads, 1);
+    assert.equal(warn.mock.callCount(), 1);
+  } finally {
+    (await import('node:fs')).rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the three files the warning names are what the threaded module needs in Node: with them, threads and no warning', async (t) => {
+  const cores = (await import('node:os')).availableParallelism();
+  if (cores < 2) return t.skip(`needs 2 cores to ask for threads (has ${cores})`);
+  const warn = t.mock.method(console, 'warn', () => {});
+  const { dir, module } = await packageCopy([...SINGLE, ...NODE_THREADED]);
+  try {
+    assert.equal((await module.load({ threads: 2 })).threads, 2);
+    assert.equal(warn.mock.callCount(), 0);
+  } finally {
+    (await import('node:fs')).rmSync(dir, { recursive: true, force: true });
+  }
+});
