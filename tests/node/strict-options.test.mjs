@@ -341,7 +341,8 @@ test('parameterCount: own methods only, and every size checked so counts are nev
   throwsWith(() => pe.parameterCount('axial', { shape: [4, 4], dims: [8] }), RangeError, 'dims');
   throwsWith(() => pe.parameterCount('axial', { shape: [4, -4], dims: [8, 8] }), RangeError, 'shape[1]');
   throwsWith(() => pe.parameterCount('t5', { heads: 12, numBuckets: 0 }), RangeError, 'numBuckets');
-  throwsWith(() => pe.parameterCount('learned', { maxPositions: 2 ** 31 - 1, dim: 2 ** 31 - 1 }), RangeError, 'exactly');
+  throwsWith(() => pe.parameterCount('lowRank', { maxPositions: 2 ** 31 - 1, rank: 2 ** 31 - 1, dim: 8 }), RangeError, 'exactly');
+  throwsWith(() => pe.parameterCount('learned', { maxPositions: 8, dim: 2 ** 20 + 1 }), RangeError, 'no larger than 1048576');
   throwsWith(() => pe.parameterCount('alibi', { heads: 12 }), TypeError, "unknown option 'heads' in parameterCount('alibi') options");
   // the survey's numbers
   assert.equal(pe.parameterCount('swin', { windowSize: [7, 7], heads: 4 }), 13 * 13 * 4);
