@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -542,20 +541,41 @@ std::uint64_t heapFree() {
 #endif
 }
 
-// A refusal for memory, written without allocating (the heap is full): what the call needed and what is left.
+// A refusal for memory, written without allocating (the heap is full) and without printf (which would
+// bring the C library's formatting into the module: ~10 kB gzipped): what the call needed and what is left.
+class FixedText {
+public:
+    FixedText& operator<<(const char* s) {
+        while (*s && n_ + 1 < sizeof text_) text_[n_++] = *s++;
+        text_[n_] = 0;
+        return *this;
+    }
+    FixedText& operator<<(std::uint64_t v) {
+        char digits[24];
+        std::size_t k = 0;
+        do digits[k++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
+        while (k && n_ + 1 < sizeof text_) text_[n_++] = digits[--k];
+        text_[n_] = 0;
+        return *this;
+    }
+    const char* c_str() const { return text_; }
+
+private:
+    char text_[320] = {};
+    std::size_t n_ = 0;
+};
+
 const char* outOfMemory() {
-    static char text[320];
+    static FixedText text;
+    text = FixedText();
     const std::uint64_t needed = gRefusedBytes.load(std::memory_order_relaxed);
-    int n = needed ? std::snprintf(text, sizeof text, "out of memory: this call needs %llu bytes in one block", static_cast<unsigned long long>(needed))
-                   : std::snprintf(text, sizeof text, "out of memory: the heap cannot hold this call");
+    if (needed) text << "out of memory: this call needs " << needed << " bytes in one block";
+    else text << "out of memory: the heap cannot hold this call";
 #ifdef __EMSCRIPTEN__
-    std::snprintf(text + n, sizeof text - n, "; the wasm heap has %llu bytes free (in pieces) and can grow by %llu bytes (to 4 GiB)",
-                  static_cast<unsigned long long>(heapFree()),
-                  static_cast<unsigned long long>(emscripten_get_heap_max() - emscripten_get_heap_size()));
-#else
-    (void)n;
+    text << "; the wasm heap has " << heapFree() << " bytes free (in pieces) and can grow by "
+         << static_cast<std::uint64_t>(emscripten_get_heap_max() - emscripten_get_heap_size()) << " bytes (to 4 GiB)";
 #endif
-    return text;
+    return text.c_str();
 }
 
 int run(const char* text, std::size_t length) {
