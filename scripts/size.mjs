@@ -1,15 +1,19 @@
 // What the npm package ships to a browser, raw and gzipped (level 9): the wasm, Emscripten's JS, the
 // bindings as published, the same JS as a bundler ships it (esbuild --minify), and 'posenc/browser' (both
 // minified at build, for pages without a bundler). README "Package size".
-// Usage: node scripts/size.mjs [build folder holding posenc_wasm.mjs + posenc_wasm.wasm] (default dist/)
-import { readFileSync, readdirSync } from 'node:fs';
+// Usage: node scripts/size.mjs [--write | --check] [build folder holding posenc_wasm.mjs + posenc_wasm.wasm]
+// (default dist/). --write puts the table and the budget into README.md between the size:begin / size:end
+// markers; --check (npm test) fails when the package as a bundler ships it is over its budget
+// (scripts/size-budget.json: 150 kB plus each feature's stated allowance) or the README's table is stale.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const dir = process.argv[2] ?? join(root, 'dist');
+const mode = process.argv.find((a) => a === '--write' || a === '--check');
+const dir = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? join(root, 'dist');
 const kB = (n) => (n / 1000).toFixed(1);
 const gz = (buf) => gzipSync(buf, { level: 9 }).length;
 const rows = [];
@@ -29,5 +33,39 @@ const asPublished = total([rows[0][0], rows[1][0], rows[2][0]]), minified = tota
 const bundled = total([rows[0][0], rows[5][0]]);
 rows.push(['total as published (wasm + JS)', ...asPublished], ['total as a minifying bundler ships it', ...minified],
   ["total as published, without a bundler (wasm + 'posenc/browser')", ...bundled]);
-console.log('| file | raw kB | gzipped kB |\n|---|---:|---:|');
-for (const [what, raw, z] of rows) console.log(`| ${what} | ${kB(raw)} | ${kB(z)} |`);
+const table = ['| file | raw kB | gzipped kB |', '|---|---:|---:|', ...rows.map(([what, raw, z]) => `| ${what} | ${kB(raw)} | ${kB(z)} |`)];
+
+// The budget: the base and each feature's allowance, with why it is worth its bytes.
+const budget = JSON.parse(readFileSync(join(root, 'scripts/size-budget.json'), 'utf8'));
+const limit = budget.base + budget.allowances.reduce((a, f) => a + f.kB, 0);
+const measured = minified[1] / 1000;
+const budgetText = [
+  `Budget (\`scripts/size-budget.json\`, checked by \`npm test\`): ${budget.base} kB gzipped as a minifying bundler ships the package, ` +
+    `plus what each feature below costs, measured when it landed — ${limit.toFixed(1)} kB in all; measured now: **${measured.toFixed(1)} kB**.`,
+  '',
+  '| feature | kB gzipped | why it is worth it |', '|---|---:|---|',
+  ...budget.allowances.map((f) => `| ${f.feature} | ${f.kB.toFixed(1)} | ${f.why} |`),
+];
+const block = ['<!-- size:begin (node scripts/size.mjs --write) -->', ...table, '', ...budgetText, '<!-- size:end -->'].join('\n');
+
+const readmePath = join(root, 'README.md');
+const readme = readFileSync(readmePath, 'utf8');
+const blockAt = /<!-- size:begin[^]*?<!-- size:end -->/;
+if (mode === '--write') {
+  if (!blockAt.test(readme)) throw new Error('README.md has no size:begin / size:end markers');
+  writeFileSync(readmePath, readme.replace(blockAt, block));
+} else if (mode === '--check') {
+  let failed = false;
+  if (measured > limit) {
+    console.error(`size: ${measured.toFixed(1)} kB gzipped as bundled, over the budget of ${limit.toFixed(1)} kB (scripts/size-budget.json)`);
+    failed = true;
+  }
+  if (readme.match(blockAt)?.[0] !== block) {
+    console.error('size: the README\'s package-size table is stale: run `node scripts/size.mjs --write` after building (bash scripts/build.sh wasm)');
+    failed = true;
+  }
+  if (failed) process.exit(1);
+  console.log(`size: ${measured.toFixed(1)} kB gzipped as a bundler ships it, within the budget of ${limit.toFixed(1)} kB; README table current`);
+} else {
+  console.log(table.join('\n'));
+}
