@@ -1,10 +1,10 @@
 // What the npm package ships to a browser, raw and gzipped (level 9): the wasm, Emscripten's JS, the
 // bindings as published, the same JS as a bundler ships it (esbuild --minify), and 'posenc/browser' (both
-// minified at build, for pages without a bundler). README "Package size".
+// minified at build, for pages without a bundler). docs/package-size.md.
 // Usage: node scripts/size.mjs [--write | --check] [build folder holding posenc_wasm.mjs + posenc_wasm.wasm]
-// (default dist/). --write puts the table and the budget into README.md between the size:begin / size:end
-// markers; --check (npm test) fails when the package as a bundler ships it is over its budget
-// (scripts/size-budget.json: 150 kB plus each feature's stated allowance) or the README's table is stale.
+// (default dist/). --write puts the table and the budget into docs/package-size.md between the size:begin /
+// size:end markers; --check (npm test) fails when the package as a bundler ships it is over its budget
+// (scripts/size-budget.json: 150 kB plus each feature's stated allowance) or that page's table is stale.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -48,24 +48,24 @@ const budgetText = [
 ];
 const block = ['<!-- size:begin (node scripts/size.mjs --write) -->', ...table, '', ...budgetText, '<!-- size:end -->'].join('\n');
 
-const readmePath = join(root, 'README.md');
-const readme = readFileSync(readmePath, 'utf8');
+const pagePath = join(root, 'docs', 'package-size.md');
+const page = readFileSync(pagePath, 'utf8');
 const blockAt = /<!-- size:begin[^]*?<!-- size:end -->/;
 if (mode === '--write') {
-  if (!blockAt.test(readme)) throw new Error('README.md has no size:begin / size:end markers');
-  writeFileSync(readmePath, readme.replace(blockAt, block));
+  if (!blockAt.test(page)) throw new Error('docs/package-size.md has no size:begin / size:end markers');
+  writeFileSync(pagePath, page.replace(blockAt, block));
 } else if (mode === '--check') {
   let failed = false;
   if (measured > limit) {
     console.error(`size: ${measured.toFixed(1)} kB gzipped as bundled, over the budget of ${limit.toFixed(1)} kB (scripts/size-budget.json)`);
     failed = true;
   }
-  if (readme.match(blockAt)?.[0] !== block) {
-    console.error('size: the README\'s package-size table is stale: run `node scripts/size.mjs --write` after building (bash scripts/build.sh wasm)');
+  if (page.match(blockAt)?.[0] !== block) {
+    console.error('size: the table in docs/package-size.md is stale: run `node scripts/size.mjs --write` after building (bash scripts/build.sh wasm)');
     failed = true;
   }
   if (failed) process.exit(1);
-  console.log(`size: ${measured.toFixed(1)} kB gzipped as a bundler ships it, within the budget of ${limit.toFixed(1)} kB; README table current`);
+  console.log(`size: ${measured.toFixed(1)} kB gzipped as a bundler ships it, within the budget of ${limit.toFixed(1)} kB; docs/package-size.md current`);
 } else {
   console.log(table.join('\n'));
 }

@@ -45,7 +45,7 @@ for t in rope attention kv_cache hf_config; do
 done
 echo "== the same doctest suite compiled to wasm (SIMD128 kernels vs their scalar references)"
 node build/wasm/posenc_tests_wasm.cjs --no-colors
-echo "== package size against its budget (scripts/size-budget.json) and the README's table"
+echo "== package size against its budget (scripts/size-budget.json) and docs/package-size.md's table"
 node scripts/size.mjs --check
 echo "== node"
 node --test tests/node/
