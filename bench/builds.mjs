@@ -1,6 +1,6 @@
 // Times several wasm builds of the package against each other, interleaved round by round in one
 // process (so a noisy neighbour slows all alike): the hot paths a build flag could slow. Used to choose
-// the wasm build flags (README "Package size"). Each argument is a build folder holding
+// the wasm build flags (docs/package-size.md). Each argument is a build folder holding
 // posenc_wasm.mjs + posenc_wasm.wasm (e.g. made with different -DPOSENC_WASM_* options):
 //   node --no-liftoff bench/builds.mjs build/wasm /tmp/other-build ...   (ROUNDS=15: rounds per op, default 9)
 import { cpSync, mkdirSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // target has FMA, multiply + add in wasm): outer-product loops over data resident in L1 in the
 // register shapes of the attention micro-kernels (rows broadcast x key vectors: 4x2, 4x3, 8x2, 6x4
 // accumulators); the fastest counts (8-12 accumulators suit 16 registers, 16-24 suit AVX-512's 32). Built natively and to wasm by scripts/bench.sh; prints
-// one JSON line. Kernel figures in the README are fractions of this.
+// one JSON line. Kernel figures in docs/performance.md are fractions of this.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

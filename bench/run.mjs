@@ -3,7 +3,7 @@
 // same code built without SIMD128), plain JS, and the peers a JS user would pick (bench/peers:
 // onnxruntime-web, tfjs-wasm). Contenders of one op run interleaved, round by round, so a noisy
 // neighbour slows all of them alike. Prints a summary, writes build/bench.json and build/bench.md
-// (the README table). Usage: node bench/run.mjs [all|rope|attention|cache|peak]
+// (the tables of docs/performance.md). Usage: node bench/run.mjs [all|rope|attention|cache|peak]
 // Threads: every posenc figure at 1 thread and at all cores (THREADS) side by side; the peers run on
 // one thread here and, for the equal-thread comparison, at THREADS in a second process
 // (`node bench/run.mjs peers-threaded`, POSENC_BENCH_PEER_THREADS: onnxruntime-web sizes its pool once).

@@ -11,7 +11,7 @@
 //       tfjs-wasm-batched: (opt-in, slow) one batched matMul(q, k, false, true)
 //
 // Every op factory resolves to { ok: true, run, dispose, predictedHeapBytes } or { ok: false,
-// reason }; run() resolves to the output Float32Array [heads, T, headDim]. See README.md.
+// reason }; run() resolves to the output Float32Array [heads, T, headDim]. See docs/performance.md.
 //
 // Layout everywhere: q, k, v and the output are Float32Array [heads, T, headDim] row-major, batch 1.
 // RoPE is rotate_half ("half", GPT-NeoX / Llama: channel i pairs with i + headDim/2), base 10000,

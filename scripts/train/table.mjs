@@ -1,4 +1,4 @@
-// Prints the README's "Train short, test long" tables from the committed models: accuracy at L, 2L,
+// Prints docs/lab.md's "Train short, test long" tables from the committed models: accuracy at L, 2L,
 // 4L, 8L (over the 32 positions up to each) per encoding, and for the RoPE model per schedule and
 // factor, all computed by the runner (posenc) on the fixed test set. Run by `npm run train` after
 // training (needs the wasm build: npm run build); `node scripts/train/table.mjs` alone reprints it.

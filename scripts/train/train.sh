@@ -21,9 +21,9 @@ for m in $models; do
   flock "$lock" /usr/bin/python3 scripts/train/train.py --model "$m" "$@"
 done
 flock "$lock" /usr/bin/python3 scripts/train/train.py --summary
-# the README's tables, computed by the runner (posenc) from the weights just written
+# docs/lab.md's tables, computed by the runner (posenc) from the weights just written
 if [ -f dist/posenc_wasm.mjs ]; then
   flock "$lock" node scripts/train/table.mjs
 else
-  echo "posenc train: build the package (npm run build) and run node scripts/train/table.mjs for the README tables"
+  echo "posenc train: build the package (npm run build) and run node scripts/train/table.mjs for docs/lab.md's tables"
 fi
