@@ -38,7 +38,7 @@ if [ "$what" = all ] || [ "$what" = wasm ] || [ "$what" = wasm-tests ]; then
   cp build/wasm-threads/posenc_wasm_threads.mjs dist/posenc_wasm_threads.mjs
   cp build/wasm-threads/posenc_wasm_threads.worker.js dist/posenc_wasm_threads.worker.js
   # 'posenc/browser', for pages without a bundler: the bindings and Emscripten's JS in one minified file
-  # beside the .wasm files (README "Package size")
+  # beside the .wasm files (docs/package-size.md)
   node scripts/browser-bundle.mjs
 fi
 if [ "$what" = sanitize ]; then

@@ -1,5 +1,5 @@
 // Decimal text <-> double, exact, without the C library's printf and strtod: those bring musl's
-// 128-bit long double arithmetic into the wasm module (README "Package size"). Each result is the one
+// 128-bit long double arithmetic into the wasm module (docs/package-size.md). Each result is the one
 // the C functions give (correctly rounded, ties to even) and none reads the C locale.
 #pragma once
 

@@ -83,7 +83,7 @@ const KernelSet* fromEnvironment() {
 #if defined(POSENC_WASM_PACKAGE)
     // The npm package's modules: the bindings create them, so their environment is Emscripten's fixed
     // set (USER, PATH, ...), never POSENC_KERNELS, and each holds one kernel set: nothing to read, and
-    // no environment or stdio functions in the module (README "Package size").
+    // no environment or stdio functions in the module (docs/package-size.md).
     return choose(nullptr);
 #else
     try {

@@ -106,11 +106,9 @@ struct Job {
 // or what it ran before); the chunks of all jobs are the tasks of one pass on posenc's thread pool. A
 // copy is made chunk by chunk in the task that rotates it (the rows are then in cache).
 // Threshold: the pool's (kParallelMinWork at 16 units per float: calls under 31250 floats, and calls of
-// one chunk, stay on the calling thread). Measured in place, [heads, tokens, 128], 2 threads against 1,
-// workers awake: natively 32K floats 1.30x, 64K 1.42x, 128K-256K 1.5-1.66x, 512K (2 MiB, one core's L2:
-// the rows change cores between calls) 0.72-1.02x, 8M (32 MiB) 1.76x; in wasm (threaded module, JS
-// call included) 32K 1.03-1.28x, 64K-512K 1.06-1.21x, 8M about 2x. Before the finiteness scan ran on the
-// pool it was a serial read of all of x, and 8M floats gained only 1.1x natively (wasm: 1.2x).
+// one chunk, stay on the calling thread). From about 32K floats up, 2 threads beat 1 natively and in
+// wasm, except near one core's L2 size, where rows change cores between calls and the gain can vanish.
+// The finiteness scan runs on the pool too: as a serial read of all of x it capped large calls near 1.1x.
 void rotateAll(const Job* jobs, std::size_t count, int headDim, double scale, const RopeFrequencies& f, RopeLayout layout,
                const detail::RopeCopyHooks* hooks = nullptr) {
     constexpr int kChunk = detail::kRopeChunk;

@@ -64,7 +64,7 @@ struct Family {
 
 constexpr double kVersionDependent = std::numeric_limits<double>::quiet_NaN();
 
-// A constant table (data, not code that builds it: README "Package size").
+// A constant table (data, not code that builds it: docs/package-size.md).
 constexpr Family kFamilies[] = {
     // GPT-J / CodeGen: rotate_every_two over rotary_dim (default 64) channels; base 10000 in the code.
     Family("gptj").interleaved().dimDefault(64).baseFixed(),
