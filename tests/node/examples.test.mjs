@@ -74,10 +74,10 @@ test('rope-from-config: a bad config.json makes it exit non-zero, naming the key
   }
 });
 
-// The README's opening snippet (examples/node/quickstart.mjs) runs and prints what its comment says:
-// 64 and 64 floats, and ALiBi's bias for head 0, query 1, key 0: -m0 (1 - 0) with m0 = 2^-4 for two
-// heads (Press et al.: slopes 2^(-8h/H)), so -0.0625.
-test('quickstart (the README opening) runs', () => {
+// The README's JavaScript quickstart (examples/node/quickstart.mjs; readme.test.mjs holds the two equal)
+// runs and prints what its comment says: 64 and 64 floats, and ALiBi's bias for head 0, query 1, key 0:
+// -m0 (1 - 0) with m0 = 2^-4 for two heads (Press et al.: slopes 2^(-8h/H)), so -0.0625.
+test('quickstart (the README\'s JavaScript quickstart) runs', () => {
   const r = spawnSync(process.execPath, [join(root, 'examples/node/quickstart.mjs')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), '64 64 -0.0625');
