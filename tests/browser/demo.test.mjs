@@ -624,6 +624,14 @@ test("a config's layers, unread keys and query temperature, as the model's code 
   assert.equal(await page.isVisible('#rope-layer-type'), false);
   await preset('Llama 3.1 8B (llama3)');
   assert.equal(await page.textContent('#rope-ignored'), '');
+  // every preset states its layer count (Llama 3.1 8B: 32 layers; the preset once read "0 layers")
+  assert.match(await page.textContent('#rope-layers .layer-legend'), /^32 layers · 32 query heads, 8 kv heads of 128/);
+  assert.equal((await cells()).length, 32);
+  for (const name of await page.$$eval('#rope-preset option', (os) => os.map((o) => o.value).filter(Boolean))) {
+    await preset(name);
+    assert.match(await page.textContent('#rope-layers .layer-legend'), /^[1-9]\d* layers · /, name);
+  }
+  await preset('Llama 3.1 8B (llama3)');
   assert.equal(await page.isVisible('#rope-masks-fig'), false);  // every layer full attention: no figure
   assert.deepEqual(consoleErrors, []);
 });

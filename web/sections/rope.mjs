@@ -130,7 +130,7 @@ export function ropeSection(pe) {
     }
     const head = document.createElement('div');
     head.className = 'layer-legend';
-    head.textContent = `${attention.layers.length} layers · ${attention.heads} query heads, ${attention.kvHeads} kv heads of ${attention.headDim}` +
+    head.textContent = `${attention.layers.length ? `${attention.layers.length} layers` : 'layer count not given (num_hidden_layers)'} · ${attention.heads} query heads, ${attention.kvHeads} kv heads of ${attention.headDim}` +
       (temperature ? ` · temperature β = ${temperature.beta}, every ${temperature.length.toLocaleString('en-US')} positions${temperature.offset ? `, offset ${temperature.offset}` : ''}` : '');
     strip.replaceChildren(head, ...cells);
   }
