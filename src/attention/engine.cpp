@@ -1,3 +1,11 @@
+// The attention engine (posenc/attention/engine.hpp), per tile of query rows and block of keys:
+//   positions  resolved before the engine (attention/positions.hpp), used as given here
+//   rotation   before the engine too: q and k arrive rotated (rotary/internal.hpp, detail::rotateHeads)
+//   mask       posenc/attention/mask.hpp (keyAllowed, whole blocks skipped or fully allowed)
+//   scores     scoreBlock below: the score kernel, then the score term's content terms and biases
+//              (src/scores/), then the mask
+//   softmax    attention/softmax.hpp: the online update, the decode split's merge, the finish
+//   P.V        inside the softmax update (the value tile kernel); kernels in kernels/attention_tile.hpp
 #include "posenc/attention/engine.hpp"
 
 #include <algorithm>
