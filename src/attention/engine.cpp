@@ -1,3 +1,11 @@
+// The attention engine (posenc/attention/engine.hpp), per tile of query rows and block of keys:
+//   positions  resolved before the engine (attention/positions.hpp), used as given here
+//   rotation   before the engine too: q and k arrive rotated (rotary/internal.hpp, detail::rotateHeads)
+//   mask       posenc/attention/mask.hpp (keyAllowed, whole blocks skipped or fully allowed)
+//   scores     scoreBlock below: the score kernel, then the score term's content terms and biases
+//              (src/scores/), then the mask
+//   softmax    attention/softmax.hpp: the online update, the decode split's merge, the finish
+//   P.V        inside the softmax update (the value tile kernel); kernels in kernels/attention_tile.hpp
 #include "posenc/attention/engine.hpp"
 
 #include <algorithm>
@@ -5,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "attention/softmax.hpp"
 #include "kernels/attention_tile.hpp"  // the packed-key layout (kKeyBlock, packKeys): no instruction-set code
 #include "common/thread_pool.hpp"
 #include "kernels/kernel_set.hpp"
@@ -29,13 +38,10 @@ float touchBlock(const float* Kp, const float* V, std::size_t b, int kLen, std::
     return s;
 }
 
-// Online-softmax state of one query row of the tile.
+// One query row of the tile (its softmax state: Tile::sm).
 struct RowState {
     int h = 0, i = 0;  // query head and index
     std::int32_t qPos = 0;
-    float m = kNegInf, l = 0;
-    float* acc = nullptr;   // [headDim]
-    float* wsum = nullptr;  // [valueRows]
     float* row = nullptr;   // [ld] stored scores (materialize mode)
 };
 
@@ -68,13 +74,13 @@ inline int causalPrefix(std::int64_t start, std::int32_t qPos, int n) {
 
 using Slot = AttentionWorkspace::Slot;
 
-// One tile: up to K.tileRows (<= kQueryTile) query rows of one kv head, and the kernels for its row count.
+// One tile: up to K.tileRows (<= kQueryTile) query rows of one kv head, their softmax states, and the
+// score kernel for its row count.
 struct Tile {
     int nr = 0;
     RowState st[kQueryTile];
+    detail::SoftmaxRow sm[kQueryTile];
     kernels::ScoreTileFn scoreTile;
-    kernels::ValueTileFn valueTile;
-    kernels::SoftmaxTileFn softmaxTile;
 };
 
 // Sets up the tile's rows: score-term state, the queries transposed into the slot's qTile with the softmax
@@ -85,8 +91,6 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
     const std::size_t hd = run.hd;
     float* const qTile = sc.qTile.data();
     t.scoreTile = run.K.scoreTile[t.nr - 1];
-    t.valueTile = run.K.valueTile[t.nr - 1];
-    t.softmaxTile = run.K.softmaxTile[t.nr - 1];
     for (int r = 0; r < t.nr; ++r) {
         RowState& s = t.st[r];
         s.h = kvh * group + (row0 + r) / d.qLen;
@@ -98,13 +102,8 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
         s.qPos = in.qPos[s.i];
         const float* qc = run.term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
         for (std::size_t c = 0; c < hd; ++c) qTile[c * t.nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
-        s.m = kNegInf;
-        s.l = 0;
-        s.acc = sc.acc.data() + r * hd;
-        s.wsum = sc.wsum.data() + r * run.valueRows;
         s.row = run.materialize ? sc.rows.data() + r * run.ld : nullptr;
-        std::fill(s.acc, s.acc + hd, 0.0f);
-        std::fill(s.wsum, s.wsum + run.valueRows, 0.0f);
+        detail::softmaxBegin(t.sm[r], sc.acc.data() + r * hd, hd, sc.wsum.data() + r * run.valueRows, run.valueRows);
     }
 }
 
@@ -178,99 +177,51 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
     return used;
 }
 
-// The online-softmax block: running max and sum per row, the rescale of what was accumulated, the
-// weights of this block's `used` keys, and P.V (plus value-table weights) added into the tile's outputs.
+// The online softmax of the tile's rows over key block b's `used` keys, and P.V (softmax.hpp).
 void softmaxBlock(const Run& run, Slot& sc, Tile& t, const float* V, int j0, int used, const bool live[]) {
-    constexpr std::size_t B = kernels::kKeyBlock;
-    float* const S = sc.scores.data();
-    float m[kQueryTile], l[kQueryTile], corr[kQueryTile];
-    for (int r = 0; r < t.nr; ++r) m[r] = t.st[r].m, l[r] = t.st[r].l;
-    const bool contributes = t.softmaxTile(S, static_cast<std::size_t>(used), live, m, l, corr);
-    for (int r = 0; r < t.nr; ++r) {
-        RowState& s = t.st[r];
-        s.m = m[r];
-        s.l = l[r];
-        if (run.valueRows && live[r]) {
-            for (std::size_t v = 0; v < run.valueRows; ++v) s.wsum[v] *= corr[r];
-            for (int j = j0; j < j0 + used; ++j) s.wsum[run.term.valueIndex(s.qPos, run.in.kPos[j])] += S[r * B + (j - j0)];
-        }
-    }
-    if (contributes)
-        t.valueTile(S, static_cast<std::size_t>(used), V + static_cast<std::size_t>(j0) * run.hd, run.hd, sc.acc.data(), corr);
+    detail::softmaxUpdate(run.K, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.hd,
+                          run.hd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
 }
 
-// The materialised path's end of a row: scores out, softmax over the stored row, out = sum_j w_j (v_j
-// + value table row), weights out. Leaves s.l and s.acc for finishRow.
-void finishStoredRow(const Run& run, RowState& s, const float* V) {
+// The materialised path's end of a row: scores out, the softmax over the stored row (the same update as
+// a streamed block, the row as one block), weights out.
+void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, const float* V) {
     const AttentionDims& d = run.in.dims;
     const std::size_t rowOffset = (static_cast<std::size_t>(s.h) * d.qLen + s.i) * d.kLen;
     const std::size_t kLen = static_cast<std::size_t>(d.kLen);
-    const float one = 1.0f;
     if (run.out.scores) std::copy(s.row, s.row + kLen, run.out.scores + rowOffset);
-    s.m = run.K.rowMax(s.row, kLen);
-    if (s.m != kNegInf) s.l = run.K.expShift(s.row, kLen, s.m);
-    else std::fill(s.row, s.row + kLen, 0.0f);
-    run.K.valueTile[0](s.row, kLen, V, run.hd, s.acc, &one);
-    if (run.valueRows)
-        for (int j = 0; j < d.kLen; ++j) s.wsum[run.term.valueIndex(s.qPos, run.in.kPos[j])] += s.row[j];
-    if (run.out.weights) {
-        const float inv = s.l > 0 ? 1.0f / s.l : 0.0f;
-        for (std::size_t j = 0; j < kLen; ++j) run.out.weights[rowOffset + j] = s.row[j] * inv;
-    }
+    const bool live = true;
+    detail::softmaxUpdate(run.K, 1, &sm, s.row, kLen, &live, V, run.hd, 0, run.valueRows,
+                          [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); });
+    if (run.out.weights) detail::softmaxWeights(sm, s.row, kLen, run.out.weights + rowOffset);
 }
 
-// Row finishing: out = acc / l, plus the value-table rows by their weights; zeros for a row that saw
-// no key (never NaN). A row that is not all finite marks the slot of the thread that wrote it (checked
-// here, while the row is in cache, instead of in a pass over the whole output after the run).
-void finishRow(const Run& run, const RowState& s, Slot& sc) {
+// Row finishing: out = acc / l, plus the value-table rows by their weights (softmax.hpp). A row that is
+// not all finite marks the slot of the thread that wrote it (checked here, while the row is in cache,
+// instead of in a pass over the whole output after the run).
+void finishRow(const Run& run, const RowState& s, const detail::SoftmaxRow& sm, Slot& sc) {
     const std::size_t hd = run.hd;
     float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * hd;
-    if (s.l == 0) {
-        std::fill(o, o + hd, 0.0f);
-        return;
-    }
-    const float inv = 1.0f / s.l;
-    for (std::size_t t = 0; t < hd; ++t) o[t] = s.acc[t] * inv;
-    for (std::size_t v = 0; v < run.valueRows; ++v)
-        if (s.wsum[v] != 0.0f) run.K.axpy(s.wsum[v] * inv, run.valueTable + v * hd, o, hd);
-    if (!run.K.allFinite(o, hd)) sc.nonFinite = true;
+    detail::softmaxFinish(run.K, sm, hd, run.valueRows, run.valueTable, o);
+    if (sm.l != 0 && !run.K.allFinite(o, hd)) sc.nonFinite = true;
 }
 
 }  // namespace
 
 namespace {
-// A split run stores, per (tile, chunk), each row's running max, sum, accumulator and value weights.
-std::size_t partialFloats(std::size_t R, std::size_t hd, std::size_t valueRows) { return R * (2 + hd + valueRows); }
-
 // A split run's chunks of one tile merged in chunk order (the same order whatever ran them), then
 // finished like an unsplit row.
-void mergeChunks(const Run& run, const AttentionWorkspace::TileRows& tile, int group, const float* partial, std::size_t chunks, Slot& sc) {
-    const std::size_t hd = run.hd, R = run.K.tileRows, per = partialFloats(R, hd, run.valueRows);
+void mergeChunks(const Run& run, const detail::SoftmaxPartials& parts, const AttentionWorkspace::TileRows& tile, int group, const float* partial,
+                 std::size_t chunks, Slot& sc) {
     const int qLen = run.in.dims.qLen;
     for (int r = 0; r < tile.rows; ++r) {
         RowState s;
         s.h = tile.kvHead * group + (tile.row0 + r) / qLen;
         s.i = (tile.row0 + r) % qLen;
-        s.acc = sc.acc.data();
-        s.wsum = sc.wsum.data();
-        float m = kNegInf;
-        for (std::size_t c = 0; c < chunks; ++c) m = std::max(m, partial[c * per + r]);
-        s.m = m;
-        s.l = 0;
-        std::fill(s.acc, s.acc + hd, 0.0f);
-        std::fill(s.wsum, s.wsum + run.valueRows, 0.0f);
-        if (m != kNegInf) {
-            for (std::size_t c = 0; c < chunks; ++c) {
-                const float* p = partial + c * per;
-                if (p[r] == kNegInf) continue;  // no key of this chunk seen
-                const float w = std::exp(p[r] - m);
-                s.l += p[R + r] * w;
-                run.K.axpy(w, p + 2 * R + r * hd, s.acc, hd);
-                const float* ws = p + 2 * R + R * hd + r * run.valueRows;
-                for (std::size_t v = 0; v < run.valueRows; ++v) s.wsum[v] += ws[v] * w;
-            }
-        }
-        finishRow(run, s, sc);
+        detail::SoftmaxRow sm;
+        detail::softmaxBegin(sm, sc.acc.data(), run.hd, sc.wsum.data(), run.valueRows);
+        parts.merge(run.K, partial, chunks, static_cast<std::size_t>(r), sm);
+        finishRow(run, s, sm, sc);
     }
 }
 }  // namespace
@@ -389,22 +340,17 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const bool split = !materialize && concurrent && nChunks > 1 && nTiles < kSplitBelowTiles;
 
     if (split) {
-        const std::size_t per = partialFloats(R, hd, valueRows);
+        const detail::SoftmaxPartials parts{R, hd, valueRows};
+        const std::size_t per = parts.floats();
         ws.partials.resize(nTiles * nChunks * per);
         detail::parallelFor(nTiles * nChunks, work, [&](std::size_t task, int slot) {
             const std::size_t ti = task / nChunks, c = task % nChunks;
             Slot& sc = ws.slots[static_cast<std::size_t>(slot)];
             Tile tile;
             runTile(ws.tiles[ti], sc, tile, c * kChunkBlocks, std::min(ws.blocks.size(), (c + 1) * kChunkBlocks));
-            float* p = ws.partials.data() + task * per;
-            for (int r = 0; r < tile.nr; ++r) {
-                p[r] = tile.st[r].m;
-                p[R + r] = tile.st[r].l;
-                std::copy(tile.st[r].acc, tile.st[r].acc + hd, p + 2 * R + r * hd);
-                std::copy(tile.st[r].wsum, tile.st[r].wsum + valueRows, p + 2 * R + R * hd + r * valueRows);
-            }
+            for (int r = 0; r < tile.nr; ++r) parts.store(tile.sm[r], static_cast<std::size_t>(r), ws.partials.data() + task * per);
         });
-        for (std::size_t ti = 0; ti < nTiles; ++ti) mergeChunks(run, ws.tiles[ti], group, ws.partials.data() + ti * nChunks * per, nChunks, ws.slots[0]);
+        for (std::size_t ti = 0; ti < nTiles; ++ti) mergeChunks(run, parts, ws.tiles[ti], group, ws.partials.data() + ti * nChunks * per, nChunks, ws.slots[0]);
     } else {
         detail::parallelFor(nTiles, concurrent ? work : 0.0, [&](std::size_t task, int slot) {
             // Concurrent: kv head by kv head (the threads share one head's keys and values in cache),
@@ -415,8 +361,8 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             Tile tile;
             const float* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
             for (int r = 0; r < tile.nr; ++r) {
-                if (materialize) finishStoredRow(run, tile.st[r], V);
-                finishRow(run, tile.st[r], sc);
+                if (materialize) finishStoredRow(run, tile.st[r], tile.sm[r], V);
+                finishRow(run, tile.st[r], tile.sm[r], sc);
             }
         });
     }

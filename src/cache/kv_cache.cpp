@@ -7,6 +7,7 @@
 #include "attention/internal.hpp"
 #include "attention/positions.hpp"
 #include "kernels/attention_tile.hpp"
+#include "rotary/internal.hpp"
 
 namespace posenc {
 
@@ -49,13 +50,13 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     keyNormMax_.assign(static_cast<std::size_t>(c.batch), 0.0);
 }
 
-template <class AngleOf>
-void KVCache::buildTables(std::size_t count, double scale, RopeRole role, AngleOf angleOf) {
+template <class AngleOf, class Rows, class After>
+void KVCache::rotate(std::size_t count, double scale, RopeRole role, AngleOf angleOf, int heads, Rows rows, After after) {
     const std::size_t A = static_cast<std::size_t>(axes());
     scratchAxisAngles_.resize(A * count);
     for (std::size_t a = 0; a < A; ++a)
         for (std::size_t t = 0; t < count; ++t) scratchAxisAngles_[a * count + t] = angleOf(a, t);
-    tables_->build(scratchAxisAngles_.data(), count, scale, role, count);
+    detail::rotateHeads(*tables_, scratchAxisAngles_.data(), count, count, scale, role, heads, static_cast<std::size_t>(config_.headDim), rows, after);
 }
 
 std::optional<KVCache::DynamicState> KVCache::updateDynamic(std::int64_t maxPosition) {
@@ -192,7 +193,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
                 }
     }
 
-    // Commit: copy (and rotate) every real token into its slot; one rotation table for all of them.
+    // The real tokens (their keys are rotated below, before the commit, with one table for all of them).
     scratchCommitted_.clear();  // the real tokens, in order (indices into the call's tokens)
     for (std::size_t at = 0; at < bt; ++at)
         if (scratchSlots_[at] >= 0) scratchCommitted_.push_back(static_cast<int>(at));
@@ -202,12 +203,29 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
         for (int at : scratchCommitted_) maxPos = std::max<std::int64_t>(maxPos, scratchPos_[at]);
         before = updateDynamic(maxPos);
     }
+    // The real tokens' keys, [kvHeads, tokens, headDim] in scratchRows_, rotated at their positions.
+    const std::size_t committed = scratchCommitted_.size();
     try {
+        scratchRows_.resize(static_cast<std::size_t>(c.kvHeads) * committed * hd);
+        for (int h = 0; h < c.kvHeads; ++h)
+            for (std::size_t t = 0; t < committed; ++t) {
+                const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]), b = at / T;
+                const std::size_t src = ((b * c.kvHeads + h) * T + at % T) * hd;
+                std::memcpy(&scratchRows_[(h * committed + t) * hd], k.data + src, hd * sizeof(float));
+            }
         if (tables_)
-            buildTables(scratchCommitted_.size(), freqs_->attentionScale, RopeRole::key, [&](std::size_t a, std::size_t t) {
-                const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]);
-                return static_cast<double>(A == 1 ? scratchPos_[at] : scratchAxisPos_[a * bt + at]);
-            });
+            rotate(
+                committed, freqs_->attentionScale, RopeRole::key,
+                [&](std::size_t a, std::size_t t) {
+                    const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]);
+                    return static_cast<double>(A == 1 ? scratchPos_[at] : scratchAxisPos_[a * bt + at]);
+                },
+                c.kvHeads,
+                [&](int h) {
+                    float* rows = scratchRows_.data() + static_cast<std::size_t>(h) * committed * hd;
+                    return std::pair<const float*, float*>(rows, rows);
+                },
+                [](int) {});
         if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) resizeSlots(wantSlots);  // the last step that may throw (memory)
     } catch (...) {
         if (before) restoreDynamic(*before);
@@ -229,6 +247,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
         pos_[slotIndex(m.b, m.to)] = pos_[slotIndex(m.b, m.from)];
         occupied_[slotIndex(m.b, m.to)] = 1;
     }
+    // Commit: every real token's value and rotated key into its slot.
     std::size_t token = 0;
     for (int b = 0; b < c.batch; ++b) {
         for (int t = 0; t < T; ++t) {
@@ -239,9 +258,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
                 const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * hd;
                 const std::size_t dst = ((static_cast<std::size_t>(b) * c.kvHeads + h) * slots_ + slot) * hd;
                 std::memcpy(&values_[dst], v.data + src, hd * sizeof(float));
-                float* key = scratchKey_.data();
-                std::memcpy(key, k.data + src, hd * sizeof(float));
-                if (tables_) tables_->rotate(key, token);
+                const float* key = scratchRows_.data() + (h * committed + token) * hd;
                 kernels::packKey(key, static_cast<std::size_t>(slot), hd, packedKeys(b, h));
                 keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(key, 1, hd));
             }
@@ -312,11 +329,15 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
         const std::int32_t* pb = qp.data() + static_cast<std::size_t>(b) * qLen;
         if (tables_) {  // rotate the queries with the cache's own tables (no per-step allocation once warm)
             const std::int32_t* axisPos = A > 1 && !qPositions.empty() ? qPositions.data + static_cast<std::size_t>(b) * A * qLen : nullptr;
-            buildTables(static_cast<std::size_t>(qLen), freqs_->attentionScale, RopeRole::query, [&](std::size_t a, std::size_t t) {
-                return static_cast<double>(detail::axisPosition(axisPos, static_cast<std::size_t>(qLen), a, t, pb[t]));
-            });
-            for (int h = 0; h < heads; ++h)
-                for (int t = 0; t < qLen; ++t) tables_->rotate(qb + (static_cast<std::size_t>(h) * qLen + t) * hd, static_cast<std::size_t>(t));
+            rotate(
+                static_cast<std::size_t>(qLen), freqs_->attentionScale, RopeRole::query,
+                [&](std::size_t a, std::size_t t) { return static_cast<double>(detail::axisPosition(axisPos, static_cast<std::size_t>(qLen), a, t, pb[t])); },
+                heads,
+                [&](int h) {
+                    float* rows = qb + static_cast<std::size_t>(h) * qLen * hd;
+                    return std::pair<const float*, float*>(rows, rows);
+                },
+                [](int) {});
         }
         if (temperature) applyQueryTemperature(*temperature, qb, heads, qLen, c.headDim, pb);  // at the logical positions
         // cached keys carry the rope scale already, and the queries were just rotated with it
@@ -343,17 +364,23 @@ void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vecto
     if (!tables_ || slots.empty()) return;
     const KVCacheConfig& c = config_;
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    // keys already carry the attention scale; a delta moves every axis alike
-    buildTables(angles.size(), 1.0, RopeRole::key, [&](std::size_t, std::size_t t) { return angles[t]; });
-    float* key = scratchKey_.data();
+    // keys already carry the attention scale; a delta moves every axis alike. Head by head, the slots'
+    // keys are unpacked into scratchRows_, rotated, and packed back.
+    scratchRows_.resize(slots.size() * hd);
+    float* const rows = scratchRows_.data();
     keyNormMax_[b] = 0;  // rotation keeps norms, but xPos rescales: recomputed over what is cached
-    for (int h = 0; h < c.kvHeads; ++h)
-        for (std::size_t s = 0; s < slots.size(); ++s) {
-            kernels::unpackKey(packedKeys(b, h), static_cast<std::size_t>(slots[s]), hd, key);
-            tables_->rotate(key, s);
-            kernels::packKey(key, static_cast<std::size_t>(slots[s]), hd, packedKeys(b, h));
-            keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(key, 1, hd));
-        }
+    rotate(
+        angles.size(), 1.0, RopeRole::key, [&](std::size_t, std::size_t t) { return angles[t]; }, c.kvHeads,
+        [&](int h) {
+            for (std::size_t s = 0; s < slots.size(); ++s) kernels::unpackKey(packedKeys(b, h), static_cast<std::size_t>(slots[s]), hd, rows + s * hd);
+            return std::pair<const float*, float*>(rows, rows);
+        },
+        [&](int h) {
+            for (std::size_t s = 0; s < slots.size(); ++s) {
+                kernels::packKey(rows + s * hd, static_cast<std::size_t>(slots[s]), hd, packedKeys(b, h));
+                keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(rows + s * hd, 1, hd));
+            }
+        });
 }
 
 void KVCache::shift(std::int64_t delta) {

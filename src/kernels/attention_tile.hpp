@@ -179,6 +179,7 @@ inline float expShiftSimd(float* s, std::size_t n, float m) noexcept {
 // max m[r]; corr[r] = exp(m_old − m_new) rescales what was accumulated (l[r] and the outputs), the
 // scores become p = exp(s − m_new) and l[r] = l[r]·corr[r] + Σp. A row that is not live, or whose
 // block is wholly masked (max −inf), gets p = 0 and corr = 1. Returns whether any row took weight.
+// With R = 1 the row may be longer than a block (the engine's materialised rows: one whole row).
 // Twins: identical p, corr and m bit for bit; l to float rounding (the sums' order differs).
 template <std::size_t R>
 inline bool softmaxTileScalar(float* s, std::size_t n, const bool* live, float* m, float* l, float* corr) noexcept {

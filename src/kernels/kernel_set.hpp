@@ -30,8 +30,6 @@ struct KernelSet {
     ScoreTileFn scoreTile[kQueryTile];   // [rows - 1], rows = 1..tileRows
     ValueTileFn valueTile[kQueryTile];
     SoftmaxTileFn softmaxTile[kQueryTile];
-    float (*rowMax)(const float*, std::size_t) noexcept;
-    float (*expShift)(float*, std::size_t, float) noexcept;
     void (*axpy)(float, const float*, float*, std::size_t) noexcept;
     float (*dot)(const float*, const float*, std::size_t) noexcept;
     bool (*allFinite)(const float*, std::size_t) noexcept;

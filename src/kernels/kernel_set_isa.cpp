@@ -23,7 +23,7 @@ constexpr KernelSet makeSet(std::index_sequence<I...>) {
         {(I < kTileRows ? &scoreTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
         {(I < kTileRows ? &valueTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
         {(I < kTileRows ? &softmaxTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
-        &rowMaxSimd, &expShiftSimd, &axpySimd, &dotSimd, &allFiniteSimd,
+        &axpySimd, &dotSimd, &allFiniteSimd,
         &sinCosSimd, &advanceSimd, &rotateHalfSimd, &rotateInterleavedSimd, &linearBiasSimd,
     };
 }

@@ -132,12 +132,15 @@ void rotateAll(const Job* jobs, std::size_t count, int headDim, double scale, co
         auto& t = tables[static_cast<std::size_t>(slot)];
         if (!t) t = std::make_unique<RopeTables>(f, layout);
         const int t0 = static_cast<int>(task - firstChunk[j]) * kChunk, n = std::min(kChunk, job.tokens - t0);
-        t->build(job.m + t0, static_cast<std::size_t>(n), scale, job.role, static_cast<std::size_t>(job.tokens));
-        for (int h = 0; h < job.heads; ++h) {
-            const std::size_t at = (static_cast<std::size_t>(h) * job.tokens + t0) * hd;
-            t->rotateRows(job.dst + at, job.src + at, static_cast<std::size_t>(n), hd);
-            if (hooks && hooks->rows) hooks->rows(j, h, t0, n);
-        }
+        detail::rotateHeads(
+            *t, job.m + t0, static_cast<std::size_t>(n), static_cast<std::size_t>(job.tokens), scale, job.role, job.heads, hd,
+            [&](int h) {
+                const std::size_t at = (static_cast<std::size_t>(h) * job.tokens + t0) * hd;
+                return std::pair<const float*, float*>(job.src + at, job.dst + at);
+            },
+            [&](int h) {
+                if (hooks && hooks->rows) hooks->rows(j, h, t0, n);
+            });
     });
 }
 

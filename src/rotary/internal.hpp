@@ -3,10 +3,28 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 
 #include "posenc/rotary/apply.hpp"
 
 namespace posenc::detail {
+
+// The one application of RoPE to attention's rows: q and k in `attention` and the public applyRope and
+// rotateByDelta (each token chunk a task on the pool: rotateAll in apply.cpp), the KV cache's keys when
+// appended or moved and its queries when attending. Builds `tables` for `count` tokens at angle
+// multipliers m[a * stride + t] (axis a: positions, or deltas) with `scale` (the attention scale; 1 for
+// a delta) and `role`, then head by head rotates rows(h) = {src, dst} (token t's row at +t * headDim;
+// src == dst: in place) and calls after(h) while those rows are in cache.
+template <class Rows, class After>
+void rotateHeads(RopeTables& tables, const double* m, std::size_t count, std::size_t stride, double scale, RopeRole role, int heads,
+                 std::size_t headDim, Rows rows, After after) {
+    tables.build(m, count, scale, role, stride);
+    for (int h = 0; h < heads; ++h) {
+        const std::pair<const float*, float*> r = rows(h);
+        tables.rotateRows(r.second, r.first, count, headDim);
+        after(h);
+    }
+}
 
 // dst = src [heads, tokens, headDim] rotated at `positions` ([axes, tokens], already validated: see
 // applyRope); src == dst rotates in place.

@@ -208,6 +208,28 @@ void tileSoftmax() {
     }
 }
 
+// One row longer than a block (the engine's materialised rows): twins agree, and from the empty state
+// the update is the row's max, p = exp(s - max) and their sum, bit for bit as rowMax and expShift give them.
+void longRowSoftmax() {
+    const float inf = std::numeric_limits<float>::infinity();
+    for (std::size_t n : {65u, 150u, 300u}) {
+        auto sc = randomVector(n, 90 + static_cast<unsigned>(n), -8.f, 8.f);
+        sc[70] = -inf;
+        const bool live = true;
+        auto a = sc, b = sc, ref = sc;
+        float ma = -inf, la = 0, ca, mb = -inf, lb = 0, cb;
+        CHECK(kernels::softmaxTileScalar<1>(a.data(), n, &live, &ma, &la, &ca));
+        CHECK(kernels::softmaxTileSimd<1>(b.data(), n, &live, &mb, &lb, &cb));
+        const float m = kernels::rowMaxSimd(ref.data(), n), l = kernels::expShiftSimd(ref.data(), n, m);
+        CHECK(sameBits(mb, m));
+        CHECK(sameBits(lb, l));
+        CHECK(cb == 0.0f);
+        CHECK(sameBits(ma, mb));
+        CHECK(approx(la, lb, 1e-6));
+        for (std::size_t t = 0; t < n; ++t) CHECK((sameBits(a[t], b[t]) && sameBits(b[t], ref[t])));
+    }
+}
+
 void packedKeys() {
     const std::size_t hd = 5, kLen = 70;
     auto K = randomVector(kLen * hd, 3);
@@ -426,6 +448,7 @@ extern const KernelTestCase kKernelTestCases[] = {
     {"row max and exp-shift: SIMD equals scalar (exponentials bit for bit, sums to float rounding)", rowMaxAndExpShift},
     {"exp, row max and tile softmax on NaN and infinite scores: SIMD equals scalar", nonFiniteScores},
     {"tile softmax (online max, rescale, weights): SIMD equals scalar, both equal the definition", tileSoftmax},
+    {"tile softmax of one row longer than a block: SIMD equals scalar, and equals row max + exp-shift from the empty state", longRowSoftmax},
     {"packed keys: key j channel c at block(j)*hd*64 + c*64 + j mod 64, zero padding, round trip", packedKeys},
     {"score tile (Q.K^T micro-kernel): SIMD equals scalar bit for bit, for 1..8 rows and odd head dims", scoreTile},
     {"value tile (O = O.corr + P.V micro-kernel): SIMD equals scalar bit for bit, for 1..8 rows and odd head dims", valueTile},

@@ -114,7 +114,8 @@ private:
     std::vector<int> scratchRingToken_; // [window]: which token of the append a ring slot holds while planning (-1 = a cached one)
     std::vector<int> scratchCommitted_;
     std::vector<float> scratchQ_;
-    std::vector<float> scratchKey_;  // one key row being rotated
+    std::vector<float> scratchKey_;  // one key row being moved
+    std::vector<float> scratchRows_; // key rows being rotated: an append's [kvHeads, tokens, headDim], or one head's moved slots
     std::vector<std::int32_t> scratchQPos_;
     std::vector<std::int32_t> scratchAxisPos_;  // multi-axis: rotation positions of the call's tokens [batch, axes, T]
     std::vector<double> scratchAxisAngles_;     // [axes, tokens] for one table build
@@ -134,9 +135,10 @@ private:
     void restoreDynamic(DynamicState& before) noexcept;
     void attendRows(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal, float* out,
                     double scale);
-    // Builds tables_ for `count` tokens whose position on axis a is angleOf(a, t).
-    template <class AngleOf>
-    void buildTables(std::size_t count, double scale, RopeRole role, AngleOf angleOf);
+    // Rotates rows with the cache's rope (detail::rotateHeads): `count` tokens whose angle multiplier on
+    // axis a is angleOf(a, t), head by head rows(h) = {src, dst}, then after(h).
+    template <class AngleOf, class Rows, class After>
+    void rotate(std::size_t count, double scale, RopeRole role, AngleOf angleOf, int heads, Rows rows, After after);
     AttentionWorkspace workspace_;
 };
 
