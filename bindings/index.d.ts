@@ -833,12 +833,12 @@ export interface ParameterShapes {
   swin: SwinShape;
   /** (2·clip + 1)·headDim, twice with a value table. */
   shaw: ShawShape;
-  /** (2·maxPosition − 1)·headDim. */
-  relativeKey: RelativeKeyShape;
   /** heads·headDim·(dModel + 2): W_R plus the u and v biases. */
   xl: XLShape;
   /** 2·span·hidden: the shared relative embeddings. */
   deberta: DebertaShape;
+  /** (2·maxPosition − 1)·headDim. */
+  relativeKey: RelativeKeyShape;
   /** 2·heads: r1 and r2 per head. */
   kerple: KerpleShape;
   /** 2·hidden + (hidden + 1)·heads + 2: the MLP's two layers plus the learned c and L. */

@@ -8,6 +8,9 @@ import * as v from './validate.mjs';
 // see the filled values.
 export const OPTIONS = {};
 export let ENCODING_KINDS, SCALING_TYPES, SCALING_ALIASES, PARAMETER_METHODS;
+// Per describe() entry: { paper, code, example } (links [[text, url]] or null; parameterCount shapes for the
+// demo or null), and an encoding kind's traits { scalarBias, perQueryState }: src/encodings/.
+export const KINDS = {};
 
 export function installRegistry(registry) {
   if (Object.isFrozen(OPTIONS)) return;
@@ -16,6 +19,8 @@ export function installRegistry(registry) {
   ENCODING_KINDS = Object.freeze(registry.encodingKinds);
   SCALING_TYPES = Object.freeze(registry.scalingTypes);
   SCALING_ALIASES = Object.freeze(registry.scalingAliases);
+  Object.assign(KINDS, registry.methods);
+  deepFreeze(KINDS);
   PARAMETER_METHODS = Object.freeze(Object.keys(OPTIONS).filter((n) => n.startsWith('parameterCount.')).map((n) => n.slice(15)));
 }
 

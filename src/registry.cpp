@@ -9,6 +9,8 @@
 
 #include "common/json.hpp"
 #include "registry_check.hpp"
+#include "registry_build.hpp"
+#include "registry_fields.hpp"
 #include "posenc/describe.hpp"
 #include "posenc/posenc.hpp"
 
@@ -18,98 +20,16 @@ namespace {
 
 // Each field's description is written next to it for readers of this table, but not compiled in: the
 // user documentation is bindings/index.d.ts (held to these tables by tests/node/strict-options.test.mjs).
+// (The encoding kinds' fields, in src/encodings/, keep theirs: the registry's JSON carries them.)
 //
 // The source data: plain constant arrays (strings as literals, choices as "a|b|c"), so the registry
 // costs its text and a short loop, not code per field. tables() turns them into the Table structs.
-constexpr int kNoMin = Field::kNoMin;
-constexpr double kIntMax = 2147483647.0;
-
-struct Raw {
-    const char* name;
-    const char* type = "";     // "" = a closed set of choices
-    const char* choices = "";  // "a|b|c", in enum order
-    bool required = false;
-    Default::Kind kind = Default::Kind::none;
-    // A number or flag default, or a choice default's enum value: read from the option struct's
-    // member initialiser by a function, so that the arrays stay constant data.
-    double (*value)() = nullptr;
-    const char* text = "";     // a list-of-strings default, "a|b"
-    const char* types = "";    // scaling only: "linear|ntk|..."
-    const char* requiredBy = "";
-    int min = 1;               // integers: the least valid value (kNoMin: any); positive unless said
-    double max = kIntMax;      // integers: the largest valid value
-};
-#define POSENC_DEFAULT(expr) [] { return static_cast<double>(expr); }
-
-constexpr Raw req(const char* name, const char* type, const char* /*doc*/ = "") { return {name, type, "", true}; }
-constexpr Raw opt(const char* name, const char* type, const char* /*doc*/ = "") { return {name, type}; }
-constexpr Raw num(const char* name, const char* type, const char* /*doc*/, double (*value)()) {
-    return {name, type, "", false, Default::Kind::number, value};
-}
-constexpr Raw flag(const char* name, const char* /*doc*/, double (*value)()) { return {name, "boolean", "", false, Default::Kind::boolean, value}; }
-constexpr Raw pick(const char* name, const char* choices, const char* /*doc*/, double (*value)()) {
-    return {name, "", choices, false, Default::Kind::string, value};
-}
-constexpr Raw pickRequired(const char* name, const char* choices, const char* /*doc*/) { return {name, "", choices, true}; }
-// An integer field whose values start at `min` (0: a non-negative integer; kNoMin: any integer);
-// integer fields are positive unless they say so.
-constexpr Raw atLeast(int min, Raw r) {
-    r.min = min;
-    return r;
-}
-constexpr Raw upTo(double max, Raw r) {
-    r.max = max;
-    return r;
-}
-constexpr Raw scaling(Raw r, const char* types, const char* requiredBy = "") {
-    r.types = types;
-    r.requiredBy = requiredBy;
-    return r;
-}
-
-constexpr const char* kAllScaled = "linear|ntk|dynamic|yarn|llama3|longrope";
-constexpr const char* kWithLength = "dynamic|yarn|llama3|longrope";
-
-// Everything that describes a rotary encoding. headDim is required only by ropeFrequencies; where the
-// call already fixes it (applyRope's shape, attention, the cache) a given headDim must agree.
-constexpr Raw kRope[] = {
-    opt("headDim", "integer", "channels per head"),
-    num("base", "number", "rotary base θ", POSENC_DEFAULT(RopeConfig().base)),
-    num("partialRotaryFactor", "number", "fraction of the head channels that rotate", POSENC_DEFAULT(RopeConfig().partialRotaryFactor)),
-    opt("scaling", "RopeScaling", "frequency schedule for longer contexts"),
-    atLeast(0, opt("seqLen", "integer", "sequence length: dynamic NTK and longrope choose their frequencies by it")),
-    pick("convention", "hf|ggml", "whose formulas to follow where Hugging Face and ggml differ", POSENC_DEFAULT(RopeConfig().convention)),
-    pick("multiAxis", "none|mrope|axial2d", "several position axes; positions become [axes, tokens]", POSENC_DEFAULT(RopeConfig().multiAxis)),
-    opt("sections", "IntInput", "M-RoPE pairs per axis (t, h, w), summing to rotaryDim/2"),
-    flag("mropeInterleaved", "M-RoPE pairs assigned to t, h, w round-robin (Qwen3-VL), not in contiguous sections", POSENC_DEFAULT(RopeConfig().mropeInterleaved)),
-    opt("xposScaleBase", "number", "xPos scale base γ (e.g. 512): pair k of a query at position p scales by ζ_k^(p/γ) < 1, of a key by ζ_k^(−p/γ)"),
-    // Accepted by ropeFrequencies too, so that ropeConfigFromHF's result can be passed as it is.
-    pick("layout", "half|interleaved", "which channels pair up (ropeFrequencies ignores it)", POSENC_DEFAULT(RopeEncoding().layout)),
-};
-// Outside an encoding, `kind` may still be given (as 'rope'), so one rope encoding object works anywhere.
+// The rope kind's keys (src/encodings/rope.cpp) open every rope options object; outside an encoding,
+// `kind` may still be given (as 'rope'), so one rope encoding object works anywhere.
 constexpr Raw kRopeKind[] = {{"kind", "", "rope"}};  // only 'rope': lets a rope encoding be passed as it is
 constexpr Raw kHeadDim[] = {req("headDim", "integer", "channels per head")};  // ropeFrequencies: replaces the optional one
 
-constexpr Raw kScaling[] = {
-    pickRequired("type", "none|linear|ntk|dynamic|yarn|llama3|longrope|default|su|ntk_aware",
-                 "the schedule ('default' = 'none', 'su' = 'longrope', 'ntk_aware' = 'ntk')"),
-    scaling(opt("factor", "number", "context extension factor (>= 1)"), kAllScaled, "linear|ntk|dynamic|yarn|llama3"),
-    // Hugging Face falls back to config.max_position_embeddings; these options have no such field.
-    scaling(opt("originalMaxPositionEmbeddings", "integer", "the context length the model was trained on"), kWithLength, kWithLength),
-    scaling(num("betaFast", "number", "YaRN: rotations above which pairs keep their frequency", POSENC_DEFAULT(RopeScaling().betaFast)), "yarn"),
-    scaling(num("betaSlow", "number", "YaRN: rotations below which pairs are interpolated", POSENC_DEFAULT(RopeScaling().betaSlow)), "yarn"),
-    scaling(num("mscale", "number", "YaRN attention-scale coefficient (DeepSeek)", POSENC_DEFAULT(RopeScaling().mscale)), "yarn"),
-    scaling(opt("mscaleAllDim", "number", "YaRN: mscale of the divisor of the attention scale (DeepSeek)"), "yarn"),
-    scaling(opt("attentionFactor", "number", "explicit attention scale instead of the derived one"), "yarn|longrope"),
-    scaling(flag("truncate", "YaRN: floor/ceil the correction range", POSENC_DEFAULT(RopeScaling().truncate)), "yarn"),
-    scaling(opt("lowFreqFactor", "number", "llama3: wavelengths above original/lowFreqFactor are interpolated"), "llama3", "llama3"),
-    scaling(opt("highFreqFactor", "number", "llama3: wavelengths below original/highFreqFactor are kept"), "llama3", "llama3"),
-    scaling(opt("shortFactor", "ArrayLike<number>", "longrope: per-pair divisors up to originalMaxPositionEmbeddings"), "longrope", "longrope"),
-    scaling(opt("longFactor", "ArrayLike<number>", "longrope: per-pair divisors beyond it"), "longrope", "longrope"),
-};
-
 constexpr Raw kOut = opt("out", "FloatOut", "write the result here instead of allocating");
-constexpr Raw kHeads = opt("heads", "integer", "heads of the bias (default: the call's heads)");
 
 constexpr Raw kSinusoidal[] = {
     req("dim", "integer", "width of each row"),
@@ -250,73 +170,6 @@ constexpr Raw kAttention[] = {
     kOut,
 };
 
-// Encodings: each table starts with its required `kind`, synthesised from the table name.
-constexpr Raw kAlibi[] = {
-    kHeads,
-    opt("slopes", "FloatInput", "one per head (default: alibiSlopes(heads))"),
-    flag("symmetric", "−m·|i − j| instead of −m·(i − j)", POSENC_DEFAULT(AlibiEncoding().symmetric)),
-};
-constexpr Raw kT5[] = {
-    kHeads,
-    req("table", "FloatInput", "[numBuckets, heads]"),
-    flag("bidirectional", "", POSENC_DEFAULT(T5BucketOptions().bidirectional)),
-    num("numBuckets", "integer", "", POSENC_DEFAULT(T5BucketOptions().numBuckets)),
-    num("maxDistance", "integer", "", POSENC_DEFAULT(T5BucketOptions().maxDistance)),
-};
-constexpr Raw kSwin[] = {kHeads, req("table", "FloatInput", "[(2wh−1)(2ww−1), heads]"), req("windowSize", "[number, number]", "[wh, ww]")};
-constexpr Raw kShaw[] = {
-    atLeast(kNoMin, req("clip", "integer", "K: relative distances are clipped to [−K, K]")),
-    req("keyTable", "FloatInput", "[2K+1, headDim]"),
-    opt("valueTable", "FloatInput", "[2K+1, headDim], added to the values"),
-};
-constexpr Raw kXl[] = {
-    req("u", "FloatInput", "[heads, headDim] content bias"),
-    req("v", "FloatInput", "[heads, headDim] position bias"),
-    opt("r", "FloatInput", "[heads, distances, headDim], row δ = W_R·R_δ"),
-    opt("wR", "FloatInput", "W_R, to project the sinusoid R in the core (with dModel)"),
-    opt("dModel", "integer", "model width of W_R"),
-};
-constexpr Raw kDeberta[] = {
-    opt("posKey", "FloatInput", "[heads, 2·span, headDim]; required by term 'c2p'"),
-    opt("posQuery", "FloatInput", "[heads, 2·span, headDim]; required by term 'p2c'"),
-    req("span", "integer"),
-    atLeast(0, num("bucketSize", "integer", "0 = no log bucketing", POSENC_DEFAULT(DebertaBucketOptions().bucketSize))),
-    num("maxPosition", "integer", "", POSENC_DEFAULT(DebertaBucketOptions().maxPosition)),
-    pick("convention", "hf|microsoft", "", POSENC_DEFAULT(DebertaBucketOptions().convention)),
-    {"terms", "Array<'c2p' | 'p2c'>", "", false, Default::Kind::strings, nullptr, "c2p|p2c"},  // position terms
-};
-constexpr Raw kRelativeKey[] = {
-    req("table", "FloatInput", "[2·maxPosition − 1, headDim]"),
-    req("maxPosition", "integer"),
-    flag("keyQuery", "also add k_j·E (relative_key_query)", POSENC_DEFAULT(RelativeKeyEncoding().keyQuery)),
-};
-constexpr Raw kKerple[] = {
-    pickRequired("variant", "log|power", "log: −r1·log(1 + r2·|i − j|); power: −r1·|i − j|^r2"),
-    kHeads,
-    req("r1", "FloatInput", "[heads], each > 0"),
-    req("r2", "FloatInput", "[heads], each > 0 (≤ 2 for power)"),
-};
-constexpr Raw kFire[] = {
-    kHeads,
-    req("hidden", "integer", "width of the MLP"),
-    req("w1", "FloatInput", "[hidden]: Linear(1, hidden).weight"),
-    req("b1", "FloatInput", "[hidden]"),
-    req("w2", "FloatInput", "[heads, hidden]: Linear(hidden, heads).weight, row h = head h"),
-    req("b2", "FloatInput", "[heads]"),
-    num("c", "number", "ψ(x) = log(c·x + 1)", POSENC_DEFAULT(FireEncoding().c)),
-    num("L", "number", "the normaliser ψ(max(L, i)) floor", POSENC_DEFAULT(FireEncoding().L)),
-    num("eps", "number", "added to the normaliser", POSENC_DEFAULT(FireEncoding().eps)),
-};
-constexpr Raw kCope[] = {
-    req("npos", "integer", "position embeddings; positions clamp to npos − 1"),
-    req("embeddings", "FloatInput", "[npos, headDim], row p = e[p], shared by every head"),
-};
-constexpr Raw kTemperature[] = {
-    req("beta", "number", "queries × (1 + beta·ln(1 + ⌊(p + offset)/length⌋)) at their positions p"),
-    req("length", "integer", "positions per step of the floor (Ministral 3: original_max_position_embeddings; Llama 4: floor_scale)"),
-    atLeast(0, num("offset", "integer", "added to the position before the floor (Llama 4: 1)", POSENC_DEFAULT(TemperatureEncoding().offset))),
-};
-
 constexpr Raw kKVCache[] = {
     num("batch", "integer", "", POSENC_DEFAULT(KVCacheConfig().batch)),
     req("kvHeads", "integer"),
@@ -351,15 +204,6 @@ constexpr Raw kBinaryShape[] = {size("bits"), size("dim"), atLeast(2, num("radix
 constexpr Raw kLowRankShape[] = {size("maxPositions"), size("rank"), size("dim")};
 constexpr Raw kSparseShape[] = {size("maxPositions"), size("k"), size("basisSize"), size("dim")};
 constexpr Raw kAxialShape[] = {req("shape", "IntInput"), req("dims", "IntInput")};
-constexpr Raw kT5Shape[] = {size("heads"), num("numBuckets", "integer", "", POSENC_DEFAULT(T5BucketOptions().numBuckets))};
-constexpr Raw kSwinShape[] = {req("windowSize", "[number, number]"), size("heads")};
-constexpr Raw kShawShape[] = {atLeast(0, size("clip")), size("headDim"), flag("values", "a value table too", POSENC_DEFAULT(true))};
-constexpr Raw kRelativeKeyShape[] = {size("maxPosition"), size("headDim")};
-constexpr Raw kXlShape[] = {size("heads"), size("headDim"), size("dModel")};
-constexpr Raw kDebertaShape[] = {size("span"), size("hidden")};
-constexpr Raw kKerpleShape[] = {size("heads")};
-constexpr Raw kFireShape[] = {size("heads"), size("hidden")};
-constexpr Raw kCopeShape[] = {size("npos"), size("headDim")};
 
 struct Part {
     const Raw* begin = nullptr;
@@ -368,10 +212,15 @@ struct Part {
 template <std::size_t N>
 constexpr Part part(const Raw (&a)[N]) { return {a, a + N}; }
 
+// Where a table's fields come from besides its parts: the rope kind's keys first, RopeScaling's keys,
+// or a place for the encoding kinds' tables (src/encodings/: 'encoding.<kind>', 'parameterCount.<kind>').
+enum class From { parts, rope, scaling, kindTables, fixedKindCounts, learnedKindCounts };
+
 struct RawTable {
     const char* name;
     const char* interface;  // "" = none
     Part parts[3];          // concatenated; a later field replaces an earlier one of the same name
+    From from = From::parts;
 };
 
 constexpr RawTable kTables[] = {
@@ -392,33 +241,19 @@ constexpr RawTable kTables[] = {
     {"resizeGrid", "ResizeGridOptions", {part(kResizeGrid)}},
     {"t5Bucket", "T5BucketOptions", {part(kT5Bucket)}},
     {"debertaBucket", "DebertaBucketOptions", {part(kDebertaBucket)}},
-    {"ropeFrequencies", "RopeOptions", {part(kRope), part(kRopeKind), part(kHeadDim)}},
-    {"applyRope", "ApplyRopeOptions", {part(kRope), part(kRopeKind), part(kApplyRope)}},
+    {"ropeFrequencies", "RopeOptions", {part(kRopeKind), part(kHeadDim)}, From::rope},
+    {"applyRope", "ApplyRopeOptions", {part(kRopeKind), part(kApplyRope)}, From::rope},
     {"shape", "HeadsShape", {part(kShape)}},
-    {"scaling", "RopeScaling", {part(kScaling)}},
+    {"scaling", "RopeScaling", {}, From::scaling},
     {"ropeConfigFromHF", "HfConfigOptions", {part(kHfConfig)}},
     {"attention", "AttentionArgs", {part(kAttention)}},
-    {"encoding.none", "NoneEncoding", {}},
-    {"encoding.rope", "RopeEncoding", {part(kRope)}},
-    {"encoding.alibi", "AlibiEncoding", {part(kAlibi)}},
-    {"encoding.t5", "T5Encoding", {part(kT5)}},
-    {"encoding.swin", "SwinEncoding", {part(kSwin)}},
-    {"encoding.shaw", "ShawEncoding", {part(kShaw)}},
-    {"encoding.xl", "XLEncoding", {part(kXl)}},
-    {"encoding.deberta", "DebertaEncoding", {part(kDeberta)}},
-    {"encoding.relativeKey", "RelativeKeyEncoding", {part(kRelativeKey)}},
-    {"encoding.kerple", "KerpleEncoding", {part(kKerple)}},
-    {"encoding.fire", "FireEncoding", {part(kFire)}},
-    {"encoding.cope", "CopeEncoding", {part(kCope)}},
-    {"encoding.temperature", "TemperatureEncoding", {part(kTemperature)}},
+    {"", "", {}, From::kindTables},
     {"KVCache", "KVCacheOptions", {part(kKVCache)}},
-    {"KVCache.rope", "KVCacheRope", {part(kRope), part(kRopeKind)}},
+    {"KVCache.rope", "KVCacheRope", {part(kRopeKind)}, From::rope},
     {"KVCache.append", "AppendOptions", {part(kAppend)}},
     {"KVCache.attend", "AttendOptions", {part(kAttend)}},
     {"parameterCount.sinusoidal", "", {}},
-    {"parameterCount.rope", "", {}},
-    {"parameterCount.temperature", "", {}},
-    {"parameterCount.alibi", "", {}},
+    {"", "", {}, From::fixedKindCounts},
     {"parameterCount.sine2d", "", {}},
     {"parameterCount.sine3d", "", {}},
     {"parameterCount.randomFeatures", "", {}},
@@ -427,15 +262,7 @@ constexpr RawTable kTables[] = {
     {"parameterCount.lowRank", "LowRankShape", {part(kLowRankShape)}},
     {"parameterCount.sparse", "SparseShape", {part(kSparseShape)}},
     {"parameterCount.axial", "AxialShape", {part(kAxialShape)}},
-    {"parameterCount.t5", "T5Shape", {part(kT5Shape)}},
-    {"parameterCount.swin", "SwinShape", {part(kSwinShape)}},
-    {"parameterCount.shaw", "ShawShape", {part(kShawShape)}},
-    {"parameterCount.relativeKey", "RelativeKeyShape", {part(kRelativeKeyShape)}},
-    {"parameterCount.xl", "XLShape", {part(kXlShape)}},
-    {"parameterCount.deberta", "DebertaShape", {part(kDebertaShape)}},
-    {"parameterCount.kerple", "KerpleShape", {part(kKerpleShape)}},
-    {"parameterCount.fire", "FireShape", {part(kFireShape)}},
-    {"parameterCount.cope", "CopeShape", {part(kCopeShape)}},
+    {"", "", {}, From::learnedKindCounts},
 };
 
 std::vector<std::string> split(const char* list) {
@@ -449,7 +276,7 @@ std::vector<std::string> split(const char* list) {
     return out;
 }
 
-Field field(const Raw& r) {
+Field field(const Raw& r, const char* doc = "") {
     Field f;
     f.name = r.name;
     f.type = r.type;
@@ -465,34 +292,82 @@ Field field(const Raw& r) {
     f.min = r.min;
     f.max = r.max;
     if (const double limit = limits::forField(r.name); limit > 0 && limit < f.max) f.max = limit;
+    f.doc = doc;
     return f;
 }
 
-std::vector<Table> build() {
-    std::vector<Table> out;
-    for (const RawTable& raw : kTables) {
-        Table t{raw.name, raw.interface, {}};
-        const std::string name = raw.name;
-        if (name.rfind("encoding.", 0) == 0) {
-            Field kind;
-            kind.name = "kind";
-            kind.choices = {name.substr(9)};
-            kind.required = true;
-            t.keys.push_back(kind);
+// Adds `f`, or replaces the field of the same name.
+void put(Table& t, Field f) {
+    for (Field& k : t.keys)
+        if (k.name == f.name) {
+            k = std::move(f);
+            return;
         }
-        for (const Part& p : raw.parts)
-            for (const Raw* r = p.begin; r != p.end; ++r) {
-                Field f = field(*r);
-                Field* same = nullptr;
-                for (Field& k : t.keys)
-                    if (k.name == f.name) same = &k;
-                if (same) *same = f;
-                else t.keys.push_back(f);
+    t.keys.push_back(std::move(f));
+}
+
+const kinds::KindSpec& kindNamed(const Kinds& kinds, const char* name) {
+    for (const kinds::KindSpec* k : kinds)
+        if (std::string(k->name) == name) return *k;
+    throw std::logic_error(std::string("registry: no kind '") + name + "'");
+}
+
+void addFields(Table& t, kinds::Span<kinds::KindField> fields) {
+    for (const kinds::KindField& f : fields) put(t, field(f.raw, f.doc));
+}
+
+// The kinds as describe() lists them: by family (rotary, query, score), each in kind order.
+Kinds byFamily(const Kinds& kinds) {
+    Kinds out;
+    for (const kinds::Family f : {kinds::Family::none, kinds::Family::rotary, kinds::Family::query, kinds::Family::score})
+        for (const kinds::KindSpec* k : kinds)
+            if (k->family == f) out.push_back(k);
+    return out;
+}
+
+// Whether a kind has a parameterCount table, and whether it takes shape keys.
+bool counted(const kinds::KindSpec& k) { return std::string(k.describe.parameterMethod) != "-"; }
+
+}  // namespace
+
+Built build(const Kinds& kinds) {
+    Built out;
+    out.kinds = kinds;
+    for (const kinds::KindSpec* k : kinds) out.kindNames.push_back(k->name);
+    for (const RawTable& raw : kTables) {
+        if (raw.from == From::kindTables) {
+            for (const kinds::KindSpec* k : kinds) {
+                Table t{std::string("encoding.") + k->name, k->interface, {}};
+                Field kind;
+                kind.name = "kind";
+                kind.choices = {k->name};
+                kind.required = true;
+                t.keys.push_back(kind);
+                addFields(t, k->fields);
+                out.tables.push_back(std::move(t));
             }
-        out.push_back(std::move(t));
+            continue;
+        }
+        if (raw.from == From::fixedKindCounts || raw.from == From::learnedKindCounts) {
+            for (const kinds::KindSpec* k : byFamily(kinds)) {  // as describe() lists them
+                if (!counted(*k) || k->shape.empty() != (raw.from == From::fixedKindCounts)) continue;
+                Table t{std::string("parameterCount.") + k->name, k->shapeInterface, {}};
+                for (const Raw& r : k->shape) put(t, field(r));
+                out.tables.push_back(std::move(t));
+            }
+            continue;
+        }
+        Table t{raw.name, raw.interface, {}};
+        if (raw.from == From::rope) addFields(t, kindNamed(kinds, "rope").fields);
+        if (raw.from == From::scaling) addFields(t, kinds::scalingFields());
+        for (const Part& p : raw.parts)
+            for (const Raw* r = p.begin; r != p.end; ++r) put(t, field(*r));
+        out.tables.push_back(std::move(t));
     }
     return out;
 }
+
+namespace {
 
 bool contains(const std::vector<std::string>& list, const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); }
 
@@ -510,10 +385,12 @@ const Field* Table::find(std::string_view key) const {
     return nullptr;
 }
 
-const std::vector<Table>& tables() {
-    static const std::vector<Table> t = build();
-    return t;
+const Built& standard() {
+    static const Built b = build(kinds::standard());
+    return b;
 }
+
+const std::vector<Table>& tables() { return standard().tables; }
 
 const Table& table(std::string_view name) {
     for (const Table& t : tables())
@@ -521,15 +398,7 @@ const Table& table(std::string_view name) {
     throw std::invalid_argument("no options table '" + std::string(name) + "'");
 }
 
-const std::vector<std::string>& encodingKinds() {
-    static const std::vector<std::string> kinds = [] {
-        std::vector<std::string> k;
-        for (const Table& t : tables())
-            if (t.name.rfind("encoding.", 0) == 0) k.push_back(t.name.substr(9));
-        return k;
-    }();
-    return kinds;
-}
+const std::vector<std::string>& encodingKinds() { return standard().kindNames; }
 
 const std::vector<std::string>& scalingTypes() {
     static const std::vector<std::string> types = [] {
@@ -545,24 +414,6 @@ const std::vector<Alias>& scalingAliases() {
     return aliases;
 }
 
-namespace {
-// Whether a RopeScaling field was given: it differs from its member initialiser (NaN equals NaN).
-bool differs(double a, double b) { return !(a == b || (std::isnan(a) && std::isnan(b))); }
-struct ScalingMember {
-    const char* name;
-    bool (*given)(const RopeScaling&);
-};
-#define POSENC_GIVEN(member) {#member, [](const RopeScaling& s) { return differs(static_cast<double>(s.member), static_cast<double>(RopeScaling().member)); }}
-const ScalingMember kScalingMembers[] = {
-    POSENC_GIVEN(factor), POSENC_GIVEN(originalMaxPositionEmbeddings), POSENC_GIVEN(betaFast), POSENC_GIVEN(betaSlow),
-    POSENC_GIVEN(mscale), POSENC_GIVEN(mscaleAllDim), POSENC_GIVEN(attentionFactor), POSENC_GIVEN(truncate),
-    POSENC_GIVEN(lowFreqFactor), POSENC_GIVEN(highFreqFactor),
-    {"shortFactor", [](const RopeScaling& s) { return !s.shortFactor.empty(); }},
-    {"longFactor", [](const RopeScaling& s) { return !s.longFactor.empty(); }},
-};
-#undef POSENC_GIVEN
-}  // namespace
-
 bool scalingTakes(const std::string& type, std::string_view field) { return contains(table("scaling").find(field)->types, type); }
 bool scalingRequires(const std::string& type, std::string_view field) { return contains(table("scaling").find(field)->requiredBy, type); }
 
@@ -577,16 +428,38 @@ void checkScalingKeys(const std::string& type, const std::function<bool(const st
 
 void validateScaling(const RopeScaling& s) {
     checkScalingKeys(scalingTypes().at(static_cast<std::size_t>(s.type)), [&](const std::string& name) {
-        for (const ScalingMember& m : kScalingMembers)
-            if (name == m.name) return m.given(s);
+        for (const kinds::KindField& f : kinds::scalingFields())
+            if (name == f.raw.name) return f.given && f.given(&s);
         return false;
     }, "scaling.");
 }
 
-std::string json() {
+struct MethodExtras {
+    const char* kind;
+    std::vector<kinds::Link> paper, code;
+    const char* example;
+};
+const MethodExtras* extrasOf(const std::string& kind);
+
+namespace {
+void links(json::Writer& w, const char* key, kinds::Span<kinds::Link> links) {
+    w.key(key);
+    if (links.empty()) {
+        w.null();
+        return;
+    }
+    w.open('[');
+    for (const kinds::Link& l : links) w.open('[').string(l.text).string(l.url).close(']');
+    w.close(']');
+}
+}  // namespace
+
+std::string json() { return json(standard()); }
+
+std::string json(const Built& registry) {
     json::Writer w;
     w.open('{').key("tables").open('{');
-    for (const Table& t : tables()) {
+    for (const Table& t : registry.tables) {
         w.key(t.name).open('{').key("interface");
         if (t.interface.empty()) w.null();
         else w.string(t.interface);
@@ -606,14 +479,16 @@ std::string json() {
                 case Default::Kind::strings: w.key("default").strings(f.value.strings); break;
             }
             if (t.name == "scaling" && f.name != "type") w.key("types").strings(f.types).key("requiredBy").strings(f.requiredBy);
+            if (!f.doc.empty()) w.key("doc").string(f.doc);
             w.close('}');
         }
         w.close('}').close('}');
     }
-    w.close('}').key("encodingKinds").strings(encodingKinds()).key("scalingTypes").strings(scalingTypes()).key("scalingAliases").open('{');
+    w.close('}').key("encodingKinds").strings(registry.kindNames).key("scalingTypes").strings(scalingTypes()).key("scalingAliases").open('{');
     for (const Alias& a : scalingAliases()) w.key(a.name).string(a.type);
     w.close('}').key("describe").open('[');
-    for (const MethodDescription& d : describe()) {
+    const std::vector<MethodDescription> rows = describeRows(registry.kinds);
+    for (const MethodDescription& d : rows) {
         w.open('{').key("kind").string(d.kind).key("family").string(d.family).key("encodes").string(d.encodes).key("parameters").string(d.parameters);
         w.key("parameterMethod");
         if (d.parameterMethod == "-") w.null();
@@ -621,153 +496,73 @@ std::string json() {
         w.key("extrapolates").boolean(d.extrapolates).key("extrapolation").string(d.extrapolation).key("kvCacheFriendly").boolean(d.kvCacheFriendly);
         w.key("kvCache").string(d.kvCache).key("reference").string(d.reference).key("usedIn").string(d.usedIn).close('}');
     }
-    return w.close(']').close('}').text();
+    // per describe() row: its paper and upstream code, the demo's example shapes; a kind's traits
+    w.close(']').key("methods").open('{');
+    for (const MethodDescription& d : rows) {
+        w.key(d.kind).open('{');
+        if (const MethodExtras* x = extrasOf(d.kind)) {
+            links(w, "paper", x->paper), links(w, "code", x->code);
+            w.key("example");
+            if (*x->example) w.raw(x->example);
+            else w.null();
+        }
+        for (const kinds::KindSpec* k : registry.kinds)
+            if (d.kind == k->name) {
+                links(w, "paper", k->paper), links(w, "code", k->code);
+                w.key("example");
+                if (*k->example) w.raw(k->example);
+                else w.null();
+                w.key("scalarBias").boolean(k->scalarBias).key("perQueryState").boolean(k->perQueryState);
+            }
+        w.close('}');
+    }
+    return w.close('}').close('}').text();
 }
 
 
-RopeEncoding ropeFrom(const Source& s) {
-    RopeEncoding r;
-    RopeConfig& c = r.config;
-    read(s, "headDim", c.headDim);
-    read(s, "base", c.base);
-    read(s, "partialRotaryFactor", c.partialRotaryFactor);
-    read(s, "seqLen", c.seqLen);
-    read(s, "convention", c.convention);
-    read(s, "multiAxis", c.multiAxis);
-    read(s, "sections", c.sections);
-    read(s, "mropeInterleaved", c.mropeInterleaved);
-    read(s, "xposScaleBase", c.xposScaleBase);
-    read(s, "layout", r.layout);
-    if (!s.has("scaling")) return r;
-    const std::unique_ptr<Source> o = s.object("scaling");
-    RopeScaling& k = c.scaling;
-    read(*o, "type", k.type);
-    read(*o, "factor", k.factor);
-    read(*o, "originalMaxPositionEmbeddings", k.originalMaxPositionEmbeddings);
-    read(*o, "betaFast", k.betaFast);
-    read(*o, "betaSlow", k.betaSlow);
-    read(*o, "mscale", k.mscale);
-    read(*o, "mscaleAllDim", k.mscaleAllDim);
-    read(*o, "attentionFactor", k.attentionFactor);
-    read(*o, "truncate", k.truncate);
-    read(*o, "lowFreqFactor", k.lowFreqFactor);
-    read(*o, "highFreqFactor", k.highFreqFactor);
-    read(*o, "shortFactor", k.shortFactor);
-    read(*o, "longFactor", k.longFactor);
-    return r;
+RopeEncoding ropeFrom(const Source& s) { return std::get<RopeEncoding>(encodingFrom(kinds::specOf<RopeEncoding>(), s)); }
+
+Encoding encodingFrom(const kinds::KindSpec& k, const Source& s) {
+    if (!k.from) throw std::logic_error(std::string("registry: kind '") + k.name + "' has no alternative in posenc::Encoding");
+    return k.from(k, s);
 }
 
 Encoding encodingFrom(const Source& s) {
     const std::string kind = s.text("kind");
-    if (kind == "none") return NoEncoding{};
-    if (kind == "rope") return ropeFrom(s);
-    if (kind == "alibi") {
-        AlibiEncoding a;
-        read(s, "heads", a.heads);
-        a.slopes = s.floats("slopes");
-        read(s, "symmetric", a.symmetric);
-        return a;
-    }
-    if (kind == "t5") {
-        T5Encoding t;
-        read(s, "heads", t.heads);
-        t.table = s.floats("table");
-        read(s, "bidirectional", t.buckets.bidirectional);
-        read(s, "numBuckets", t.buckets.numBuckets);
-        read(s, "maxDistance", t.buckets.maxDistance);
-        return t;
-    }
-    if (kind == "swin") {
-        SwinEncoding w;
-        read(s, "heads", w.heads);
-        w.table = s.floats("table");
-        const std::vector<double> size = s.numbers("windowSize");  // [wh, ww]
-        if (size.size() == 2) w.windowH = static_cast<int>(size[0]), w.windowW = static_cast<int>(size[1]);
-        return w;
-    }
-    if (kind == "shaw") {
-        ShawEncoding h{0, s.floats("keyTable"), s.floats("valueTable")};
-        read(s, "clip", h.clip);
-        return h;
-    }
-    if (kind == "xl") {
-        XlEncoding x{s.floats("u"), s.floats("v"), s.floats("r"), s.floats("wR")};
-        read(s, "dModel", x.dModel);
-        return x;
-    }
-    if (kind == "deberta") {
-        DebertaEncoding d;
-        d.posKey = s.floats("posKey");
-        d.posQuery = s.floats("posQuery");
-        read(s, "span", d.span);
-        read(s, "bucketSize", d.buckets.bucketSize);
-        read(s, "maxPosition", d.buckets.maxPosition);
-        read(s, "convention", d.buckets.convention);
-        if (s.has("terms")) {  // of 'c2p', 'p2c'; default both
-            const std::vector<std::string> terms = s.texts("terms");
-            d.c2p = contains(terms, "c2p");
-            d.p2c = contains(terms, "p2c");
-        }
-        return d;
-    }
-    if (kind == "relativeKey") {
-        RelativeKeyEncoding r{s.floats("table")};
-        read(s, "maxPosition", r.maxPosition);
-        read(s, "keyQuery", r.keyQuery);
-        return r;
-    }
-    if (kind == "kerple") {
-        KerpleEncoding k;
-        read(s, "variant", k.variant);
-        read(s, "heads", k.heads);
-        k.r1 = s.floats("r1");
-        k.r2 = s.floats("r2");
-        return k;
-    }
-    if (kind == "fire") {
-        FireEncoding f;
-        read(s, "heads", f.heads);
-        read(s, "hidden", f.hidden);
-        f.w1 = s.floats("w1");
-        f.b1 = s.floats("b1");
-        f.w2 = s.floats("w2");
-        f.b2 = s.floats("b2");
-        read(s, "c", f.c);
-        read(s, "L", f.L);
-        read(s, "eps", f.eps);
-        return f;
-    }
-    if (kind == "cope") {
-        CopeEncoding c;
-        read(s, "npos", c.npos);
-        c.embeddings = s.floats("embeddings");
-        return c;
-    }
-    if (kind == "temperature") {
-        TemperatureEncoding t;
-        read(s, "beta", t.beta);
-        read(s, "length", t.length);
-        read(s, "offset", t.offset);
-        return t;
-    }
+    for (const kinds::KindSpec* k : standard().kinds)
+        if (kind == k->name) return encodingFrom(*k, s);
     fail("encoding.kind", "must be one of the registered kinds (got '" + kind + "')");
 }
 
-double parameterCount(const std::string& method, const Source& s) {
-    const Table& t = table("parameterCount." + method);
-    // a key's value, or the table's default; an integer within its range
-    auto get = [&](const char* key) {
-        const Field& f = *t.find(key);
-        double v = f.value.kind == Default::Kind::boolean ? f.value.boolean : f.value.number;
-        if (s.has(key)) v = s.number(key);
-        else if (f.value.kind == Default::Kind::none) fail(key, "is required");
-        if (f.type == "integer" && (v < f.min || v > f.max || v != std::floor(v))) {
-            const std::string what = f.min == 1 ? "a positive integer" : f.min == 0 ? "a non-negative integer"
-                                                                                   : "an integer in [" + std::to_string(f.min) + ", 2147483647]";
+namespace {
+// A kind's formula over the shape `s` gives, each key checked against the kind's table `t`.
+class ShapeOf final : public kinds::Shape {
+public:
+    ShapeOf(const Table& t, const Source& s) : t_(t), s_(s) {}
+    double operator()(const char* key) const override {
+        const Field* f = t_.find(key);
+        if (!f) throw std::logic_error("registry: " + t_.name + " has no key '" + key + "'");  // a formula's typo
+        double v = f->value.kind == Default::Kind::boolean ? f->value.boolean : f->value.number;
+        if (s_.has(key)) v = s_.number(key);
+        else if (f->value.kind == Default::Kind::none) fail(key, "is required");
+        if (f->type == "integer" && (v < f->min || v > f->max || v != std::floor(v))) {
+            const std::string what = f->min == 1 ? "a positive integer" : f->min == 0 ? "a non-negative integer"
+                                                                                     : "an integer in [" + std::to_string(f->min) + ", 2147483647]";
             fail(key, "must be " + what + " (got " + show(v) + ")");
         }
         return v;
-    };
+    }
+    std::vector<double> numbers(const char* key) const override { return s_.numbers(key); }
+
+private:
+    const Table& t_;
+    const Source& s_;
+};
+}  // namespace
+
+double parameterCount(const std::string& method, const Source& s) {
+    const Table& t = table("parameterCount." + method);
+    const ShapeOf get(t, s);
     auto list = [&](const char* key) {
         const std::vector<double> v = s.numbers(key);
         for (std::size_t i = 0; i < v.size(); ++i)
@@ -775,6 +570,8 @@ double parameterCount(const std::string& method, const Source& s) {
         return v;
     };
     if (t.keys.empty()) return 0;  // a fixed function: nothing learned
+    for (const kinds::KindSpec* k : standard().kinds)
+        if (method == k->name) return k->parameters ? k->parameters(get) : 0;
     if (method == "learned") return get("maxPositions") * get("dim");
     if (method == "binary") return get("bits") * get("dim") * get("radix") * (get("learned") != 0);  // fixed ±1 digits learn nothing
     if (method == "lowRank") return (get("maxPositions") + get("dim")) * get("rank");
@@ -787,21 +584,6 @@ double parameterCount(const std::string& method, const Source& s) {
         for (std::size_t a = 0; a < shape.size(); ++a) n += shape[a] * dims[a];
         return n;
     }
-    if (method == "t5") return get("numBuckets") * get("heads");
-    if (method == "swin") {
-        const std::vector<double> w = s.numbers("windowSize");  // [wh, ww], checked by the caller
-        return (2 * w.at(0) - 1) * (2 * w.at(1) - 1) * get("heads");
-    }
-    if (method == "shaw") return (2 * get("clip") + 1) * get("headDim") * (get("values") != 0 ? 2 : 1);
-    if (method == "relativeKey") return (2 * get("maxPosition") - 1) * get("headDim");
-    // W_R [heads*headDim, dModel] plus the u and v biases [heads, headDim]
-    if (method == "xl") return get("heads") * get("headDim") * (get("dModel") + 2);
-    // shared relative embeddings [2 span, hidden] (projections reuse the content W_q, W_k when share_att_key)
-    if (method == "deberta") return 2 * get("span") * get("hidden");
-    if (method == "kerple") return 2 * get("heads");  // r1, r2 per head
-    // Linear(1, hidden) + Linear(hidden, heads), and the learned c and L (FIRE's public code)
-    if (method == "fire") return 2 * get("hidden") + (get("hidden") + 1) * get("heads") + 2;
-    if (method == "cope") return get("npos") * get("headDim");
     fail("method", "has no parameter count ('" + method + "')");
 }
 
@@ -809,103 +591,105 @@ double parameterCount(const std::string& method, const Source& s) {
 
 namespace posenc {
 
-// What posenc implements, one row per encoding kind and additive function (posenc/describe.hpp): kept
-// here with the kinds' tables, so a new kind is registered in one file.
+// What posenc implements (posenc/describe.hpp): the additive functions' rows, here; the encoding kinds'
+// rows, with their specs (src/encodings/).
 namespace {
 // One describe() row as literals: a constant table (built into strings once) costs far less code than
 // the strings' constructors written out row by row.
 struct DescribeRow {
-    const char *kind, *family, *encodes, *parameters, *parameterMethod;
-    bool extrapolates;
-    const char* extrapolation;
-    bool kvCacheFriendly;
-    const char *kvCache, *reference, *usedIn;
+    const char* kind;
+    kinds::DescribeText text;
 };
-constexpr DescribeRow kDescribeRows[] = {
-    // --- no position terms ---
-    {"none", "none", "nothing: a causal mask alone orders tokens (NoPE)", "0", "-", true,
-     "no positions to run out of; decoder-only models learn order from the causal mask (Haviv et al. 2022; Kazemnejad et al. 2023)",
-     true, "nothing position-dependent is cached", "plain scaled dot-product attention", "interleaved NoPE layers of Llama 4, SmolLM3, Cohere2"},
-    // --- additive: vectors added to the token embeddings ---
-    {"sinusoidal", "additive", "absolute position, added to embeddings", "0", "", true,
+constexpr DescribeRow kAdditiveRows[] = {
+    {"sinusoidal", {"absolute position, added to embeddings", "0", "", true,
      "a fixed function of p (angles computed in double)", true, "added once to the input; cached keys never change",
      "Vaswani et al. 2017; HF DistilBERT (interleaved), Marian / Transformer-XL (concat), tensor2tensor get_timing_signal_1d",
-     "Transformer, Marian, fairseq"},
-    {"learned", "additive", "absolute position, a learned table row", "maxPositions·dim", "", false,
+     "Transformer, Marian, fairseq"}},
+    {"learned", {"absolute position, a learned table row", "maxPositions·dim", "", false,
      "the table ends at maxPositions (error, clamp or interpolate — chosen explicitly)", true,
-     "added once to the input", "BERT / GPT-2 position ids; RoBERTa / fairseq padding-aware ids", "BERT, GPT-2, RoBERTa, OPT"},
-    {"binary", "additive", "absolute position as binary, Gray or radix-r digits", "bits·radix·dim (learned digit vectors)", "", false,
-     "up to radix^bits − 1", true, "added once to the input", "the design's digit codes (no single upstream)", "position-code studies"},
-    {"lowRank", "additive", "absolute position, coefficients × shared basis", "(maxPositions + dim)·rank", "", false,
-     "the coefficient table ends", true, "added once to the input", "factorised learned table", "parameter-efficient variants"},
-    {"sparse", "additive", "absolute position, k sparse coefficients over a basis", "maxPositions·k + basisSize·dim", "", false,
-     "the coefficient table ends", true, "added once to the input", "sparse-coded learned table", "parameter-efficient variants"},
-    {"randomFeatures", "additive", "absolute position, random Fourier features", "0", "", true, "a fixed (seeded) function of p",
-     true, "added once to the input", "Rahimi & Recht random features (seeded, documented)", "function-generated encodings"},
-    {"axial", "additive", "absolute position split over a grid's axes", "Σ shape[a]·dims[a]", "", false,
-     "within the grid's shape", true, "added once to the input", "Reformer AxialPositionEmbeddings", "Reformer"},
-    {"twoLevel", "additive", "segment and in-segment position", "segments·segmentDim + inner·innerDim", "-", false,
-     "within both tables", true, "added once to the input", "hierarchical (segment, offset) tables", "long-document models"},
-    {"sine2d", "additive", "2-D image position (y, x)", "0", "", true, "a fixed function of the pixel counts", true,
-     "added to image features", "DETR PositionEmbeddingSine", "DETR, Deformable DETR"},
-    {"sine3d", "additive", "3-D video position (t, y, x)", "0", "", true, "a fixed function of the counts", true,
-     "added to video features", "DETR-style sine over (t, y, x)", "video transformers"},
-    {"resizeGrid", "additive", "a learned 2-D table resized to a new grid", "(the table being resized)", "-", true,
+     "added once to the input", "BERT / GPT-2 position ids; RoBERTa / fairseq padding-aware ids", "BERT, GPT-2, RoBERTa, OPT"}},
+    {"binary", {"absolute position as binary, Gray or radix-r digits", "bits·radix·dim (learned digit vectors)", "", false,
+     "up to radix^bits − 1", true, "added once to the input", "the design's digit codes (no single upstream)", "position-code studies"}},
+    {"lowRank", {"absolute position, coefficients × shared basis", "(maxPositions + dim)·rank", "", false,
+     "the coefficient table ends", true, "added once to the input", "factorised learned table", "parameter-efficient variants"}},
+    {"sparse", {"absolute position, k sparse coefficients over a basis", "maxPositions·k + basisSize·dim", "", false,
+     "the coefficient table ends", true, "added once to the input", "sparse-coded learned table", "parameter-efficient variants"}},
+    {"randomFeatures", {"absolute position, random Fourier features", "0", "", true, "a fixed (seeded) function of p",
+     true, "added once to the input", "Rahimi & Recht random features (seeded, documented)", "function-generated encodings"}},
+    {"axial", {"absolute position split over a grid's axes", "Σ shape[a]·dims[a]", "", false,
+     "within the grid's shape", true, "added once to the input", "Reformer AxialPositionEmbeddings", "Reformer"}},
+    {"twoLevel", {"segment and in-segment position", "segments·segmentDim + inner·innerDim", "-", false,
+     "within both tables", true, "added once to the input", "hierarchical (segment, offset) tables", "long-document models"}},
+    {"sine2d", {"2-D image position (y, x)", "0", "", true, "a fixed function of the pixel counts", true,
+     "added to image features", "DETR PositionEmbeddingSine", "DETR, Deformable DETR"}},
+    {"sine3d", {"3-D video position (t, y, x)", "0", "", true, "a fixed function of the counts", true,
+     "added to video features", "DETR-style sine over (t, y, x)", "video transformers"}},
+    {"resizeGrid", {"a learned 2-D table resized to a new grid", "(the table being resized)", "-", true,
      "bicubic interpolation to the new grid", true, "added once to the input", "HF ViT interpolate_pos_encoding (size and legacy scale_factor)",
-     "ViT, DINO, DeiT at new resolutions"},
-    // --- rotary: q and k rotated by position ---
-    {"rope", "rotary", "relative position through rotation of q and k", "0", "", true,
-     "with PI, NTK, dynamic NTK, YaRN, llama3 or longrope scaling", true,
-     "keys are rotated once at their position; renumbering needs a re-rotation (KVCache.renumber)",
-     "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml')", "Llama, Mistral, Qwen, Phi, Gemma, DeepSeek, GPT-J, NeoX"},
-    // --- query temperature: q scaled by position ---
-    {"temperature", "score", "absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋))", "0", "", true,
-     "1 up to length − offset, then grows logarithmically so attention stays selective at long positions", true,
-     "only queries are scaled, at their logical positions; cached keys never change",
-     "Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1)",
-     "Ministral 3 (every layer), Llama 4 (NoPE layers)"},
-    // --- score terms: added to q·k ---
-    {"alibi", "score", "relative distance, a linear bias per head", "0", "", true, "a fixed slope per head extends to any distance",
-     true, "the bias depends on positions only", "Press et al. 2022 (slopes for any head count); Bloom", "Bloom, MPT, Falcon (ALiBi)"},
-    {"t5", "score", "relative distance in log buckets, a learned bias", "numBuckets·heads", "", true,
-     "every distance past maxDistance shares the last bucket", true, "the bias depends on positions only",
-     "HF T5Attention._relative_position_bucket", "T5, mT5, Flan-T5"},
-    {"swin", "score", "relative 2-D offset inside a window, a learned bias", "(2wh − 1)(2ww − 1)·heads", "", false,
-     "fixed window size", true, "the bias depends on positions only", "Swin WindowAttention relative_position_index", "Swin, Swin V2"},
-    {"shaw", "score", "relative distance, clipped; key and value embeddings", "(2·clip + 1)·headDim (×2 with values)", "", true,
-     "distances past the clip share the last embedding", true, "cached keys unchanged; the term is added per query",
-     "tensor2tensor _relative_attention_inner", "Shaw et al. 2018, Music Transformer"},
-    {"xl", "score", "relative distance through a projected sinusoid, with u and v biases", "heads·headDim·(dModel + 2)", "", true,
-     "the sinusoid R is a fixed function", true, "made for segment memory: cached keys stay valid",
-     "kimiyoung transformer-xl RelPartialLearnableMultiHeadAttn", "Transformer-XL, XLNet"},
-    {"deberta", "score", "relative distance in log buckets; disentangled c2p and p2c", "2·span·hidden", "", true,
-     "log buckets up to maxPosition", true, "the position terms are recomputed per query from cached keys",
-     "HF DisentangledSelfAttention and microsoft/DeBERTa (they differ past maxPosition)", "DeBERTa, DeBERTa-v3"},
-    {"relativeKey", "score", "relative distance, a learned embedding per distance", "(2·maxPosition − 1)·headDim", "", false,
-     "distances must stay below maxPosition", true, "cached keys unchanged", "HF BertSelfAttention relative_key / relative_key_query",
-     "BERT variants"},
-    {"kerple", "score", "relative distance through a log or power kernel, per head", "2·heads", "", true,
-     "kernels of |i − j| defined for any distance", true, "the bias depends on positions only",
-     "Chi et al. 2022 (KERPLE), log and power variants", "KERPLE models (length-extrapolation studies)"},
-    {"fire", "score", "relative distance, progressively normalised, through an MLP per head", "2·hidden + (hidden + 1)·heads + 2", "", true,
-     "the normalised distance stays in [0, 1] at any length", true, "the bias depends on positions only",
-     "Li et al. 2024 (FIRE), public code's eps", "FIRE models (length-generalisation studies)"},
-    {"cope", "score", "contextual position: a count of gated keys, interpolated embeddings", "npos·headDim", "", true,
-     "positions clamp at npos − 1 (counts, not indices, grow)", false,
-     "each query recounts gates over all keys; nothing position-dependent is cached, but every step rescans",
-     "Golovneva et al. 2024, facebookresearch/RAM projects/cope", "CoPE models"},
+     "ViT, DINO, DeiT at new resolutions"}},
 };
+
+MethodDescription row(const char* kind, const char* family, const kinds::DescribeText& r) {
+    return {kind, family, r.encodes, r.parameters, r.parameterMethod, r.extrapolates, r.extrapolation, r.kvCacheFriendly,
+            r.kvCache, r.reference, r.usedIn};
+}
 }  // namespace
 
+namespace registry {
+
+// The additive functions' papers and upstream code (every arXiv id checked against the paper's title
+// and authors, every GitHub path against the repository, on 2026-12-02) and the demo's shapes for
+// parameterCount (a BERT-base-sized model: 512 positions, d = 768).
+namespace {
+const std::vector<MethodExtras>& additiveExtras() {
+    static const std::vector<MethodExtras> extras = {
+        {"sinusoidal", {{"Vaswani et al. 2017", "https://arxiv.org/abs/1706.03762"}},
+         {{"tensor2tensor", "https://github.com/tensorflow/tensor2tensor/blob/master/tensor2tensor/layers/common_attention.py"}}, ""},
+        {"learned", {{"Devlin et al. 2018 (BERT)", "https://arxiv.org/abs/1810.04805"}},
+         {{"google-research/bert", "https://github.com/google-research/bert/blob/master/modeling.py"}}, R"({"maxPositions":512,"dim":768})"},
+        {"binary", {}, {}, R"({"bits":9,"dim":768})"},
+        {"lowRank", {}, {}, R"({"maxPositions":512,"rank":32,"dim":768})"},
+        {"sparse", {}, {}, R"({"maxPositions":512,"k":4,"basisSize":64,"dim":768})"},
+        {"randomFeatures", {{"Tancik et al. 2020 (Fourier features of coordinates)", "https://arxiv.org/abs/2006.10739"}},
+         {{"fourier-feature-networks", "https://github.com/tancik/fourier-feature-networks"}}, ""},
+        {"axial", {{"Kitaev et al. 2020 (Reformer)", "https://arxiv.org/abs/2001.04451"}},
+         {{"HF Reformer", "https://github.com/huggingface/transformers/blob/main/src/transformers/models/reformer/modeling_reformer.py"}},
+         R"({"shape":[16,32],"dims":[256,512]})"},
+        {"twoLevel", {}, {}, ""},
+        {"sine2d", {{"Carion et al. 2020 (DETR)", "https://arxiv.org/abs/2005.12872"}},
+         {{"DETR position_encoding.py", "https://github.com/facebookresearch/detr/blob/main/models/position_encoding.py"}}, ""},
+        {"sine3d", {}, {{"DETR position_encoding.py (2-D form)", "https://github.com/facebookresearch/detr/blob/main/models/position_encoding.py"}}, ""},
+        {"resizeGrid", {{"Dosovitskiy et al. 2020 (ViT)", "https://arxiv.org/abs/2010.11929"}},
+         {{"HF ViT interpolate_pos_encoding", "https://github.com/huggingface/transformers/blob/main/src/transformers/models/vit/modeling_vit.py"}}, ""},
+    };
+    return extras;
+}
+}  // namespace
+
+const MethodExtras* extrasOf(const std::string& kind) {
+    for (const MethodExtras& x : additiveExtras())
+        if (kind == x.kind) return &x;
+    return nullptr;
+}
+
+std::vector<MethodDescription> describeRows(const Kinds& kinds) {
+    // 'none' first, then the additive functions, then the kinds by family; a query temperature changes
+    // the scores: its family reads 'score'
+    static const char* const kFamilyNames[] = {"none", "rotary", "score", "score"};
+    const Kinds ordered = byFamily(kinds);
+    std::vector<MethodDescription> rows;
+    auto k = ordered.begin();
+    for (; k != ordered.end() && (*k)->family == kinds::Family::none; ++k) rows.push_back(row((*k)->name, "none", (*k)->describe));
+    for (const DescribeRow& r : kAdditiveRows) rows.push_back(row(r.kind, "additive", r.text));
+    for (; k != ordered.end(); ++k) rows.push_back(row((*k)->name, kFamilyNames[static_cast<int>((*k)->family)], (*k)->describe));
+    return rows;
+}
+
+}  // namespace registry
+
 const std::vector<MethodDescription>& describe() {
-    static const std::vector<MethodDescription> table = [] {
-        std::vector<MethodDescription> rows;
-        for (const DescribeRow& r : kDescribeRows)
-            rows.push_back({r.kind, r.family, r.encodes, r.parameters, r.parameterMethod, r.extrapolates, r.extrapolation, r.kvCacheFriendly,
-                            r.kvCache, r.reference, r.usedIn});
-        return rows;
-    }();
-    return table;
+    static const std::vector<MethodDescription> rows = registry::describeRows(kinds::standard());
+    return rows;
 }
 
 }  // namespace posenc

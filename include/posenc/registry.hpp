@@ -42,6 +42,7 @@ struct Field {
     static constexpr int kNoMin = -(1 << 30);
     int min = kNoMin;
     double max = 2147483647.0;
+    std::string doc;  // an encoding kind's fields: one line for the docs (empty elsewhere)
 };
 
 struct Table {
@@ -76,8 +77,9 @@ bool scalingTakes(const std::string& type, std::string_view field);
 bool scalingRequires(const std::string& type, std::string_view field);
 
 // The whole registry as JSON text ({tables: {name: {interface, keys: {key: {type, required?, default?,
-// min?, max?, types?, requiredBy?}}}}, encodingKinds, scalingTypes, scalingAliases, describe: [the
-// describe() rows]}): what the binding hands to JavaScript, one string instead of an object built field by field.
+// min?, max?, types?, requiredBy?, doc?}}}}, encodingKinds, scalingTypes, scalingAliases, describe: [the
+// describe() rows], methods: {kind: {paper, code, example, scalarBias?, perQueryState?}}}): what the
+// binding hands to JavaScript, one string instead of an object built field by field.
 std::string json();
 
 // Where option values come from when an options object is read into posenc's structs (the JS

@@ -14,6 +14,7 @@
 #include "kernels/kernel_set.hpp"
 #include "attention/internal.hpp"
 #include "attention/positions.hpp"
+#include "encodings/kind_spec.hpp"  // the scalar-bias kinds, for a message
 #include "common/thread_pool.hpp"
 #include "rotary/internal.hpp"
 
@@ -279,7 +280,7 @@ AttentionResult attention(const AttentionRequest& r, bool returnWeights, bool re
 
 void attentionBias(const Encoding& e, int heads, View<std::int32_t> qp, View<std::int32_t> kp, float* out) {
     if (!isScalarBias(e))
-        fail("encoding.kind", "must be a scalar-bias encoding ('alibi', 't5', 'swin', 'kerple', 'fire', or an array of them)");
+        fail("encoding.kind", "must be a scalar-bias encoding (" + kinds::scalarBiasNames() + ", or an array of them)");
     requireSize(heads, "heads", limits::kMaxHeads);
     requirePositive(static_cast<std::int64_t>(qp.size), "qPositions.length");
     requirePositive(static_cast<std::int64_t>(kp.size), "kPositions.length");

@@ -7,19 +7,13 @@
 #include <string>
 
 #include "attention/internal.hpp"
+#include "encodings/kind_spec.hpp"
 #include "posenc/common/errors.hpp"
 #include "posenc/scores/combined.hpp"
 
 namespace posenc {
 
-namespace {
-
-template <class... F>
-struct Overload : F... {
-    using F::operator()...;
-};
-template <class... F>
-Overload(F...) -> Overload<F...>;
+namespace kinds {
 
 // The smallest and largest qPos - kPos over the pairs the mask admits (empty: min > max).
 std::pair<std::int64_t, std::int64_t> allowedDeltaRange(const AttentionInputs& in) {
@@ -52,7 +46,7 @@ CallDistances callDistances(const AttentionInputs& in) {
     return c;
 }
 
-}  // namespace
+}  // namespace kinds
 
 const RopeEncoding* ropePart(const Encoding& e) {
     if (const auto* r = std::get_if<RopeEncoding>(&e)) return r;
@@ -72,8 +66,7 @@ bool isScalarBias(const Encoding& e) {
             if (!isScalarBias(p)) return false;
         return !c->parts.empty();
     }
-    return std::holds_alternative<AlibiEncoding>(e) || std::holds_alternative<T5Encoding>(e) || std::holds_alternative<SwinEncoding>(e) ||
-           std::holds_alternative<KerpleEncoding>(e) || std::holds_alternative<FireEncoding>(e);
+    return kinds::of(e).first->scalarBias;
 }
 
 double defaultScale(const Encoding& e, int headDim) {
@@ -89,9 +82,8 @@ double defaultScale(const Encoding& e, int headDim) {
         }
         return chosen;
     }
-    if (std::holds_alternative<T5Encoding>(e)) return 1.0;
-    if (const auto* d = std::get_if<DebertaEncoding>(&e)) return 1.0 / std::sqrt(static_cast<double>(headDim) * (1 + (d->c2p ? 1 : 0) + (d->p2c ? 1 : 0)));
-    return 1.0 / std::sqrt(static_cast<double>(headDim));
+    const auto [kind, options] = kinds::of(e);
+    return kind->hasScale() ? kind->scale(options, headDim) : 1.0 / std::sqrt(static_cast<double>(headDim));
 }
 
 const TemperatureEncoding* temperaturePart(const Encoding& e) {
@@ -110,7 +102,6 @@ const TemperatureEncoding* temperaturePart(const Encoding& e) {
 namespace detail {
 
 std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e) {
-    const AttentionDims& d = in.dims;
     if (const auto* c = std::get_if<CombinedEncoding>(&e)) {
         std::vector<std::unique_ptr<ScoreTerm>> parts;
         int contentQueries = 0;
@@ -124,47 +115,9 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
         if (parts.size() == 1) return std::move(parts.front());
         return std::make_unique<CombinedTerm>(std::move(parts));
     }
-    return std::visit(
-        Overload{
-            // no score term: runWithEncoding uses a stateless no-op term (nothing to allocate)
-            [&](const NoEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
-            [&](const RopeEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },
-            [&](const TemperatureEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },  // scales q (attention())
-            [&](const AlibiEncoding& a) -> std::unique_ptr<ScoreTerm> { return std::make_unique<AlibiTerm>(a, d.heads, callDistances(in)); },
-            [&](const T5Encoding& t) -> std::unique_ptr<ScoreTerm> { return std::make_unique<T5Term>(t, d.heads, callDistances(in)); },
-            [&](const SwinEncoding& s) -> std::unique_ptr<ScoreTerm> {
-                auto term = std::make_unique<SwinTerm>(s, d.heads);
-                term->checkPositions(in.qPos, d.qLen, "qPositions");
-                term->checkPositions(in.kPos, d.kLen, "kPositions");
-                return term;
-            },
-            [&](const ShawEncoding& s) -> std::unique_ptr<ScoreTerm> { return std::make_unique<ShawTerm>(s, d.headDim); },
-            [&](const XlEncoding& x) -> std::unique_ptr<ScoreTerm> {
-                const auto [lo, hi] = allowedDeltaRange(in);
-                if (lo <= hi && lo < 0)
-                    fail("encoding", "'xl' needs every attended key at or before its query (i - j >= 0); use causal: true or mask future keys");
-                auto term = std::make_unique<XlTerm>(x, d.heads, d.headDim, lo <= hi ? hi : 0);
-                if (lo <= hi && hi >= term->distances())
-                    fail("encoding.r", "has " + std::to_string(term->distances()) + " distances but the call needs i - j up to " + std::to_string(hi));
-                return term;
-            },
-            [&](const DebertaEncoding& x) -> std::unique_ptr<ScoreTerm> {
-                return std::make_unique<DebertaTerm>(x, d.heads, d.headDim, d.kLen, callDistance(in));
-            },
-            [&](const KerpleEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<KerpleTerm>(x, d.heads); },
-            [&](const FireEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<FireTerm>(x, d.heads); },
-            [&](const CopeEncoding& x) -> std::unique_ptr<ScoreTerm> { return std::make_unique<CopeTerm>(x, in); },
-            [&](const CombinedEncoding&) -> std::unique_ptr<ScoreTerm> { return nullptr; },  // handled above
-            [&](const RelativeKeyEncoding& x) -> std::unique_ptr<ScoreTerm> {
-                auto term = std::make_unique<RelativeKeyTerm>(x, d.headDim, d.kLen);
-                const auto [lo, hi] = allowedDeltaRange(in);
-                if (lo <= hi && (lo <= -x.maxPosition || hi >= x.maxPosition))
-                    fail("encoding.maxPosition", "(" + std::to_string(x.maxPosition) + ") is too small: attended distances i - j span [" +
-                                                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
-                return term;
-            },
-        },
-        e);
+    // no score term (none, rope, temperature): runWithEncoding uses a stateless no-op term (nothing to allocate)
+    const auto [kind, options] = kinds::of(e);
+    return kind->hasTerm() ? kind->term(in, options) : nullptr;
 }
 
 }  // namespace detail

@@ -9,6 +9,7 @@
 
 #include "common/json.hpp"
 #include "posenc/common/errors.hpp"
+#include "posenc/registry.hpp"
 #include "registry_check.hpp"
 
 using posenc::json::Value;
@@ -122,9 +123,10 @@ TEST_CASE("registry check: scaling types take their own keys and require Hugging
 
 TEST_CASE("registry check: encodings name their kind, combine without nesting, at most one rope") {
     const std::string base = R"("q":{},"k":{},"v":{},"heads":2,"headDim":4,"qLen":1,"kLen":1)";
-    CHECK(failure("{" + base + R"(,"encoding":{"type":"rope"}})", "attention", kArgs) ==
-          "TypeError: encoding.kind is required (one of 'none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey', 'kerple', 'fire', "
-          "'cope', 'temperature')");
+    std::string kinds;  // every registered kind, in the registry's order (a new kind joins the list)
+    for (const std::string& k : posenc::registry::encodingKinds()) kinds += (kinds.empty() ? "'" : ", '") + k + "'";
+    CHECK(kinds.rfind("'none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey', 'kerple', 'fire', 'cope', ", 0) == 0);
+    CHECK(failure("{" + base + R"(,"encoding":{"type":"rope"}})", "attention", kArgs) == "TypeError: encoding.kind is required (one of " + kinds + ")");
     CHECK(failure("{" + base + R"(,"encoding":{"kind":"nope"}})", "attention", kArgs).rfind("RangeError: encoding.kind must be one of 'none', 'rope',", 0) == 0);
     CHECK(failure("{" + base + R"(,"encoding":[]})", "attention", kArgs) == "RangeError: encoding must not be an empty array (leave it out for no encoding)");
     CHECK(failure("{" + base + R"(,"encoding":[[{"kind":"none"}]]})", "attention", kArgs) ==

@@ -1,18 +1,21 @@
 // Every encoding kind is registered everywhere it must be (docs/adding-an-encoding.md lists the places):
-// a kind added to the registry (src/registry.cpp, whose tables ENCODING_KINDS comes from) but missed in
-// one of the other places fails here, not in a user's call.
+// a kind added (its spec in src/encodings/, the registry's source of ENCODING_KINDS) but missed in one of
+// the other places fails here, not in a user's call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { load } from 'posenc';
 import { OPTIONS, ENCODING_KINDS, PARAMETER_METHODS } from '../../bindings/options.mjs';
 
 const read = (p) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
 const pe = await load();
 
-test('every registered kind is read into its C++ struct (src/registry.cpp encodingFrom, which the binding calls)', () => {
-  const src = read('src/registry.cpp');
-  for (const kind of ENCODING_KINDS) assert.ok(src.includes(`kind == "${kind}"`), `${kind}: no case in encodingFrom (src/registry.cpp)`);
+test('every registered kind is described by one spec in src/encodings/ (name, fields, term, describe() row)', () => {
+  const specs = readdirSync(new URL('../../src/encodings/', import.meta.url)).filter((f) => f.endsWith('.cpp')).map((f) => read(`src/encodings/${f}`));
+  for (const kind of ENCODING_KINDS) {
+    const owners = specs.filter((src) => new RegExp(`kind<\\w+>\\(\\s*"${kind}",`).test(src));
+    assert.equal(owners.length, 1, `${kind}: ${owners.length} specs in src/encodings/ name it`);
+  }
 });
 
 test('every kind has an options table, a parameter count, a describe() row and a typed interface', () => {
@@ -20,17 +23,17 @@ test('every kind has an options table, a parameter count, a describe() row and a
   const dts = read('bindings/index.d.ts');
   const docs = read('docs/adding-an-encoding.md');
   for (const kind of ENCODING_KINDS) {
-    assert.ok(OPTIONS[`encoding.${kind}`], `${kind}: no 'encoding.${kind}' table in src/registry.cpp`);
-    assert.ok(described.has(kind), `${kind}: no describe() row in src/registry.cpp`);
+    assert.ok(OPTIONS[`encoding.${kind}`], `${kind}: no 'encoding.${kind}' table (its spec in src/encodings/)`);
+    assert.ok(described.has(kind), `${kind}: no describe() row (its spec in src/encodings/)`);
     if (kind === 'none') continue;  // NoPE: nothing to count (its describe() row has parameterMethod null)
-    assert.ok(PARAMETER_METHODS.includes(kind), `${kind}: no 'parameterCount.${kind}' table in src/registry.cpp`);
-    assert.ok(OPTIONS[`parameterCount.${kind}`], `${kind}: no 'parameterCount.${kind}' table in src/registry.cpp`);
+    assert.ok(PARAMETER_METHODS.includes(kind), `${kind}: no 'parameterCount.${kind}' table (its spec in src/encodings/)`);
+    assert.ok(OPTIONS[`parameterCount.${kind}`], `${kind}: no 'parameterCount.${kind}' table (its spec in src/encodings/)`);
   }
   for (const kind of ENCODING_KINDS) assert.match(dts, new RegExp(`kind: '${kind}'`), `${kind}: no interface with kind: '${kind}' in bindings/index.d.ts`);
-  assert.match(docs, /src\/registry\.cpp/);
+  assert.match(docs, /src\/encodings\//);
 });
 
-test('every kind has a parameter formula (src/registry.cpp parameterCount) for its shapes', () => {
+test('every kind has a parameter formula (its spec in src/encodings/) for its shapes', () => {
   const sample = { integer: 3, IntInput: [3], '[number, number]': [3, 3] };
   for (const kind of ENCODING_KINDS) {
     if (kind === 'none') continue;

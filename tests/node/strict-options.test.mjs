@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { load } from 'posenc';
-import { OPTIONS, ENCODING_KINDS, SCALING_TYPES, SCALING_ALIASES, PARAMETER_METHODS } from '../../bindings/options.mjs';
+import { OPTIONS, ENCODING_KINDS, SCALING_TYPES, SCALING_ALIASES, PARAMETER_METHODS, KINDS } from '../../bindings/options.mjs';
 import { randomFloats } from './helpers.mjs';
 
 const pe = await load();
@@ -104,7 +104,7 @@ CASES.push(
     table: `encoding.${kind}`, label: `attention encoding ${kind}`, where: 'encoding', prefix: 'encoding.', base: ENCODING_BASES[kind],
     call: (e) => pe.attention({ ...ATT, causal: kind === 'xl', encoding: e }).out,
   })),
-  ...['alibi', 't5', 'swin', 'kerple', 'fire'].map((kind) => ({
+  ...ENCODING_KINDS.filter((kind) => KINDS[kind].scalarBias).map((kind) => ({
     table: `encoding.${kind}`, label: `attentionBias ${kind}`, where: 'encoding', prefix: 'encoding.', base: { ...ENCODING_BASES[kind], heads: 2 },
     call: (e) => pe.attentionBias(e, [1, 2], [0, 1, 2]),
   })),

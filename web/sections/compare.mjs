@@ -1,28 +1,10 @@
 // Every method in the library side by side, generated from the library's own table (pe.describe(),
-// src/registry.cpp): nothing here is typed into the page except the model size the counts are for.
-// Learned parameters are computed by pe.parameterCount for a BERT-base-sized model (512 positions,
-// d = 768, 12 heads of 64).
+// src/registry.cpp and src/encodings/): nothing here is typed into the page. Learned parameters are
+// computed by pe.parameterCount for the example shapes the registry gives (a BERT-base-sized model: 512
+// positions, d = 768, 12 heads of 64); the paper and code links come from the registry too.
 import { $, demo, bindSegmented, timed } from '../common.mjs';
-import { METHOD_LINKS } from '../links.mjs';
+import { KINDS } from '../../bindings/options.mjs';
 
-const L = 512, d = 768, heads = 12, headDim = 64;
-// The shapes each parameterCount method takes, for that model.
-const SHAPES = {
-  learned: { maxPositions: L, dim: d },
-  binary: { bits: 9, dim: d },
-  lowRank: { maxPositions: L, rank: 32, dim: d },
-  sparse: { maxPositions: L, k: 4, basisSize: 64, dim: d },
-  axial: { shape: [16, 32], dims: [256, 512] },
-  t5: { heads },
-  swin: { windowSize: [7, 7], heads },
-  shaw: { clip: 16, headDim },
-  relativeKey: { maxPosition: L, headDim },
-  xl: { heads, headDim, dModel: d },
-  deberta: { span: 256, hidden: d },
-  kerple: { heads },
-  fire: { heads, hidden: 32 },
-  cope: { npos: 64, headDim },
-};
 const FAMILY_TAG = { additive: 'add', rotary: 'rot', score: 'score', none: 'none' };
 
 function cell(text, className) {
@@ -111,7 +93,7 @@ export function compareSection(pe) {
       let params = cell(m.parameters, 'num');
       let count = m.parameters === '0' ? 0 : null;
       if (m.parameterMethod) {
-        const n = pe.parameterCount(m.parameterMethod, SHAPES[m.parameterMethod] ?? {});
+        const n = pe.parameterCount(m.parameterMethod, KINDS[m.parameterMethod]?.example ?? {});
         counts[m.kind] = count = n;
         params = n === 0 ? cell('0', 'num') : noted(n.toLocaleString('en-US'), m.parameters, { className: 'num' });
       }
@@ -132,7 +114,7 @@ export function compareSection(pe) {
       const ref = document.createElement('td');
       ref.className = 'ref';
       ref.append(document.createTextNode(m.reference));
-      const links = METHOD_LINKS[m.kind];
+      const links = KINDS[m.kind];
       const sources = document.createElement('small');
       if (links?.paper || links?.code) sources.append('paper: ', linkList(links?.paper, '—'), ' · code: ', linkList(links?.code, '—'));
       else sources.append(linkList(null, 'no single paper or upstream: the design\'s own math'));

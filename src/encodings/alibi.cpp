@@ -1,0 +1,33 @@
+// The 'alibi' kind (scores/alibi.hpp): a linear bias per head, −m·(i − j).
+#include "encodings/kind_spec.hpp"
+
+namespace posenc::kinds {
+
+namespace {
+using K = AlibiEncoding;
+// Its keys: constant data (no code per key in the wasm module).
+constexpr KindField kFields[] = {
+    heads<&K::heads>(),
+    opt<&K::slopes>("slopes", "FloatInput", "one per head (default: alibiSlopes(heads))"),
+    flag<&K::symmetric>("symmetric", "−m·|i − j| instead of −m·(i − j)"),
+};
+}  // namespace
+
+template <>
+const KindSpec& specOf<AlibiEncoding>() {
+    static const KindSpec spec = [] {
+        KindSpec k = kind<K>("alibi", "AlibiEncoding", Family::score, kFields);
+        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<AlibiTerm>(x, in.dims.heads, callDistances(in)); });
+        k.scalarBias = true;
+        k.describe = {"relative distance, a linear bias per head", "0", "", true, "a fixed slope per head extends to any distance",
+                      true, "the bias depends on positions only", "Press et al. 2022 (slopes for any head count); Bloom", "Bloom, MPT, Falcon (ALiBi)"};
+        static constexpr Link kPaper[] = {{"Press et al. 2021", "https://arxiv.org/abs/2108.12409"}};
+        k.paper = kPaper;
+        static constexpr Link kCode[] = {{"attention_with_linear_biases", "https://github.com/ofirpress/attention_with_linear_biases"}};
+        k.code = kCode;
+        return k;
+    }();
+    return spec;
+}
+
+}  // namespace posenc::kinds

@@ -1,0 +1,44 @@
+// The 'fire' kind (scores/fire.hpp): progressively normalised distance through an MLP, a bias per head.
+#include "encodings/kind_spec.hpp"
+
+namespace posenc::kinds {
+
+namespace {
+using K = FireEncoding;
+// Its keys: constant data (no code per key in the wasm module).
+constexpr KindField kFields[] = {
+    heads<&K::heads>(),
+    req<&K::hidden>("hidden", "integer", "width of the MLP"),
+    req<&K::w1>("w1", "FloatInput", "[hidden]: Linear(1, hidden).weight"),
+    req<&K::b1>("b1", "FloatInput", "[hidden]"),
+    req<&K::w2>("w2", "FloatInput", "[heads, hidden]: Linear(hidden, heads).weight, row h = head h"),
+    req<&K::b2>("b2", "FloatInput", "[heads]"),
+    num<&K::c>("c", "number", "ψ(x) = log(c·x + 1)"),
+    num<&K::L>("L", "number", "the normaliser ψ(max(L, i)) floor"),
+    num<&K::eps>("eps", "number", "added to the normaliser"),
+};
+}  // namespace
+
+template <>
+const KindSpec& specOf<FireEncoding>() {
+    static const KindSpec spec = [] {
+        KindSpec k = kind<K>("fire", "FireEncoding", Family::score, kFields);
+        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<FireTerm>(x, in.dims.heads); });
+        k.scalarBias = true;
+        k.shapeInterface = "FireShape";
+        static constexpr registry::Raw kShape[] = {size("heads"), size("hidden")};
+        k.shape = kShape;
+        // Linear(1, hidden) + Linear(hidden, heads), and the learned c and L (FIRE's public code)
+        k.parameters = [](const Shape& s) { return 2 * s("hidden") + (s("hidden") + 1) * s("heads") + 2; };
+        k.example = R"({"heads":12,"hidden":32})";
+        k.describe = {"relative distance, progressively normalised, through an MLP per head", "2·hidden + (hidden + 1)·heads + 2", "", true,
+                      "the normalised distance stays in [0, 1] at any length", true, "the bias depends on positions only",
+                      "Li et al. 2024 (FIRE), public code's eps", "FIRE models (length-generalisation studies)"};
+        static constexpr Link kPaper[] = {{"Li et al. 2023 (FIRE, ICLR 2024)", "https://arxiv.org/abs/2310.04418"}};
+        k.paper = kPaper;
+        return k;
+    }();
+    return spec;
+}
+
+}  // namespace posenc::kinds

@@ -1,0 +1,40 @@
+// The 'kerple' kind (scores/kerple.hpp): a log or power kernel of |i − j|, a bias per head.
+#include "encodings/kind_spec.hpp"
+
+namespace posenc::kinds {
+
+namespace {
+using K = KerpleEncoding;
+// Its keys: constant data (no code per key in the wasm module).
+constexpr KindField kFields[] = {
+    pickRequired<&K::variant>("variant", "log|power", "log: −r1·log(1 + r2·|i − j|); power: −r1·|i − j|^r2"),
+    heads<&K::heads>(),
+    req<&K::r1>("r1", "FloatInput", "[heads], each > 0"),
+    req<&K::r2>("r2", "FloatInput", "[heads], each > 0 (≤ 2 for power)"),
+};
+}  // namespace
+
+template <>
+const KindSpec& specOf<KerpleEncoding>() {
+    static const KindSpec spec = [] {
+        KindSpec k = kind<K>("kerple", "KerpleEncoding", Family::score, kFields);
+        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<KerpleTerm>(x, in.dims.heads); });
+        k.scalarBias = true;
+        k.shapeInterface = "KerpleShape";
+        static constexpr registry::Raw kShape[] = {size("heads")};
+        k.shape = kShape;
+        k.parameters = [](const Shape& s) { return 2 * s("heads"); };  // r1, r2 per head
+        k.example = R"({"heads":12})";
+        k.describe = {"relative distance through a log or power kernel, per head", "2·heads", "", true,
+                      "kernels of |i − j| defined for any distance", true, "the bias depends on positions only",
+                      "Chi et al. 2022 (KERPLE), log and power variants", "KERPLE models (length-extrapolation studies)"};
+        static constexpr Link kPaper[] = {{"Chi et al. 2022 (KERPLE)", "https://arxiv.org/abs/2205.09921"}};
+        k.paper = kPaper;
+        static constexpr Link kCode[] = {{"chijames/KERPLE", "https://github.com/chijames/KERPLE"}};
+        k.code = kCode;
+        return k;
+    }();
+    return spec;
+}
+
+}  // namespace posenc::kinds

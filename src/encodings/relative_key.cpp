@@ -1,0 +1,49 @@
+// The 'relativeKey' kind (scores/relative_key.hpp): BERT's relative_key / relative_key_query embeddings.
+#include "encodings/kind_spec.hpp"
+#include "posenc/common/errors.hpp"
+
+namespace posenc::kinds {
+
+namespace {
+using K = RelativeKeyEncoding;
+// Its keys: constant data (no code per key in the wasm module).
+constexpr KindField kFields[] = {
+    req<&K::table>("table", "FloatInput", "[2·maxPosition − 1, headDim]"),
+    req<&K::maxPosition>("maxPosition", "integer"),
+    flag<&K::keyQuery>("keyQuery", "also add k_j·E (relative_key_query)"),
+};
+}  // namespace
+
+template <>
+const KindSpec& specOf<RelativeKeyEncoding>() {
+    static const KindSpec spec = [] {
+        KindSpec k = kind<K>("relativeKey", "RelativeKeyEncoding", Family::score, kFields);
+        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
+            auto term = std::make_unique<RelativeKeyTerm>(x, in.dims.headDim, in.dims.kLen);
+            const auto [lo, hi] = allowedDeltaRange(in);
+            if (lo <= hi && (lo <= -x.maxPosition || hi >= x.maxPosition))
+                fail("encoding.maxPosition", "(" + std::to_string(x.maxPosition) + ") is too small: attended distances i - j span [" +
+                                                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
+            return term;
+        });
+        k.perQueryState = true;
+        k.shapeInterface = "RelativeKeyShape";
+        static constexpr registry::Raw kShape[] = {size("maxPosition"), size("headDim")};
+        k.shape = kShape;
+        k.parameters = [](const Shape& s) { return (2 * s("maxPosition") - 1) * s("headDim"); };
+        k.example = R"({"maxPosition":512,"headDim":64})";
+        k.describe = {"relative distance, a learned embedding per distance", "(2·maxPosition − 1)·headDim", "", false,
+                      "distances must stay below maxPosition", true, "cached keys unchanged", "HF BertSelfAttention relative_key / relative_key_query",
+                      "BERT variants"};
+        static constexpr Link kPaper[] = {{"Huang et al. 2020", "https://arxiv.org/abs/2009.13658"}};
+        k.paper = kPaper;
+        // relative_key / relative_key_query were removed from BERT on transformers main for v5
+        // (huggingface/transformers#41170): pinned to the v4.40.0 tag, whose BertSelfAttention still has them.
+        static constexpr Link kCode[] = {{"HF BertSelfAttention (v4.40.0)", "https://github.com/huggingface/transformers/blob/v4.40.0/src/transformers/models/bert/modeling_bert.py"}};
+        k.code = kCode;
+        return k;
+    }();
+    return spec;
+}
+
+}  // namespace posenc::kinds

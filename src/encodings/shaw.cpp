@@ -1,0 +1,40 @@
+// The 'shaw' kind (scores/shaw.hpp): clipped relative distances with key (and value) embeddings.
+#include "encodings/kind_spec.hpp"
+
+namespace posenc::kinds {
+
+namespace {
+using K = ShawEncoding;
+// Its keys: constant data (no code per key in the wasm module).
+constexpr KindField kFields[] = {
+    // any integer here: ShawTerm refuses a negative clip with its own message
+    atLeast(registry::kNoMin, req<&K::clip>("clip", "integer", "K: relative distances are clipped to [−K, K]")),
+    req<&K::keyTable>("keyTable", "FloatInput", "[2K+1, headDim]"),
+    opt<&K::valueTable>("valueTable", "FloatInput", "[2K+1, headDim], added to the values"),
+};
+}  // namespace
+
+template <>
+const KindSpec& specOf<ShawEncoding>() {
+    static const KindSpec spec = [] {
+        KindSpec k = kind<K>("shaw", "ShawEncoding", Family::score, kFields);
+        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ShawTerm>(x, in.dims.headDim); });
+        k.perQueryState = true;
+        k.shapeInterface = "ShawShape";
+        static constexpr registry::Raw kShape[] = {registry::atLeast(0, size("clip")), size("headDim"), registry::flag("values", "", [] { return 1.0; })};
+        k.shape = kShape;
+        k.parameters = [](const Shape& s) { return (2 * s("clip") + 1) * s("headDim") * (s("values") != 0 ? 2 : 1); };
+        k.example = R"({"clip":16,"headDim":64})";
+        k.describe = {"relative distance, clipped; key and value embeddings", "(2·clip + 1)·headDim (×2 with values)", "", true,
+                      "distances past the clip share the last embedding", true, "cached keys unchanged; the term is added per query",
+                      "tensor2tensor _relative_attention_inner", "Shaw et al. 2018, Music Transformer"};
+        static constexpr Link kPaper[] = {{"Shaw et al. 2018", "https://arxiv.org/abs/1803.02155"}};
+        k.paper = kPaper;
+        static constexpr Link kCode[] = {{"tensor2tensor", "https://github.com/tensorflow/tensor2tensor/blob/master/tensor2tensor/layers/common_attention.py"}};
+        k.code = kCode;
+        return k;
+    }();
+    return spec;
+}
+
+}  // namespace posenc::kinds
