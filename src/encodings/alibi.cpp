@@ -7,12 +7,20 @@ namespace {
 using K = AlibiEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// Heads of the bias: equal to the call's heads. Required by
+    /// {@link Posenc.attentionBias}.
+    /// @defaultValue the call's `heads`
     heads<&K::heads>(),
+    /// One finite slope per head [heads]. @defaultValue `pe.alibiSlopes(heads)`
     opt<&K::slopes>("slopes", "FloatInput", "one per head (default: alibiSlopes(heads))"),
+    /// Bidirectional (encoder) variant: −m_h·|i − j| instead of −m_h·(i − j).
     flag<&K::symmetric>("symmetric", "−m·|i − j| instead of −m·(i − j)"),
 };
 }  // namespace
 
+/// ALiBi (Press et al. 2022): a per-head linear bias on distance, −m_h·(i − j) added after scaling (the
+/// paper form; fairseq and Bloom add +m_h·j, the same after softmax). Scale 1/√headDim.
+/// @see ofirpress/attention_with_linear_biases; Hugging Face Bloom `build_alibi_tensor`.
 template <>
 const KindSpec& specOf<AlibiEncoding>() {
     static const KindSpec spec = [] {

@@ -7,11 +7,19 @@ namespace {
 using K = CopeEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// Position embeddings; positions clamp to npos − 1.
     req<&K::npos>("npos", "integer", "position embeddings; positions clamp to npos − 1"),
+    /// [npos, headDim], row p = e[p], shared by every head.
     req<&K::embeddings>("embeddings", "FloatInput", "[npos, headDim], row p = e[p], shared by every head"),
 };
 }  // namespace
 
+/// CoPE (Golovneva et al. 2024), contextual positions: with s the attention scale, gates
+/// g_ij = σ(s·q_i·k_j) on allowed keys, positions p_ij = Σ_{t ≥ j} g_it clamped to npos − 1, e(p) the
+/// linear interpolation of rows ⌊p⌋ and ⌈p⌉ of `embeddings`, and the logit s·(q_i·k_j + q_i·e(p_ij)).
+/// Cost: each query row's gates over every key come first (a reverse cumulative sum), about a second
+/// pass of q·k; blocks cannot be skipped ahead of the mask as with a bias.
+/// @see Golovneva et al., "Contextual Position Encoding: Learning to Count What's Important", 2024 (facebookresearch/RAM `projects/cope`).
 template <>
 const KindSpec& specOf<CopeEncoding>() {
     static const KindSpec spec = [] {

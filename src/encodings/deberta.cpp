@@ -11,12 +11,19 @@ using K = DebertaEncoding;
 using B = DebertaBucketOptions;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// Relative key projections [heads, 2·span, headDim]. Required by term `'c2p'`.
     opt<&K::posKey>("posKey", "FloatInput", "[heads, 2·span, headDim]; required by term 'c2p'"),
+    /// Relative query projections [heads, 2·span, headDim]. Required by term `'p2c'`.
     opt<&K::posQuery>("posQuery", "FloatInput", "[heads, 2·span, headDim]; required by term 'p2c'"),
+    /// Attention span (DeBERTa `att_span`: position_buckets, or max_relative_positions without buckets).
     req<&K::span>("span", "integer"),
+    /// DeBERTa `position_buckets`: 0 = no log bucketing, else at least 4.
     atLeast(0, num<&K::buckets, &B::bucketSize>("bucketSize", "integer", "0 = no log bucketing")),
+    /// DeBERTa `max_relative_positions`: greater than bucketSize/2 + 1.
     num<&K::buckets, &B::maxPosition>("maxPosition", "integer"),
+    /// `'hf'` (no clamp) or `'microsoft'` (clamps |δ| to maxPosition − 1 first).
     pick<&K::buckets, &B::convention>("convention", "hf|microsoft"),
+    /// Which position terms to add (DeBERTa `pos_att_type`): at least one of `'c2p'`, `'p2c'`.
     custom({"terms", "Array<'c2p' | 'p2c'>", "", false, registry::Default::Kind::strings, nullptr, "c2p|p2c"},
            "position terms", [](const registry::Source& s, const char* key, void* o) {
                if (!s.has(key)) return;  // default both
@@ -28,6 +35,11 @@ constexpr KindField kFields[] = {
 };
 }  // namespace
 
+/// DeBERTa disentangled attention (He et al. 2021): score = c2c + c2p + p2c with
+/// c2p = q_i·posKey[idx], p2c = k_j·posQuery[idx], idx = clamp(bucket(i − j) + span, 0, 2·span − 1),
+/// δ = i − j (query − key), bucket as {@link Posenc.debertaBucket}. Default scale 1/√(k·headDim) with
+/// k = 1 + the number of active terms (3 with both).
+/// @see Hugging Face `DisentangledSelfAttention` (DeBERTa-v2), microsoft/DeBERTa `disentangled_att_bias`.
 template <>
 const KindSpec& specOf<DebertaEncoding>() {
     static const KindSpec spec = [] {

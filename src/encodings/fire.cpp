@@ -7,18 +7,33 @@ namespace {
 using K = FireEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// Heads of the bias (the MLP's outputs). @defaultValue the call's heads (required by {@link Posenc.attentionBias})
     heads<&K::heads>(),
+    /// Hidden width of the MLP.
     req<&K::hidden>("hidden", "integer", "width of the MLP"),
+    /// [hidden]: `Linear(1, hidden).weight`.
     req<&K::w1>("w1", "FloatInput", "[hidden]: Linear(1, hidden).weight"),
+    /// [hidden]: `Linear(1, hidden).bias`.
     req<&K::b1>("b1", "FloatInput", "[hidden]"),
+    /// [heads, hidden]: `Linear(hidden, heads).weight`, row h = head h.
     req<&K::w2>("w2", "FloatInput", "[heads, hidden]: Linear(hidden, heads).weight, row h = head h"),
+    /// [heads]: `Linear(hidden, heads).bias`.
     req<&K::b2>("b2", "FloatInput", "[heads]"),
+    /// ψ(x) = log(c·x + 1): a positive number.
     num<&K::c>("c", "number", "ψ(x) = log(c·x + 1)"),
+    /// The normaliser's floor ψ(max(L, i)): a number ≥ 0.
     num<&K::L>("L", "number", "the normaliser ψ(max(L, i)) floor"),
+    /// Added to the normaliser: a positive number. @defaultValue `1e-6`
     num<&K::eps>("eps", "number", "added to the normaliser"),
 };
 }  // namespace
 
+/// FIRE (Li et al., ICLR 2024): a per-head bias from a small MLP of a progressively normalised log
+/// distance, b_h(i, j) = f_h(ψ(|i − j|) / (ψ(max(L, i)) + eps)), ψ(x) = log(c·x + 1),
+/// f(x) = w2·ReLU(w1·x + b1) + b2. i and j are the query and key positions. The paper has no eps; the
+/// public code adds it to the normaliser (so i = 0 gives 0, not 0/0) and uses |i − j|, so a non-causal
+/// pair gets the bias of its distance.
+/// @see Li et al., "Functional Interpolation for Relative Positions Improves Long Context Transformers", ICLR 2024.
 template <>
 const KindSpec& specOf<FireEncoding>() {
     static const KindSpec spec = [] {

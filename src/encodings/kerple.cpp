@@ -7,13 +7,20 @@ namespace {
 using K = KerpleEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// `'log'` (−r1·log(1 + r2·d)) or `'power'` (−r1·d^r2).
     pickRequired<&K::variant>("variant", "log|power", "log: −r1·log(1 + r2·|i − j|); power: −r1·|i − j|^r2"),
+    /// Heads of the bias. @defaultValue the call's heads (required by {@link Posenc.attentionBias})
     heads<&K::heads>(),
+    /// [heads], each a positive finite number.
     req<&K::r1>("r1", "FloatInput", "[heads], each > 0"),
+    /// [heads], each a positive finite number (at most 2 for `'power'`).
     req<&K::r2>("r2", "FloatInput", "[heads], each > 0 (≤ 2 for power)"),
 };
 }  // namespace
 
+/// KERPLE (Chi et al. 2022): a per-head bias from a conditionally positive definite kernel of the
+/// distance, log: −r1·log(1 + r2·|i − j|); power: −r1·|i − j|^r2. Learned r1, r2 > 0 (r2 ≤ 2 for power).
+/// @see Chi et al., "KERPLE: Kernelized Relative Positional Embedding for Length Extrapolation", NeurIPS 2022.
 template <>
 const KindSpec& specOf<KerpleEncoding>() {
     static const KindSpec spec = [] {

@@ -3,6 +3,7 @@
 
 namespace posenc::kinds {
 
+/// No positional term: plain scaled dot-product attention (scale 1/√headDim).
 template <>
 const KindSpec& specOf<NoEncoding>() {
     static const KindSpec spec = [] {

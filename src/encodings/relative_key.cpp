@@ -8,12 +8,20 @@ namespace {
 using K = RelativeKeyEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// distance_embedding [2·maxPosition − 1, headDim].
     req<&K::table>("table", "FloatInput", "[2·maxPosition − 1, headDim]"),
+    /// BERT `max_position_embeddings`.
     req<&K::maxPosition>("maxPosition", "integer"),
+    /// Also add k_j·E[row] (`relative_key_query`).
     flag<&K::keyQuery>("keyQuery", "also add k_j·E (relative_key_query)"),
 };
 }  // namespace
 
+/// BERT `relative_key` / `relative_key_query` (Huang et al. 2020): E = distance_embedding
+/// [2·maxPosition − 1, headDim], shared by all heads, row (i − j) + maxPosition − 1; adds q_i·E[row]
+/// (and k_j·E[row] with keyQuery), scaled with q·k (default 1/√headDim). Attended distances |i − j| must
+/// be below maxPosition.
+/// @see Hugging Face `BertSelfAttention` with `position_embedding_type` `'relative_key'` / `'relative_key_query'`.
 template <>
 const KindSpec& specOf<RelativeKeyEncoding>() {
     static const KindSpec spec = [] {

@@ -8,12 +8,19 @@ using K = ShawEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
     // any integer here: ShawTerm refuses a negative clip with its own message
+    /// K: relative distances are clipped to [−K, K], in tokens. An integer ≥ 0.
     atLeast(registry::kNoMin, req<&K::clip>("clip", "integer", "K: relative distances are clipped to [−K, K]")),
+    /// a^K: [2K + 1, headDim], row idx.
     req<&K::keyTable>("keyTable", "FloatInput", "[2K+1, headDim]"),
+    /// a^V: [2K + 1, headDim], added to the values. @defaultValue none (no value term)
     opt<&K::valueTable>("valueTable", "FloatInput", "[2K+1, headDim], added to the values"),
 };
 }  // namespace
 
+/// Shaw et al. 2018 relative position representations: with idx = clip(j − i, −K, K) + K (key − query),
+/// logits q_i·k_j + q_i·a^K[idx] and out_i = Σ_j w_ij·(v_j + a^V[idx]). The tables are shared by all heads.
+/// Both logit terms are multiplied by the scale (tensor2tensor scales q first); default 1/√headDim.
+/// @see tensor2tensor `_relative_attention_inner` / `_generate_relative_positions_matrix`.
 template <>
 const KindSpec& specOf<ShawEncoding>() {
     static const KindSpec spec = [] {

@@ -7,8 +7,13 @@ namespace {
 using K = SwinEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// Heads of the bias: equal to the call's heads. Required by
+    /// {@link Posenc.attentionBias}.
+    /// @defaultValue the call's `heads`
     heads<&K::heads>(),
+    /// Learned bias table [(2wh − 1)(2ww − 1), heads] (`relative_position_bias_table`).
     req<&K::table>("table", "FloatInput", "[(2wh−1)(2ww−1), heads]"),
+    /// Window size [wh, ww] in patches: positive integers.
     custom(registry::req("windowSize", "[number, number]"), "[wh, ww]",
            [](const registry::Source& s, const char* key, void* o) {
                auto& w = *static_cast<K*>(o);
@@ -18,6 +23,10 @@ constexpr KindField kFields[] = {
 };
 }  // namespace
 
+/// Swin relative position bias inside one window: table[index(i, j), h] with the index of
+/// {@link Posenc.swinRelativeIndex}; a position p is the patch (p / ww, p % ww) and must lie inside the
+/// window (p < wh·ww). Scale 1/√headDim.
+/// @see Swin Transformer `WindowAttention` (Liu et al. 2021).
 template <>
 const KindSpec& specOf<SwinEncoding>() {
     static const KindSpec spec = [] {

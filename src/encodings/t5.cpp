@@ -8,14 +8,24 @@ using K = T5Encoding;
 using B = T5BucketOptions;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// Heads of the bias: equal to the call's heads. Required by
+    /// {@link Posenc.attentionBias}.
+    /// @defaultValue the call's `heads`
     heads<&K::heads>(),
+    /// Learned bias table [numBuckets, heads] (T5 `relative_attention_bias.weight`).
     req<&K::table>("table", "FloatInput", "[numBuckets, heads]"),
+    /// true for encoders (own buckets for later keys), false for decoders.
     flag<&K::buckets, &B::bidirectional>("bidirectional", "keys after the query get their own buckets"),
+    /// T5 `relative_attention_num_buckets`: see {@link T5BucketOptions.numBuckets}.
     num<&K::buckets, &B::numBuckets>("numBuckets", "integer"),
+    /// T5 `relative_attention_max_distance`, in tokens: see {@link T5BucketOptions.maxDistance}.
     num<&K::buckets, &B::maxDistance>("maxDistance", "integer", "distances beyond share the last bucket"),
 };
 }  // namespace
 
+/// T5 relative attention bias: table[bucket(j − i), h] added to the scores, bucket as
+/// {@link Posenc.t5Bucket}. T5 does not scale q·k: the default scale is 1.
+/// @see Hugging Face `T5Attention._relative_position_bucket` and `compute_bias`.
 template <>
 const KindSpec& specOf<T5Encoding>() {
     static const KindSpec spec = [] {

@@ -8,14 +8,27 @@ namespace {
 using K = XlEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
+    /// u (`r_w_bias`): content bias [heads, headDim].
     req<&K::u>("u", "FloatInput", "[heads, headDim] content bias"),
+    /// v (`r_r_bias`): position bias [heads, headDim].
     req<&K::v>("v", "FloatInput", "[heads, headDim] position bias"),
+    /// The projected relative embeddings [heads, distances, headDim], row δ = W_R·R_δ for δ = 0 .. distances − 1;
+    /// distances must exceed the largest attended i − j. Required unless `wR` is given.
     opt<&K::r>("r", "FloatInput", "[heads, distances, headDim], row δ = W_R·R_δ"),
+    /// W_R (`r_net.weight`) [heads·headDim, dModel], to build r in the core from the sinusoid R of width
+    /// `dModel` (for distances below 2^20). Used when `r` is not given.
     opt<&K::wR>("wR", "FloatInput", "W_R, to project the sinusoid R in the core (with dModel)"),
+    /// Model width d_model of the sinusoid R. Required with `wR`.
     opt<&K::dModel>("dModel", "integer", "model width of W_R"),
 };
 }  // namespace
 
+/// Transformer-XL relative attention (Dai et al. 2019): score = ((q_i + u)·k_j + (q_i + v)·r_(i−j)) ·
+/// scale, δ = i − j (query − key), r_δ = W_R·R_δ with R the `'concat'` sinusoid of width dModel. Every
+/// attended key must be at or before its query (use `causal: true`). Default scale 1/√headDim. Give
+/// either `r` or `wR` with `dModel`.
+/// @see kimiyoung/transformer-xl `RelPartialLearnableMultiHeadAttn` (the rel-shift trick is not needed:
+/// the result equals the direct formula).
 template <>
 const KindSpec& specOf<XlEncoding>() {
     static const KindSpec spec = [] {
