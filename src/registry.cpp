@@ -20,7 +20,8 @@ namespace {
 
 // Each field's description is written next to it for readers of this table, but not compiled in: the
 // user documentation is bindings/index.d.ts (held to these tables by tests/node/strict-options.test.mjs).
-// (The encoding kinds' fields, in src/encodings/, keep theirs: the registry's JSON carries them.)
+// (The encoding kinds' fields, in src/encodings/, keep theirs: the registry's JSON carries them, and
+// scripts/gen-types.mjs writes bindings/options.d.ts from it.)
 //
 // The source data: plain constant arrays (strings as literals, choices as "a|b|c"), so the registry
 // costs its text and a short loop, not code per field. tables() turns them into the Table structs.

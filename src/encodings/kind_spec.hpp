@@ -25,6 +25,8 @@ enum class Family { none, rotary, query, score };
 
 // One key of the options object. `read` sets the member from the key when given (`options` is the
 // kind's struct); `given` says whether a struct's member differs from its initialiser.
+// Its user documentation is a `///` block right before it in kFields (TSDoc, not compiled in), else `doc`,
+// the one line the registry JSON carries: scripts/gen-types.mjs writes bindings/options.d.ts from both.
 struct KindField {
     registry::Raw raw;
     const char* doc = "";
@@ -70,7 +72,7 @@ struct Span {
 
 struct KindSpec {
     const char* name = "";       // encoding.kind
-    const char* interface = "";  // its interface in bindings/index.d.ts
+    const char* interface = "";  // its interface in bindings/options.d.ts (generated: scripts/gen-types.mjs)
     Family family = Family::score;
     Span<KindField> fields;
     // The options object read into the kind's struct, as a posenc::Encoding; null for a struct that is

@@ -1,5 +1,6 @@
-// bindings/index.d.ts is written by hand; the registry (src/registry.cpp) is what the code does. This
-// holds the declarations' `@defaultValue`s and choice unions equal to the registry's defaults and
+// bindings/index.d.ts is written by hand (but for options.d.ts, which it re-exports, generated from the
+// registry by scripts/gen-types.mjs); the registry (src/registry.cpp) is what the code does. This holds
+// the declarations' `@defaultValue`s and choice unions equal to the registry's defaults and
 // choices, for every options interface (keys and required-ness: strict-options.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import { load } from 'posenc';
 import { OPTIONS } from '../../bindings/options.mjs';
 
 await load();
-const dts = readFileSync(new URL('../../bindings/index.d.ts', import.meta.url), 'utf8');
+const dts = ['index.d.ts', 'options.d.ts'].map((f) => readFileSync(new URL(`../../bindings/${f}`, import.meta.url), 'utf8')).join('\n');
 
 // interface name -> { ext: [base names], keys: Map(key -> { doc, type }) }; a body ends at its
 // matching brace ({@link ...} in comments is balanced).

@@ -409,8 +409,10 @@ function declaredInterfaces(source) {
   return { resolve, text };
 }
 
+// index.d.ts and the options.d.ts it re-exports (generated from the registry by scripts/gen-types.mjs:
+// this check holds the tables equal to it too, so that a hand edit of the generated file is caught here).
 test('bindings/index.d.ts declares exactly the keys of each table (and which are required)', () => {
-  const { resolve, text } = declaredInterfaces(readFileSync(new URL('../../bindings/index.d.ts', import.meta.url), 'utf8'));
+  const { resolve, text } = declaredInterfaces(['index.d.ts', 'options.d.ts'].map((f) => readFileSync(new URL(`../../bindings/${f}`, import.meta.url), 'utf8')).join('\n'));
   for (const [name, table] of Object.entries(OPTIONS)) {
     if (table.interface === null) {
       assert.deepEqual(Object.keys(table.keys), [], `${name} has keys but no interface`);
@@ -428,6 +430,9 @@ test('bindings/index.d.ts declares exactly the keys of each table (and which are
   assert.deepEqual(shapes, PARAMETER_METHODS.map((m) => [m, OPTIONS[`parameterCount.${m}`].interface ?? 'NoParameters']).sort(([a], [b]) => PARAMETER_METHODS.indexOf(a) - PARAMETER_METHODS.indexOf(b)));
   const union = text.match(/export type Encoding =([^;]*);/)[1].split('|').map((s) => s.trim()).filter(Boolean);
   assert.deepEqual(union, ENCODING_KINDS.map((k) => OPTIONS[`encoding.${k}`].interface));
+  const scalar = text.match(/export type ScalarBiasEncoding =([^;]*);/)[1].split('|').map((s) => s.trim());
+  assert.deepEqual(scalar, ENCODING_KINDS.filter((k) => KINDS[k].scalarBias).map((k) => OPTIONS[`encoding.${k}`].interface));
+  assert.ok(/^export \* from '\.\/options\.js';$/m.test(text), 'index.d.ts re-exports options.d.ts');
 });
 
 test('the tables are frozen', () => {
