@@ -373,6 +373,7 @@ void attention(Value& r) {
     q.causal = o.flag("causal"), q.window = o.integer("window"), q.chunk = o.integer("chunk");
     if (o.has("scale")) q.scale = o.number("scale");
     q.encoding = encodingOf(o);
+    q.sinkLogits = o.floats("sinkLogits");
     const Args a(r);
     const Count wn = Count(heads) * q.dims.qLen * q.dims.kLen;
     float* out = floatOut(a, "out", q.q.size);
@@ -496,7 +497,8 @@ void cacheAttend(Value& r) {
                                   std::to_string(cfg.headDim) + "]), not a multiple of heads");
     const int qLen = countOf(q, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
     c.attend(q, heads, qLen, encodingOf(o), o.tensor<std::int32_t>("qPositions"), o.flag("causal") || !o.has("causal"),
-             floatOut(a, "out", q.size), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"));
+             floatOut(a, "out", q.size), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"),
+             o.floats("sinkLogits"));
 }
 
 void cacheShift(Value& r) { cacheOf(Args(r)).shift(static_cast<std::int64_t>(Args(r).number("delta"))); }

@@ -1659,6 +1659,13 @@ export interface AttentionArgs {
    * score terms add, e.g. `[{ kind: 'rope' }, { kind: 'alibi' }]`). @defaultValue `{ kind: 'none' }`
    */
   encoding?: Encoding | Encoding[];
+  /**
+   * Learned logits, one per query head [heads], that join every row's softmax denominator and weigh no
+   * value: gpt-oss's `sinks` (softmax over the row's scores and the sink, the sink's column dropped).
+   * The returned `weights` then sum to less than 1; a row that sees no key gives zeros. Finite numbers.
+   * Not the KV cache's `sinks` (a count of kept tokens).
+   */
+  sinkLogits?: FloatInput;
   /** Also return the softmax weights [heads, qLen, kLen]. @defaultValue `false` */
   returnWeights?: boolean;
   /** Also return the final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity). @defaultValue `false` */
@@ -1792,6 +1799,8 @@ export interface AttendOptions {
   causal?: boolean;
   /** Multiplies the content terms, as {@link AttentionArgs.scale}. A finite number. @defaultValue per encoding (see {@link AttentionArgs.scale}) */
   scale?: number;
+  /** Learned per-head logits in every row's softmax denominator [heads] (gpt-oss), as {@link AttentionArgs.sinkLogits}. */
+  sinkLogits?: FloatInput;
   /** Write `out` [batch, heads, qLen, headDim] here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }

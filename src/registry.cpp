@@ -166,6 +166,7 @@ constexpr Raw kAttention[] = {
     opt("keyMask", "MaskInput", "[kLen], 1 = attend"),
     opt("scale", "number", "multiplies the content terms (default: per encoding)"),
     opt("encoding", "Encoding", "position terms (default: { kind: 'none' })"),
+    opt("sinkLogits", "FloatInput", "[heads] learned logits in every row's softmax denominator, weighing no value (gpt-oss)"),
     flag("returnWeights", "", POSENC_DEFAULT(false)),
     flag("returnScores", "the final pre-softmax logits", POSENC_DEFAULT(false)),
     kOut,
@@ -195,6 +196,7 @@ constexpr Raw kAttend[] = {
     opt("maskPositions", "IntInput", "multi-axis rope: [batch·qLen] sequence index of each query (default: each row's last qLen)"),
     flag("causal", "", POSENC_DEFAULT(true)),
     opt("scale", "number", "multiplies the content terms"),
+    opt("sinkLogits", "FloatInput", "[heads] learned logits in every row's softmax denominator, weighing no value (gpt-oss)"),
     kOut,
 };
 

@@ -109,6 +109,13 @@ void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std
     requireScoreBound(maxRowNorm(q, qRows, hd), k ? maxRowNorm(k, kRows, hd) : 1.0, gain);
 }
 
+void requireSinkLogits(View<float> sinkLogits, int heads) {
+    if (sinkLogits.empty()) return;
+    if (sinkLogits.size != static_cast<std::size_t>(heads))
+        fail("sinkLogits", "must have one logit per query head: heads = " + std::to_string(heads) + " (got " + std::to_string(sinkLogits.size) + ")");
+    requireFiniteValues(sinkLogits.data, sinkLogits.size, "sinkLogits");
+}
+
 void failNonFiniteResult(float scale) {
     fail("encoding", "gives scores beyond float range with scale " + show(scale) +
                          " (a bias or position term of magnitude near 3.4e38): the result would be NaN");
@@ -175,6 +182,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         for (std::size_t j = 0; j < r.keyMask.size; ++j)
             if (r.keyMask[j] > 1) fail("keyMask[" + std::to_string(j) + "]", "must be 0 or 1 (got " + std::to_string(r.keyMask[j]) + ")");
         if (!std::isnan(r.scale)) requireFinite(r.scale, "scale");
+        detail::requireSinkLogits(r.sinkLogits, d.heads);
         if (!out) fail("out", "is required");
 
         // Multi-axis RoPE rotates by one position per axis; masks and score terms then use maskPositions.
@@ -194,6 +202,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         in.kPos = positions->k().data();
         in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data, 0, r.chunk};
         in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
+        in.sinkLogits = r.sinkLogits.empty() ? nullptr : r.sinkLogits.data;
         if (rope) {
             requireXposRange(*freqs, positions->qRotation.data(), positions->qRotation.size(), "qPositions");
             requireXposRange(*freqs, positions->kRotation.data(), positions->kRotation.size(), "kPositions");

@@ -183,6 +183,9 @@ void softmaxBlock(const Run& run, Slot& sc, Tile& t, const float* V, int j0, int
                           run.hd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
 }
 
+// Row r's sink logit (gpt-oss), or -inf when the call has none.
+float sinkOf(const Run& run, const RowState& s) { return run.in.sinkLogits ? run.in.sinkLogits[s.h] : kNegInf; }
+
 // The materialised path's end of a row: scores out, the softmax over the stored row (the same update as
 // a streamed block, the row as one block), weights out.
 void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, const float* V) {
@@ -193,7 +196,7 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
     const bool live = true;
     detail::softmaxUpdate(run.K, 1, &sm, s.row, kLen, &live, V, run.hd, 0, run.valueRows,
                           [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); });
-    if (run.out.weights) detail::softmaxWeights(sm, s.row, kLen, run.out.weights + rowOffset);
+    if (run.out.weights) detail::softmaxWeights(sm, s.row, kLen, run.out.weights + rowOffset, sinkOf(run, s));
 }
 
 // Row finishing: out = acc / l, plus the value-table rows by their weights (softmax.hpp). A row that is
@@ -202,7 +205,7 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
 void finishRow(const Run& run, const RowState& s, const detail::SoftmaxRow& sm, Slot& sc) {
     const std::size_t hd = run.hd;
     float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * hd;
-    detail::softmaxFinish(run.K, sm, hd, run.valueRows, run.valueTable, o);
+    detail::softmaxFinish(run.K, sm, hd, run.valueRows, run.valueTable, o, sinkOf(run, s));
     if (sm.l != 0 && !run.K.allFinite(o, hd)) sc.nonFinite = true;
 }
 

@@ -24,6 +24,8 @@ void runWithEncoding(const AttentionInputs& in, const Encoding& e, const Attenti
 void requireScoresInRange(const float* q, std::size_t qRows, const float* k, std::size_t kRows, std::size_t headDim, double gain);
 void requireScoreBound(double qNorm, double kNorm, double gain);  // the same check, the norms known
 [[noreturn]] void failNonFiniteResult(float scale);
+// sinkLogits: empty, or one finite logit per query head.
+void requireSinkLogits(View<float> sinkLogits, int heads);
 // The largest Euclidean norm among `rows` vectors of headDim floats.
 double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
 }  // namespace detail

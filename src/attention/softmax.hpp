@@ -91,22 +91,34 @@ struct SoftmaxPartials {
     }
 };
 
-// The finish: o = acc / l plus each value-table row by its weight / l; zeros for a row that saw no key
-// (l = 0: never NaN).
-inline void softmaxFinish(const kernels::KernelSet& K, const SoftmaxRow& s, std::size_t hd, std::size_t valueRows, const float* valueTable, float* o) {
+// 1 / the row's softmax denominator, in units of its p = exp(s - m): 1 / l, or with a sink logit σ
+// (gpt-oss: softmax over the keys and σ, σ weighing no value) exp(m - m') / (l exp(m - m') + exp(σ - m')),
+// m' = max(m, σ), so that neither exponential overflows. σ = -inf: no sink (exactly 1 / l).
+inline float softmaxNorm(const SoftmaxRow& s, float sink) {
+    if (sink == -std::numeric_limits<float>::infinity()) return 1.0f / s.l;
+    const float top = std::max(s.m, sink);
+    const float keep = std::exp(s.m - top);
+    return keep / (s.l * keep + std::exp(sink - top));
+}
+
+// The finish: o = acc / l plus each value-table row by its weight / l (l with the sink's term when
+// there is one); zeros for a row that saw no key (l = 0: never NaN; with a sink, all weight is on it).
+inline void softmaxFinish(const kernels::KernelSet& K, const SoftmaxRow& s, std::size_t hd, std::size_t valueRows, const float* valueTable, float* o,
+                          float sink = -std::numeric_limits<float>::infinity()) {
     if (s.l == 0) {
         std::fill(o, o + hd, 0.0f);
         return;
     }
-    const float inv = 1.0f / s.l;
+    const float inv = softmaxNorm(s, sink);
     for (std::size_t t = 0; t < hd; ++t) o[t] = s.acc[t] * inv;
     for (std::size_t v = 0; v < valueRows; ++v)
         if (s.wsum[v] != 0.0f) K.axpy(s.wsum[v] * inv, valueTable + v * hd, o, hd);
 }
 
-// The weights of a materialised row: w = p / l over its n keys (zeros when no key was seen).
-inline void softmaxWeights(const SoftmaxRow& s, const float* p, std::size_t n, float* w) {
-    const float inv = s.l > 0 ? 1.0f / s.l : 0.0f;
+// The weights of a materialised row: w = p / l over its n keys (zeros when no key was seen); with a
+// sink logit they sum to less than 1.
+inline void softmaxWeights(const SoftmaxRow& s, const float* p, std::size_t n, float* w, float sink = -std::numeric_limits<float>::infinity()) {
+    const float inv = s.l > 0 ? softmaxNorm(s, sink) : 0.0f;
     for (std::size_t j = 0; j < n; ++j) w[j] = p[j] * inv;
 }
 

@@ -271,7 +271,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
 }
 
 void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
-                     float* out, double scale, View<std::int32_t> maskPositions) {
+                     float* out, double scale, View<std::int32_t> maskPositions, View<float> sinkLogits) {
     const KVCacheConfig& c = config_;
     const std::size_t A = static_cast<std::size_t>(axes());
     requireSize(heads, "heads", limits::kMaxHeads);
@@ -290,6 +290,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (!maskPositions.empty()) requirePositions(maskPositions.data, maskPositions.size, "maskPositions");
     if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
     if (!std::isnan(scale)) requireFinite(scale, "scale");
+    detail::requireSinkLogits(sinkLogits, heads);
     requireFiniteValues(q.data, q.size, "q");
 
     std::vector<std::int32_t>& qp = scratchQPos_;
@@ -301,7 +302,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     std::optional<DynamicState> before;
     if (c.dynamic == KVCacheConfig::DynamicNtk::hf) before = updateDynamic(*std::max_element(qp.begin(), qp.end()));
     try {
-        attendRows(q, heads, qLen, encoding, qPositions, causal, out, scale);
+        attendRows(q, heads, qLen, encoding, qPositions, causal, out, scale, sinkLogits);
     } catch (...) {
         if (before) restoreDynamic(*before);
         throw;
@@ -311,7 +312,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
 // attend's work once its arguments are checked and the schedule fits: rotate the queries, run the engine
 // row by row (scratchQPos_ holds the queries' positions).
 void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
-                         float* out, double scale) {
+                         float* out, double scale, View<float> sinkLogits) {
     const KVCacheConfig& c = config_;
     const std::size_t A = static_cast<std::size_t>(axes());
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
@@ -348,6 +349,7 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
         in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, kLen};
         in.kvStride = static_cast<std::size_t>(slots_);
         in.scale = attendScale;
+        in.sinkLogits = sinkLogits.empty() ? nullptr : sinkLogits.data;
         in.q = qRot.data() + perRow * b;
         in.k = nullptr;  // keys are stored packed for the engine's score kernel
         in.kPacked = packedKeys(b, 0);

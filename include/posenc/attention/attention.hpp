@@ -28,6 +28,9 @@ struct AttentionRequest {
     View<std::uint8_t> keyMask;    // [kLen], 1 = attend; empty = all
     double scale = std::numeric_limits<double>::quiet_NaN();  // NaN = the encoding's default
     Encoding encoding;
+    // [heads], or empty: learned per-head logits in every row's softmax denominator that weigh no value
+    // (gpt-oss's `sinks`: softmax(cat(scores, sink))[..., :-1]). Not the KV cache's `sinks` token count.
+    View<float> sinkLogits;
 };
 
 struct AttentionResult {

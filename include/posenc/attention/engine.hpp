@@ -37,6 +37,10 @@ struct AttentionInputs {
     const std::int32_t* kPos = nullptr;  // [kLen]
     AttentionMask mask;
     float scale = 1.0f;
+    // [heads] or null: a learned logit per query head that joins each row's softmax denominator and
+    // weighs no value (gpt-oss's attention sinks). Rows then sum to less than 1; a row that sees no key
+    // gives zeros (all its weight on the sink).
+    const float* sinkLogits = nullptr;
 };
 
 struct AttentionOutputs {

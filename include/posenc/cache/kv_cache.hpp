@@ -59,8 +59,10 @@ public:
     // (alibi, t5, ...; NoEncoding{} for none); the cache's own rope rotates q, so a RopeEncoding here is an
     // error. causal: a query sees no key past its position. scale: NaN = the encoding's default.
     // With multi-axis RoPE, qPositions are [batch, axes, qLen] (rotation) and maskPositions [batch * qLen].
+    // sinkLogits: [heads] learned logits in every row's softmax denominator (gpt-oss; AttentionRequest::sinkLogits).
     void attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
-                float* out, double scale = std::numeric_limits<double>::quiet_NaN(), View<std::int32_t> maskPositions = {});
+                float* out, double scale = std::numeric_limits<double>::quiet_NaN(), View<std::int32_t> maskPositions = {},
+                View<float> sinkLogits = {});
 
     // Moves every cached position by delta and re-rotates the cached keys.
     void shift(std::int64_t delta);
@@ -134,7 +136,7 @@ private:
     std::optional<DynamicState> updateDynamic(std::int64_t maxPosition);
     void restoreDynamic(DynamicState& before) noexcept;
     void attendRows(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal, float* out,
-                    double scale);
+                    double scale, View<float> sinkLogits);
     // Rotates rows with the cache's rope (detail::rotateHeads): `count` tokens whose angle multiplier on
     // axis a is angleOf(a, t), head by head rows(h) = {src, dst}, then after(h).
     template <class AngleOf, class Rows, class After>
