@@ -57,7 +57,7 @@ test('attention with sinkLogits equals the gpt-oss definition; weights sum to le
 });
 
 test('sinkLogits: wrong length, wrong type or non-finite is refused by name; the cache stays as it was', () => {
-  const args = { q: rand(8, 1), k: rand(8, 2), v: rand(8, 3), heads: 2, headDim: 4, qLen: 1, kLen: 2 };
+  const args = { q: rand(8, 1), k: rand(8, 2), v: rand(8, 3), heads: 2, kvHeads: 1, headDim: 4, qLen: 1, kLen: 2 };
   assert.throws(() => pe.attention({ ...args, sinkLogits: new Float32Array(3) }), { name: 'RangeError', message: 'sinkLogits must have one logit per query head: heads = 2 (got 3)' });
   assert.throws(() => pe.attention({ ...args, sinkLogits: new Float32Array([0, NaN]) }), { name: 'RangeError', message: 'sinkLogits[1] must be finite (got NaN)' });
   assert.throws(() => pe.attention({ ...args, sinkLogits: 'x' }), { name: 'TypeError', message: /sinkLogits/ });
