@@ -11,7 +11,8 @@
 //   - a failed KVCache call changes nothing: positions(), nextPositions() and a fixed attend are the same.
 // Encodings are drawn from the kinds the module's registry lists (ENCODING_KINDS and describe(); the
 // scalar-bias ones for attentionBias, all but the rotary one for KVCache.attend), each made valid by its
-// generator in ENCODINGS; a listed kind without a generator fails every seed.
+// generator in ENCODINGS (and, for attention, sometimes as an array of 2-3 of them); a listed kind
+// without a generator fails every seed.
 // Calls that would hit a known, reported C++ bug are drawn again (see KNOWN_BUGS; counted as `avoided`).
 // Reproduce with FUZZ_SEEDS=<seed>[,<seed>...] and FUZZ_CALLS=<calls per seed>. FUZZ_KEEP_GOING=1 lists
 // every failure instead of stopping a seed at its first; FUZZ_NO_AVOID=1 stops avoiding the known bugs
@@ -418,6 +419,18 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     return { kind: 'none' };
   }
 
+  // 2-3 encodings applied together: at most one rotary and one temperature entry (a second is dropped).
+  function encodingArray(kinds, at) {
+    const parts = [];
+    for (let n = r.int(2, 3); n > 0; n--) {
+      const e = encodingFor(kinds, at);
+      if ((familyOf[e.kind] === 'rotary' || e.kind === 'temperature') && parts.some((p) => p.kind === e.kind)) continue;
+      parts.push(e);
+    }
+    stats.kinds['[array]'] = (stats.kinds['[array]'] ?? 0) + 1;
+    return parts;
+  }
+
   const PARAMETER_SHAPES = {
     sinusoidal: () => undefined, rope: () => ({}), alibi: () => undefined, sine2d: () => ({}), sine3d: () => undefined, randomFeatures: () => ({}),
     learned: () => ({ maxPositions: r.int(1, 9), dim: r.int(1, 9) }),
@@ -605,7 +618,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.2)) a.window = r.int(1, 6);
       if (r.chance(0.2)) a.keyMask = maskOf(r.bits(kLen));
       if (r.chance(0.2)) a.scale = r.pick([0.1, 1, 3]);
-      if (r.chance(0.9)) a.encoding = encodingFor(ENCODING_KINDS, { heads, headDim, qPos, kPos, causal: causal && !big, big });
+      const at = { heads, headDim, qPos, kPos, causal: causal && !big, big };
+      if (r.chance(0.1)) a.encoding = encodingArray(ENCODING_KINDS, at);
+      else if (r.chance(0.9)) a.encoding = encodingFor(ENCODING_KINDS, at);
+      if (Array.isArray(a.encoding) && a.encoding.some((e) => e.kind === 'xl')) a.causal = true;
+      if (Array.isArray(a.encoding) && new Set(a.encoding.map((e) => e.kind).filter((k) => k === 't5' || k === 'deberta')).size > 1) a.scale ??= 0.5;
       if (a.encoding?.kind === 'xl' && !a.causal) a.causal = true;
       if (r.chance(0.3)) a.returnWeights = r.chance(0.7);
       if (r.chance(0.3)) a.returnScores = r.chance(0.7);
