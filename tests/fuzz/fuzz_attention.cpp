@@ -1,10 +1,219 @@
-// libFuzzer target: attention with drawn shapes, positions, masks, scale and encoding (none, RoPE,
-// ALiBi, T5, Shaw, BERT relative_key, DeBERTa). Accepted calls give finite outputs and weight rows
-// summing to 1 (or 0 for a fully masked row), and streaming equals the materialized run.
+// libFuzzer target: attention with drawn shapes, positions, masks, scale and encoding. The encoding is
+// drawn from every alternative of posenc::Encoding (a compile-time walk of the variant, as
+// src/encodings/kinds.cpp does), each made by its Builder below: a new alternative without a Builder is
+// a compile error here, so every kind is fuzzed the day it lands. Builders make mostly valid parameters
+// (and sometimes edge values, which must be refused with std::invalid_argument). Accepted calls give
+// finite outputs and weight rows summing to 1 (or 0 for a fully masked row), and streaming equals the
+// materialized run.
 #include "common.hpp"
 #include <posenc/posenc.hpp>
 
+#include <deque>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
 using namespace posenc;
+
+namespace {
+
+// What a builder draws from: the input, the call's shape, and storage that outlives the call for the
+// tensors its Views point into.
+struct Draw {
+    FuzzedDataProvider& in;
+    const AttentionDims& d;
+    std::deque<std::vector<float>> tensors;
+    View<float> floats(std::size_t n, float range) {
+        tensors.push_back(fuzz::floats(in, n, range));
+        return tensors.back();
+    }
+    // n values in (0, hi] most of the time; an edge value (NaN, ±inf, 0, negative, ...) otherwise.
+    View<float> positives(std::size_t n, double hi) {
+        std::vector<float> v(n);
+        for (auto& x : v) x = static_cast<float>(in.ConsumeIntegralInRange<int>(0, 15) == 0 ? fuzz::number(in, -1, hi)
+                                                                                          : in.ConsumeFloatingPointInRange<double>(1e-3, hi));
+        tensors.push_back(std::move(v));
+        return tensors.back();
+    }
+    std::size_t sz(std::size_t a, std::size_t b = 1, std::size_t c = 1) { return a * b * c; }
+};
+
+// One specialisation per alternative of posenc::Encoding; the primary template is left undefined.
+template <class T>
+struct Builder;
+
+template <class T, class = void>
+struct HasBuilder : std::false_type {};
+template <class T>
+struct HasBuilder<T, std::void_t<decltype(Builder<T>::make(std::declval<Draw&>()))>> : std::true_type {};
+
+template <>
+struct Builder<NoEncoding> {
+    static NoEncoding make(Draw&) { return {}; }
+};
+template <>
+struct Builder<RopeEncoding> {
+    static RopeEncoding make(Draw& w) {
+        RopeEncoding e;
+        e.config.base = fuzz::number(w.in, 2, 1e6);
+        e.config.partialRotaryFactor = w.in.ConsumeBool() ? 1.0 : 0.5;
+        if (w.in.ConsumeBool()) e.config.xposScaleBase = 512;
+        e.layout = w.in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
+        return e;
+    }
+};
+template <>
+struct Builder<AlibiEncoding> {
+    static AlibiEncoding make(Draw& w) {
+        AlibiEncoding e{w.d.heads, {}, w.in.ConsumeBool()};
+        if (w.in.ConsumeBool()) e.slopes = w.floats(w.d.heads, 2.0f);
+        return e;
+    }
+};
+template <>
+struct Builder<T5Encoding> {
+    static T5Encoding make(Draw& w) {
+        T5BucketOptions o{w.in.ConsumeBool(), w.in.ConsumeIntegralInRange<int>(2, 40), w.in.ConsumeIntegralInRange<int>(2, 200)};
+        return T5Encoding{w.d.heads, w.floats(w.sz(o.numBuckets, w.d.heads), 3.0f), o};
+    }
+};
+template <>
+struct Builder<SwinEncoding> {  // positions must lie inside the window (wh * ww of them)
+    static SwinEncoding make(Draw& w) {
+        SwinEncoding e;
+        e.heads = w.d.heads;
+        e.windowH = w.in.ConsumeIntegralInRange<int>(1, 4);
+        e.windowW = w.in.ConsumeIntegralInRange<int>(1, 80);
+        e.table = w.floats(w.sz(2 * e.windowH - 1, 2 * e.windowW - 1, w.d.heads), 3.0f);
+        return e;
+    }
+};
+template <>
+struct Builder<ShawEncoding> {
+    static ShawEncoding make(Draw& w) {
+        const int clip = w.in.ConsumeIntegralInRange<int>(0, 6);
+        View<float> key = w.floats(w.sz(2 * clip + 1, w.d.headDim), 1.0f);
+        View<float> value = w.in.ConsumeBool() ? w.floats(key.size, 1.0f) : View<float>{};
+        return ShawEncoding{clip, key, value};
+    }
+};
+template <>
+struct Builder<XlEncoding> {  // needs causal attention (or masked future keys): refused otherwise
+    static XlEncoding make(Draw& w) {
+        XlEncoding e;
+        e.u = w.floats(w.sz(w.d.heads, w.d.headDim), 1.0f);
+        e.v = w.floats(w.sz(w.d.heads, w.d.headDim), 1.0f);
+        if (w.in.ConsumeBool()) {
+            e.r = w.floats(w.sz(w.d.heads, w.in.ConsumeIntegralInRange<int>(1, 320), w.d.headDim), 1.0f);
+        } else {
+            e.dModel = 2 * w.in.ConsumeIntegralInRange<int>(1, 4);
+            e.wR = w.floats(w.sz(w.d.heads, w.d.headDim, e.dModel), 1.0f);
+        }
+        return e;
+    }
+};
+template <>
+struct Builder<DebertaEncoding> {
+    static DebertaEncoding make(Draw& w) {
+        DebertaEncoding e;
+        e.span = w.in.ConsumeIntegralInRange<int>(1, 8);
+        e.posKey = w.floats(w.sz(w.d.heads, 2 * e.span, w.d.headDim), 1.0f);
+        e.posQuery = w.floats(e.posKey.size, 1.0f);
+        e.c2p = w.in.ConsumeIntegralInRange<int>(0, 3) != 0;
+        e.p2c = w.in.ConsumeBool();
+        e.buckets = DebertaBucketOptions{w.in.ConsumeIntegralInRange<int>(0, 16), w.in.ConsumeIntegralInRange<int>(1, 64),
+                                         w.in.ConsumeBool() ? DebertaConvention::hf : DebertaConvention::microsoft};
+        return e;
+    }
+};
+template <>
+struct Builder<RelativeKeyEncoding> {
+    static RelativeKeyEncoding make(Draw& w) {
+        const int maxPos = w.in.ConsumeIntegralInRange<int>(1, 200);
+        return RelativeKeyEncoding{w.floats(w.sz(2 * maxPos - 1, w.d.headDim), 1.0f), maxPos, w.in.ConsumeBool()};
+    }
+};
+template <>
+struct Builder<KerpleEncoding> {  // r1, r2 > 0; r2 <= 2 for power
+    static KerpleEncoding make(Draw& w) {
+        KerpleEncoding e;
+        e.variant = w.in.ConsumeBool() ? KerpleVariant::log : KerpleVariant::power;
+        e.heads = w.d.heads;
+        e.r1 = w.positives(w.d.heads, 8);
+        e.r2 = w.positives(w.d.heads, e.variant == KerpleVariant::power ? 2 : 8);
+        return e;
+    }
+};
+template <>
+struct Builder<FireEncoding> {  // c, eps > 0; L >= 0
+    static FireEncoding make(Draw& w) {
+        FireEncoding e;
+        e.heads = w.d.heads;
+        e.hidden = w.in.ConsumeIntegralInRange<int>(1, 8);
+        e.w1 = w.floats(e.hidden, 2.0f);
+        e.b1 = w.floats(e.hidden, 2.0f);
+        e.w2 = w.floats(w.sz(w.d.heads, e.hidden), 2.0f);
+        e.b2 = w.floats(w.d.heads, 2.0f);
+        if (w.in.ConsumeBool()) e.c = w.in.ConsumeBool() ? w.in.ConsumeFloatingPointInRange<double>(1e-3, 10) : fuzz::number(w.in, -1, 10);
+        if (w.in.ConsumeBool()) e.L = w.in.ConsumeBool() ? w.in.ConsumeFloatingPointInRange<double>(0, 1e4) : fuzz::number(w.in, -1, 1e4);
+        if (w.in.ConsumeBool()) e.eps = w.in.ConsumeBool() ? w.in.ConsumeFloatingPointInRange<double>(1e-9, 1) : fuzz::number(w.in, -1, 1);
+        return e;
+    }
+};
+template <>
+struct Builder<CopeEncoding> {
+    static CopeEncoding make(Draw& w) {
+        CopeEncoding e;
+        e.npos = w.in.ConsumeIntegralInRange<int>(1, 24);
+        e.embeddings = w.floats(w.sz(e.npos, w.d.headDim), 1.0f);
+        return e;
+    }
+};
+template <>
+struct Builder<TemperatureEncoding> {  // beta finite, length >= 1, offset >= 0
+    static TemperatureEncoding make(Draw& w) {
+        TemperatureEncoding e;
+        e.beta = w.in.ConsumeBool() ? w.in.ConsumeFloatingPointInRange<double>(-0.5, 2) : fuzz::number(w.in, -1, 4);
+        e.length = w.in.ConsumeBool() ? w.in.ConsumeIntegralInRange<std::int64_t>(1, 300) : w.in.ConsumeIntegral<std::int64_t>();
+        e.offset = w.in.ConsumeBool() ? w.in.ConsumeIntegralInRange<std::int64_t>(0, 2) : w.in.ConsumeIntegral<std::int64_t>();
+        return e;
+    }
+};
+
+Encoding single(Draw& w);
+
+template <>
+struct Builder<CombinedEncoding> {  // 1-3 single parts; two rotary or two temperature parts must be refused
+    static CombinedEncoding make(Draw& w) {
+        CombinedEncoding e;
+        const int n = w.in.ConsumeIntegralInRange<int>(1, 3);
+        for (int i = 0; i < n; ++i) e.parts.push_back(single(w));
+        return e;
+    }
+};
+
+// Alternative `i` of Encoding, made by its Builder (the fold visits each alternative once).
+template <std::size_t... I>
+Encoding pick(Draw& w, std::size_t i, bool allowCombined, std::index_sequence<I...>) {
+    Encoding out;
+    auto one = [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        static_assert(HasBuilder<T>::value, "fuzz_attention.cpp: an alternative of posenc::Encoding has no Builder<> here");
+        if constexpr (std::is_same_v<T, CombinedEncoding>) {
+            if (!allowCombined) return;
+        }
+        out = Builder<T>::make(w);
+    };
+    ((I == i ? one(static_cast<std::variant_alternative_t<I, Encoding>*>(nullptr)) : void()), ...);
+    return out;
+}
+constexpr std::size_t kAlternatives = std::variant_size_v<Encoding>;
+
+Encoding single(Draw& w) {
+    return pick(w, w.in.ConsumeIntegralInRange<std::size_t>(0, kAlternatives - 1), false, std::make_index_sequence<kAlternatives>());
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider in(data, size);
@@ -13,6 +222,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r.dims = AttentionDims{kvHeads * in.ConsumeIntegralInRange<int>(1, 4), kvHeads, in.ConsumeIntegralInRange<int>(1, 20),
                            in.ConsumeIntegralInRange<int>(1, 9), in.ConsumeIntegralInRange<int>(1, 140)};
     const AttentionDims& d = r.dims;
+    // The kind first, so that every kind is reached from short inputs too.
+    const std::size_t kind = in.ConsumeIntegralInRange<std::size_t>(0, kAlternatives - 1);
     const float range = in.ConsumeBool() ? 4.0f : 1e19f;
     auto q = fuzz::floats(in, static_cast<std::size_t>(d.heads) * d.qLen * d.headDim, range);
     auto k = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim, range);
@@ -36,51 +247,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r.window = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(0, 200) : 0;
     r.chunk = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(0, 100) : 0;
     if (in.ConsumeBool()) r.scale = fuzz::number(in, -2, 2);
-    std::vector<float> t1, t2;
-    switch (in.ConsumeIntegralInRange<int>(0, 6)) {
-        case 0: r.encoding = NoEncoding{}; break;
-        case 1: {
-            RopeEncoding e;
-            e.config.base = fuzz::number(in, 2, 1e6);
-            e.config.partialRotaryFactor = in.ConsumeBool() ? 1.0 : 0.5;
-            if (in.ConsumeBool()) e.config.xposScaleBase = 512;
-            e.layout = in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
-            r.encoding = e;
-            break;
-        }
-        case 2: r.encoding = AlibiEncoding{d.heads, {}, in.ConsumeBool()}; break;
-        case 3: {
-            T5BucketOptions o{in.ConsumeBool(), in.ConsumeIntegralInRange<int>(2, 40), in.ConsumeIntegralInRange<int>(2, 200)};
-            t1 = fuzz::floats(in, static_cast<std::size_t>(o.numBuckets) * d.heads, 3.0f);
-            r.encoding = T5Encoding{d.heads, t1, o};
-            break;
-        }
-        case 4: {
-            const int clip = in.ConsumeIntegralInRange<int>(0, 6);
-            t1 = fuzz::floats(in, static_cast<std::size_t>(2 * clip + 1) * d.headDim, 1.0f);
-            if (in.ConsumeBool()) t2 = fuzz::floats(in, t1.size(), 1.0f);
-            r.encoding = ShawEncoding{clip, t1, t2};
-            break;
-        }
-        case 5: {
-            const int maxPos = in.ConsumeIntegralInRange<int>(1, 200);
-            t1 = fuzz::floats(in, static_cast<std::size_t>(2 * maxPos - 1) * d.headDim, 1.0f);
-            r.encoding = RelativeKeyEncoding{t1, maxPos, in.ConsumeBool()};
-            break;
-        }
-        default: {
-            DebertaEncoding e;
-            e.span = in.ConsumeIntegralInRange<int>(1, 8);
-            t1 = fuzz::floats(in, static_cast<std::size_t>(d.heads) * 2 * e.span * d.headDim, 1.0f);
-            t2 = fuzz::floats(in, t1.size(), 1.0f);
-            e.posKey = t1;
-            e.posQuery = t2;
-            e.p2c = in.ConsumeBool();
-            e.buckets = DebertaBucketOptions{in.ConsumeIntegralInRange<int>(0, 16), in.ConsumeIntegralInRange<int>(1, 64),
-                                             in.ConsumeBool() ? DebertaConvention::hf : DebertaConvention::microsoft};
-            r.encoding = e;
-        }
-    }
+    Draw w{in, d, {}};
+    r.encoding = pick(w, kind, true, std::make_index_sequence<kAlternatives>());
     AttentionResult streamed, full;
     try {
         streamed = attention(r);

@@ -9,6 +9,10 @@
 //   - an unmutated call returns; the deliberately huge sizes are rejected with a RangeError, quickly;
 //   - a canary computation (RoPE attention, sinusoidal, a KVCache attend) stays bit-identical;
 //   - a failed KVCache call changes nothing: positions(), nextPositions() and a fixed attend are the same.
+// Encodings are drawn from the kinds the module's registry lists (ENCODING_KINDS and describe(); the
+// scalar-bias ones for attentionBias, all but the rotary one for KVCache.attend), each made valid by its
+// generator in ENCODINGS (and, for attention, sometimes as an array of 2-3 of them); a listed kind
+// without a generator fails every seed.
 // Calls that would hit a known, reported C++ bug are drawn again (see KNOWN_BUGS; counted as `avoided`).
 // Reproduce with FUZZ_SEEDS=<seed>[,<seed>...] and FUZZ_CALLS=<calls per seed>. FUZZ_KEEP_GOING=1 lists
 // every failure instead of stopping a seed at its first; FUZZ_NO_AVOID=1 stops avoiding the known bugs
@@ -148,6 +152,8 @@ function show(x, depth = 0) {
 async function fuzzWorker({ seed, calls, keepGoing }) {
   const { load } = await import('posenc');
   const pe = await load();
+  // The registry the module installed at load (the same module instance as posenc's own import).
+  const { ENCODING_KINDS, KINDS } = await import('../../bindings/options.mjs');
   {
     const probe = pe.alloc(1);
     HeapBufferClass = probe.constructor;
@@ -155,7 +161,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   }
   const rng = makeRng(seed);
   const post = (m) => parentPort.postMessage(m);
-  const stats = { calls: 0, valid: 0, mutated: 0, returned: 0, RangeError: 0, TypeError: 0, cacheCalls: 0, ms: 0, avoided: {}, slow: [] };
+  const stats = { calls: 0, valid: 0, mutated: 0, returned: 0, RangeError: 0, TypeError: 0, cacheCalls: 0, ms: 0, avoided: {}, kinds: {}, slow: [] };
   const t0 = performance.now();
 
   // ---- calibration: the unit of the time limits --------------------------------------------------
@@ -238,7 +244,8 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const smallPositions = (T, max = 40) => Array.from({ length: T }, () => r.int(0, max));
   const positionsOf = (arr) => r.weighted([[5, arr], [2, Int32Array.from(arr)], [1, Uint16Array.from(arr.map((x) => Math.min(x, 65535)))]]);
   const nearMax = (T) => Array.from({ length: T }, () => BIG - r.int(0, 5));
-  const floatsIn = (n) => { const a = r.floats(n); return r.weighted([[6, a], [1, Array.from(a)], [1, Float64Array.from(a)], [1, buf(a)]]); };
+  const asInput = (a) => r.weighted([[6, a], [1, Array.from(a)], [1, Float64Array.from(a)], [1, buf(a)]]);
+  const floatsIn = (n) => asInput(r.floats(n));
   const maybeOut = (n) => r.weighted([[6, undefined], [2, new Float32Array(n)], [1, buf(new Float32Array(n))]]);
   const put = (o, key, value) => { if (value !== undefined) o[key] = value; return o; };
   const maskOf = (bits) => r.weighted([[4, bits], [1, Uint8Array.from(bits)], [1, Int32Array.from(bits)]]);
@@ -304,67 +311,124 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     return { o, axes };
   }
 
-  // Score-term encodings for `heads` heads of headDim at the given positions (null: default positions).
-  function encodingFor(kinds, { heads, headDim, qPos, kPos, causal }) {
-    const kind = r.pick(kinds);
+  // A valid encoding of each kind in the registry (ENCODING_KINDS, describe()), for `heads` heads of
+  // headDim at the given positions: every kind the module lists must have one here (checked at the start
+  // of each seed, so a kind added without one fails this test the day it lands). A generator returns null
+  // when its kind has no valid encoding for the call (`big`: positions near 2^31; `maxDist`: the largest
+  // |query - key| position distance); the caller draws another kind.
+  const positivesIn = (n, hi) => asInput(Float32Array.from({ length: n }, () => Math.fround(1e-3 + r.float() * hi)));
+  const ENCODINGS = {
+    none: () => ({ kind: 'none' }),
+    rope: ({ headDim, qPos, kPos }) => ropeFor(headDim, { kind: true, xpos: Math.max(...qPos, ...kPos) < 200 }).o,
+    alibi: ({ heads }) => {
+      const e = { kind: 'alibi' };
+      if (r.chance(0.5)) e.heads = heads;
+      if (r.chance(0.3)) e.slopes = floatsIn(heads);
+      if (r.chance(0.3)) e.symmetric = r.chance(0.5);
+      return e;
+    },
+    t5: ({ heads }) => {
+      const numBuckets = r.pick([undefined, 8, 16]), maxDistance = numBuckets ? r.pick([numBuckets, 100]) : undefined;
+      const e = { kind: 't5', table: floatsIn((numBuckets ?? 32) * heads) };
+      if (r.chance(0.5)) e.heads = heads;
+      put(e, 'numBuckets', numBuckets);
+      put(e, 'maxDistance', maxDistance);
+      if (r.chance(0.4)) e.bidirectional = r.chance(0.5);
+      return e;
+    },
+    swin: ({ heads, qPos, kPos, big }) => {  // positions must lie inside the window
+      const n = Math.max(...qPos, ...kPos) + 1;
+      if (big || n > 400) return null;
+      const wh = r.int(1, 3), ww = Math.ceil(n / wh);
+      const e = { kind: 'swin', table: floatsIn((2 * wh - 1) * (2 * ww - 1) * heads), windowSize: [wh, ww] };
+      if (r.chance(0.5)) e.heads = heads;
+      return e;
+    },
+    shaw: ({ headDim }) => {
+      const clip = r.int(0, 3);
+      const e = { kind: 'shaw', clip, keyTable: floatsIn((2 * clip + 1) * headDim) };
+      if (r.chance(0.5)) e.valueTable = floatsIn((2 * clip + 1) * headDim);
+      return e;
+    },
+    xl: ({ heads, headDim, causal, maxDist }) => {  // needs every attended key at or before its query
+      if (!causal || maxDist > 400) return null;
+      const e = { kind: 'xl', u: floatsIn(heads * headDim), v: floatsIn(heads * headDim) };
+      if (r.chance(0.7)) e.r = floatsIn(heads * (maxDist + 1 + r.int(0, 2)) * headDim);
+      else { const dModel = r.int(2, 6); e.wR = floatsIn(heads * headDim * dModel); e.dModel = dModel; }
+      return e;
+    },
+    deberta: ({ heads, headDim }) => {
+      const span = r.int(2, 6), terms = r.pick([undefined, ['c2p'], ['p2c'], ['c2p', 'p2c'], ['p2c', 'c2p']]);
+      const e = { kind: 'deberta', span };
+      const c2p = !terms || terms.includes('c2p'), p2c = !terms || terms.includes('p2c');
+      if (c2p) e.posKey = floatsIn(heads * 2 * span * headDim);
+      if (p2c) e.posQuery = floatsIn(heads * 2 * span * headDim);
+      put(e, 'terms', terms);
+      if (r.chance(0.5)) { e.bucketSize = r.pick([0, 4, 8]); e.maxPosition = e.bucketSize / 2 + 2 + r.int(0, 20); }
+      if (r.chance(0.3)) e.convention = r.pick(['hf', 'microsoft']);
+      return e;
+    },
+    relativeKey: ({ headDim, maxDist, big }) => {
+      if (big || maxDist > 400) return null;
+      const maxPosition = maxDist + 1 + r.int(0, 2);
+      const e = { kind: 'relativeKey', table: floatsIn((2 * maxPosition - 1) * headDim), maxPosition };
+      if (r.chance(0.4)) e.keyQuery = r.chance(0.5);
+      return e;
+    },
+    kerple: ({ heads }) => {  // r1, r2 > 0; r2 <= 2 for power
+      const variant = r.pick(['log', 'power']);
+      const e = { kind: 'kerple', variant, r1: positivesIn(heads, r.pick([0.5, 4])), r2: positivesIn(heads, variant === 'power' ? 1.999 : r.pick([0.5, 4])) };
+      if (r.chance(0.5)) e.heads = heads;
+      return e;
+    },
+    fire: ({ heads }) => {  // c, eps > 0; L >= 0
+      const hidden = r.int(1, 6);
+      const e = { kind: 'fire', hidden, w1: floatsIn(hidden), b1: floatsIn(hidden), w2: floatsIn(heads * hidden), b2: floatsIn(heads) };
+      if (r.chance(0.5)) e.heads = heads;
+      if (r.chance(0.3)) e.c = r.pick([1, 0.1, 5]);
+      if (r.chance(0.3)) e.L = r.pick([0, 1, 100, 1e6]);
+      if (r.chance(0.3)) e.eps = r.pick([1e-6, 1e-3, 1]);
+      return e;
+    },
+    cope: ({ headDim }) => {  // shared by all heads; positions clamp to npos - 1
+      const npos = r.int(1, 6);
+      return { kind: 'cope', npos, embeddings: floatsIn(npos * headDim) };
+    },
+    temperature: () => {  // beta finite, length >= 1, offset >= 0
+      const e = { kind: 'temperature', beta: r.pick([0, 0.1, 1, -0.05, 2.5]), length: r.pick([1, 2, 8, 8192]) };
+      if (r.chance(0.5)) e.offset = r.pick([0, 1, 3]);
+      return e;
+    },
+  };
+  // Every registered encoding kind, and those of describe() (less the additive functions), need a generator.
+  const registeredKinds = [...new Set([...ENCODING_KINDS, ...pe.describe().filter((d) => d.family !== 'additive').map((d) => d.kind)])];
+  const missingGenerators = registeredKinds.filter((k) => !Object.hasOwn(ENCODINGS, k));
+  const scalarBiasKinds = ENCODING_KINDS.filter((k) => KINDS[k]?.scalarBias);
+  const familyOf = Object.fromEntries(pe.describe().map((d) => [d.kind, d.family]));
+  const cacheKinds = ENCODING_KINDS.filter((k) => familyOf[k] !== 'rotary');  // the cache's rope is its own
+
+  // A valid encoding of a kind drawn from `kinds` (redrawn while a generator has none for the call).
+  function encodingFor(kinds, { heads, headDim, qPos, kPos, causal, big = false }) {
     const maxDist = Math.max(0, ...qPos.flatMap((i) => kPos.map((j) => Math.abs(i - j))));
-    switch (kind) {
-      case 'none': return { kind };
-      case 'rope': return ropeFor(headDim, { kind: true, xpos: Math.max(...qPos, ...kPos) < 200 }).o;
-      case 'alibi': {
-        const e = { kind };
-        if (r.chance(0.5)) e.heads = heads;
-        if (r.chance(0.3)) e.slopes = floatsIn(heads);
-        if (r.chance(0.3)) e.symmetric = r.chance(0.5);
-        return e;
-      }
-      case 't5': {
-        const numBuckets = r.pick([undefined, 8, 16]), maxDistance = numBuckets ? r.pick([numBuckets, 100]) : undefined;
-        const e = { kind, table: floatsIn((numBuckets ?? 32) * heads) };
-        if (r.chance(0.5)) e.heads = heads;
-        put(e, 'numBuckets', numBuckets);
-        put(e, 'maxDistance', maxDistance);
-        if (r.chance(0.4)) e.bidirectional = r.chance(0.5);
-        return e;
-      }
-      case 'swin': {  // positions must lie inside the window
-        const n = Math.max(...qPos, ...kPos) + 1, wh = r.int(1, 3), ww = Math.ceil(n / wh);
-        const e = { kind, table: floatsIn((2 * wh - 1) * (2 * ww - 1) * heads), windowSize: [wh, ww] };
-        if (r.chance(0.5)) e.heads = heads;
-        return e;
-      }
-      case 'shaw': {
-        const clip = r.int(0, 3);
-        const e = { kind, clip, keyTable: floatsIn((2 * clip + 1) * headDim) };
-        if (r.chance(0.5)) e.valueTable = floatsIn((2 * clip + 1) * headDim);
-        return e;
-      }
-      case 'xl': {  // needs every attended key at or before its query
-        if (!causal) return { kind: 'none' };
-        const e = { kind, u: floatsIn(heads * headDim), v: floatsIn(heads * headDim) };
-        if (r.chance(0.7)) e.r = floatsIn(heads * (maxDist + 1 + r.int(0, 2)) * headDim);
-        else { const dModel = r.int(2, 6); e.wR = floatsIn(heads * headDim * dModel); e.dModel = dModel; }
-        return e;
-      }
-      case 'deberta': {
-        const span = r.int(2, 6), terms = r.pick([undefined, ['c2p'], ['p2c'], ['c2p', 'p2c'], ['p2c', 'c2p']]);
-        const e = { kind, span };
-        const c2p = !terms || terms.includes('c2p'), p2c = !terms || terms.includes('p2c');
-        if (c2p) e.posKey = floatsIn(heads * 2 * span * headDim);
-        if (p2c) e.posQuery = floatsIn(heads * 2 * span * headDim);
-        put(e, 'terms', terms);
-        if (r.chance(0.5)) { e.bucketSize = r.pick([0, 4, 8]); e.maxPosition = e.bucketSize / 2 + 2 + r.int(0, 20); }
-        if (r.chance(0.3)) e.convention = r.pick(['hf', 'microsoft']);
-        return e;
-      }
-      case 'relativeKey': {
-        const maxPosition = maxDist + 1 + r.int(0, 2);
-        const e = { kind, table: floatsIn((2 * maxPosition - 1) * headDim), maxPosition };
-        if (r.chance(0.4)) e.keyQuery = r.chance(0.5);
-        return e;
-      }
+    for (let left = kinds.filter((k) => ENCODINGS[k]); left.length;) {
+      const kind = r.pick(left);
+      const e = ENCODINGS[kind]({ heads, headDim, qPos, kPos, causal, big, maxDist });
+      if (e) { stats.kinds[kind] = (stats.kinds[kind] ?? 0) + 1; return e; }
+      left = left.filter((k) => k !== kind);
     }
-    throw new Error('unreachable');
+    return { kind: 'none' };
+  }
+
+  // 2-3 encodings applied together: at most one rotary and one temperature entry (a second is dropped).
+  function encodingArray(kinds, at) {
+    const parts = [];
+    for (let n = r.int(2, 3); n > 0; n--) {
+      const e = encodingFor(kinds, at);
+      if ((familyOf[e.kind] === 'rotary' || e.kind === 'temperature') && parts.some((p) => p.kind === e.kind)) continue;
+      parts.push(e);
+    }
+    stats.kinds['[array]'] = (stats.kinds['[array]'] ?? 0) + 1;
+    return parts;
   }
 
   const PARAMETER_SHAPES = {
@@ -554,8 +618,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.2)) a.window = r.int(1, 6);
       if (r.chance(0.2)) a.keyMask = maskOf(r.bits(kLen));
       if (r.chance(0.2)) a.scale = r.pick([0.1, 1, 3]);
-      const kinds = big ? ['none', 'rope', 'alibi', 't5', 'shaw', 'deberta'] : ['none', 'rope', 'alibi', 't5', 'swin', 'shaw', 'xl', 'deberta', 'relativeKey'];
-      if (r.chance(0.9)) a.encoding = encodingFor(kinds, { heads, headDim, qPos, kPos, causal: causal && !big });
+      const at = { heads, headDim, qPos, kPos, causal: causal && !big, big };
+      if (r.chance(0.1)) a.encoding = encodingArray(ENCODING_KINDS, at);
+      else if (r.chance(0.9)) a.encoding = encodingFor(ENCODING_KINDS, at);
+      if (Array.isArray(a.encoding) && a.encoding.some((e) => e.kind === 'xl')) a.causal = true;
+      if (Array.isArray(a.encoding) && new Set(a.encoding.map((e) => e.kind).filter((k) => k === 't5' || k === 'deberta')).size > 1) a.scale ??= 0.5;
       if (a.encoding?.kind === 'xl' && !a.causal) a.causal = true;
       if (r.chance(0.3)) a.returnWeights = r.chance(0.7);
       if (r.chance(0.3)) a.returnScores = r.chance(0.7);
@@ -564,7 +631,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     },
     attentionBias() {
       const heads = r.int(1, 3), qPos = smallPositions(r.int(1, 3), 8), kPos = smallPositions(r.int(1, 3), 8);
-      const e = encodingFor(['alibi', 't5', 'swin'], { heads, headDim: 4, qPos, kPos, causal: false });
+      const e = encodingFor(scalarBiasKinds, { heads, headDim: 4, qPos, kPos, causal: false });
       e.heads = heads;
       return { fn: 'attentionBias', args: [e, positionsOf(qPos), positionsOf(kPos)] };
     },
@@ -640,10 +707,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       const { config: c, b } = e, heads = c.kvHeads * r.pick([1, 2]), qLen = r.int(1, 2), o = { heads };
       if (r.chance(0.6)) {
         const maxPos = Math.max(0, ...e.cache.positions());
-        o.encoding = encodingFor(['none', 'alibi', 't5', 'shaw'], { heads, headDim: c.headDim, qPos: [maxPos], kPos: [0], causal: true });
+        // qPositions below are at most 20: the distances the call can ask about are within max(maxPos, 20)
+        o.encoding = encodingFor(cacheKinds, { heads, headDim: c.headDim, qPos: [Math.max(maxPos, 20)], kPos: [0], causal: true });
       }
       if (r.chance(0.3)) o.qPositions = smallPositions(b * qLen, 20);
-      if (r.chance(0.3)) o.causal = r.chance(0.5);
+      if (r.chance(0.3) && o.encoding?.kind !== 'xl') o.causal = r.chance(0.5);  // xl needs causal
       if (r.chance(0.2)) o.scale = r.pick([0.5, 2]);
       put(o, 'out', maybeOut(b * heads * qLen * c.headDim));
       return { fn: 'attend', on: e, args: [floatsIn(b * heads * qLen * c.headDim), o] };
@@ -891,6 +959,8 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   };
 
   const NAMES = Object.keys(EXAMPLES).filter((n) => !CACHE_METHODS.includes(n));
+  for (const kind of missingGenerators)
+    fail(-1, `encoding kind '${kind}'`, `the registry lists encoding kind '${kind}' but fuzz.test.mjs has no generator of a valid one (add it to ENCODINGS)`);
   for (let i = 0; i < calls && (keepGoing || !failures.length); i++) {
     const iterStart = performance.now();
     // pick a call and mutate it; a call that would hit a known bug is drawn again (and counted)
