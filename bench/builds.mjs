@@ -35,6 +35,11 @@ function setups(pe) {
     const heads = 8, T = 1024, headDim = 64, n = heads * T * headDim;
     const [q, k, v, out] = [0.37, 0.91, 0.13, 0].map((w) => fill(pe.alloc(n), (i) => Math.sin(i * w)));
     ops[`${name} causal attention [8,1024,64]`] = () => pe.attention({ q, k, v, heads, headDim, qLen: T, kLen: T, causal: true, encoding, out });
+    if (name === 'B rope') {  // Gemma 2's soft-capping and gpt-oss's sinks on B (issue 33)
+      const sinkLogits = new Float32Array(heads).map((_, h) => h - 4);
+      ops['B rope + softcap 50'] = () => pe.attention({ q, k, v, heads, headDim, qLen: T, kLen: T, causal: true, encoding, softcap: 50, out });
+      ops['B rope + sinkLogits'] = () => pe.attention({ q, k, v, heads, headDim, qLen: T, kLen: T, causal: true, encoding, sinkLogits, out });
+    }
   }
   {  // D: one decode step against 32768 cached tokens, 32 query heads on 8 kv heads; and a 512-token append
     const kvHeads = 8, headDim = 64, cached = 32768;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -374,6 +375,7 @@ void attention(Value& r) {
     if (o.has("scale")) q.scale = o.number("scale");
     q.encoding = encodingOf(o);
     q.sinkLogits = o.floats("sinkLogits");
+    if (o.has("softcap")) q.softcap = o.number("softcap");
     const Args a(r);
     const Count wn = Count(heads) * q.dims.qLen * q.dims.kLen;
     float* out = floatOut(a, "out", q.q.size);
@@ -498,7 +500,7 @@ void cacheAttend(Value& r) {
     const int qLen = countOf(q, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
     c.attend(q, heads, qLen, encodingOf(o), o.tensor<std::int32_t>("qPositions"), o.flag("causal") || !o.has("causal"),
              floatOut(a, "out", q.size), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"),
-             o.floats("sinkLogits"));
+             o.floats("sinkLogits"), o.has("softcap") ? std::optional<double>(o.number("softcap")) : std::nullopt);
 }
 
 void cacheShift(Value& r) { cacheOf(Args(r)).shift(static_cast<std::int64_t>(Args(r).number("delta"))); }

@@ -1666,6 +1666,12 @@ export interface AttentionArgs {
    * Not the KV cache's `sinks` (a count of kept tokens).
    */
   sinkLogits?: FloatInput;
+  /**
+   * Gemma 2's `attn_logit_softcapping`: every logit — `scale`·q̃·k̃ plus any score terms (biases included) —
+   * becomes `softcap · tanh(logit / softcap)` before the mask, so no logit leaves (−softcap, softcap);
+   * `returnScores` gives the capped logits. A positive finite number. @defaultValue none
+   */
+  softcap?: number;
   /** Also return the softmax weights [heads, qLen, kLen]. @defaultValue `false` */
   returnWeights?: boolean;
   /** Also return the final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity). @defaultValue `false` */
@@ -1801,6 +1807,8 @@ export interface AttendOptions {
   scale?: number;
   /** Learned per-head logits in every row's softmax denominator [heads] (gpt-oss), as {@link AttentionArgs.sinkLogits}. */
   sinkLogits?: FloatInput;
+  /** Gemma 2's logit soft-capping, as {@link AttentionArgs.softcap}. A positive finite number. @defaultValue none */
+  softcap?: number;
   /** Write `out` [batch, heads, qLen, headDim] here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }

@@ -167,6 +167,7 @@ constexpr Raw kAttention[] = {
     opt("scale", "number", "multiplies the content terms (default: per encoding)"),
     opt("encoding", "Encoding", "position terms (default: { kind: 'none' })"),
     opt("sinkLogits", "FloatInput", "[heads] learned logits in every row's softmax denominator, weighing no value (gpt-oss)"),
+    opt("softcap", "number", "> 0: each logit becomes softcap·tanh(logit / softcap) before the mask (Gemma 2)"),
     flag("returnWeights", "", POSENC_DEFAULT(false)),
     flag("returnScores", "the final pre-softmax logits", POSENC_DEFAULT(false)),
     kOut,
@@ -197,6 +198,7 @@ constexpr Raw kAttend[] = {
     flag("causal", "", POSENC_DEFAULT(true)),
     opt("scale", "number", "multiplies the content terms"),
     opt("sinkLogits", "FloatInput", "[heads] learned logits in every row's softmax denominator, weighing no value (gpt-oss)"),
+    opt("softcap", "number", "> 0: each logit becomes softcap·tanh(logit / softcap) before the mask (Gemma 2)"),
     kOut,
 };
 

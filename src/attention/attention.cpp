@@ -116,6 +116,13 @@ void requireSinkLogits(View<float> sinkLogits, int heads) {
     requireFiniteValues(sinkLogits.data, sinkLogits.size, "sinkLogits");
 }
 
+float checkedSoftcap(const std::optional<double>& softcap) {
+    if (!softcap) return 0;
+    requirePositiveFinite(*softcap, "softcap");
+    if (*softcap > std::numeric_limits<float>::max()) fail("softcap", "must be at most 3.4028234663852886e38 (got " + show(*softcap) + ")");
+    return static_cast<float>(*softcap);
+}
+
 void failNonFiniteResult(float scale) {
     fail("encoding", "gives scores beyond float range with scale " + show(scale) +
                          " (a bias or position term of magnitude near 3.4e38): the result would be NaN");
@@ -183,6 +190,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
             if (r.keyMask[j] > 1) fail("keyMask[" + std::to_string(j) + "]", "must be 0 or 1 (got " + std::to_string(r.keyMask[j]) + ")");
         if (!std::isnan(r.scale)) requireFinite(r.scale, "scale");
         detail::requireSinkLogits(r.sinkLogits, d.heads);
+        const float softcap = detail::checkedSoftcap(r.softcap);
         if (!out) fail("out", "is required");
 
         // Multi-axis RoPE rotates by one position per axis; masks and score terms then use maskPositions.
@@ -203,6 +211,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data, 0, r.chunk};
         in.scale = static_cast<float>(std::isnan(r.scale) ? defaultScale(r.encoding, d.headDim) : r.scale);
         in.sinkLogits = r.sinkLogits.empty() ? nullptr : r.sinkLogits.data;
+        in.softcap = softcap;
         if (rope) {
             requireXposRange(*freqs, positions->qRotation.data(), positions->qRotation.size(), "qPositions");
             requireXposRange(*freqs, positions->kRotation.data(), positions->kRotation.size(), "kPositions");

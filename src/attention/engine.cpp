@@ -164,6 +164,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
             run.K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
         }
         if (run.hasBias) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
+        if (in.softcap > 0) run.K.softcap(sb, static_cast<std::size_t>(used), in.softcap);  // before the mask: masked stays -inf
         if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
             std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
         else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary

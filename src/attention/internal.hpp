@@ -26,6 +26,8 @@ void requireScoreBound(double qNorm, double kNorm, double gain);  // the same ch
 [[noreturn]] void failNonFiniteResult(float scale);
 // sinkLogits: empty, or one finite logit per query head.
 void requireSinkLogits(View<float> sinkLogits, int heads);
+// softcap: none, or a positive finite number; the engine's value (0 = none).
+float checkedSoftcap(const std::optional<double>& softcap);
 // The largest Euclidean norm among `rows` vectors of headDim floats.
 double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
 }  // namespace detail

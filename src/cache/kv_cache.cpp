@@ -271,7 +271,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
 }
 
 void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
-                     float* out, double scale, View<std::int32_t> maskPositions, View<float> sinkLogits) {
+                     float* out, double scale, View<std::int32_t> maskPositions, View<float> sinkLogits, std::optional<double> softcap) {
     const KVCacheConfig& c = config_;
     const std::size_t A = static_cast<std::size_t>(axes());
     requireSize(heads, "heads", limits::kMaxHeads);
@@ -291,6 +291,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
     if (!std::isnan(scale)) requireFinite(scale, "scale");
     detail::requireSinkLogits(sinkLogits, heads);
+    const float cap = detail::checkedSoftcap(softcap);
     requireFiniteValues(q.data, q.size, "q");
 
     std::vector<std::int32_t>& qp = scratchQPos_;
@@ -302,7 +303,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     std::optional<DynamicState> before;
     if (c.dynamic == KVCacheConfig::DynamicNtk::hf) before = updateDynamic(*std::max_element(qp.begin(), qp.end()));
     try {
-        attendRows(q, heads, qLen, encoding, qPositions, causal, out, scale, sinkLogits);
+        attendRows(q, heads, qLen, encoding, qPositions, causal, out, scale, sinkLogits, cap);
     } catch (...) {
         if (before) restoreDynamic(*before);
         throw;
@@ -312,7 +313,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
 // attend's work once its arguments are checked and the schedule fits: rotate the queries, run the engine
 // row by row (scratchQPos_ holds the queries' positions).
 void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
-                         float* out, double scale, View<float> sinkLogits) {
+                         float* out, double scale, View<float> sinkLogits, float softcap) {
     const KVCacheConfig& c = config_;
     const std::size_t A = static_cast<std::size_t>(axes());
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
@@ -350,6 +351,7 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
         in.kvStride = static_cast<std::size_t>(slots_);
         in.scale = attendScale;
         in.sinkLogits = sinkLogits.empty() ? nullptr : sinkLogits.data;
+        in.softcap = softcap;
         in.q = qRot.data() + perRow * b;
         in.k = nullptr;  // keys are stored packed for the engine's score kernel
         in.kPacked = packedKeys(b, 0);

@@ -10,6 +10,7 @@
 #include "kernels/dot.hpp"
 #include "kernels/kernel_set.hpp"
 #include "kernels/rotate.hpp"
+#include "kernels/softcap.hpp"
 
 #define POSENC_CAT2(a, b) a##b
 #define POSENC_CAT(a, b) POSENC_CAT2(a, b)
@@ -24,7 +25,7 @@ constexpr KernelSet makeSet(std::index_sequence<I...>) {
         {(I < kTileRows ? &valueTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
         {(I < kTileRows ? &softmaxTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
         &axpySimd, &dotSimd, &allFiniteSimd,
-        &sinCosSimd, &advanceSimd, &rotateHalfSimd, &rotateInterleavedSimd, &linearBiasSimd,
+        &sinCosSimd, &advanceSimd, &rotateHalfSimd, &rotateInterleavedSimd, &linearBiasSimd, &softcapSimd,
     };
 }
 constexpr KernelSet kSet = makeSet(std::make_index_sequence<kQueryTile>());

@@ -13,6 +13,7 @@
 #include "kernels/bias.hpp"
 #include "kernels/dot.hpp"
 #include "kernels/rotate.hpp"
+#include "kernels/softcap.hpp"
 #include "kernel_tests.hpp"
 
 using namespace posenc;
@@ -439,6 +440,31 @@ void alibiLinearBias() {
                     }
                 }
 }
+void softcapKernel() {
+    // scores over the range attention produces (and past it), at caps Gemma 2 uses (50, 30) and others
+    Vector<float> base = randomVector(1000, 91, -400.f, 400.f);
+    for (float x : {0.0f, -0.0f, 1e-30f, -1e-7f, 1e-3f, -0.5f, 30.0f, -50.0f, 1e6f, -3e38f, 3e38f}) base.push_back(x);
+    for (float cap : {50.0f, 30.0f, 1.0f, 0.125f, 1000.0f}) {
+        CAPTURE(cap);
+        for (std::size_t n : {base.size(), std::size_t(1), std::size_t(3), std::size_t(17)}) {
+            Vector<float> a(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(n)), b = a;
+            kernels::softcapScalar(a.data(), n, cap);
+            kernels::softcapSimd(b.data(), n, cap);
+            std::size_t mismatches = 0;
+            double worst = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (!sameBits(a[i], b[i])) ++mismatches;
+                const double want = double(cap) * std::tanh(double(base[i]) / double(cap));
+                worst = std::max(worst, std::fabs(double(a[i]) - want) / double(cap));
+                CHECK(std::fabs(a[i]) <= cap);        // never leaves [-cap, cap]
+                CHECK(std::signbit(a[i]) == std::signbit(base[i]));  // odd: the sign kept, -0 included
+            }
+            CHECK(mismatches == 0);
+            NOTE("worst error / cap", worst);
+            CHECK(worst <= 2e-7);
+        }
+    }
+}
 }  // namespace
 
 // The cases above, registered with doctest by kernel_tests_register.cpp (compiled with the default
@@ -456,5 +482,6 @@ extern const KernelTestCase kKernelTestCases[] = {
     {"dot / axpy SIMD kernels equal their scalar references", dotAxpy},
     {"RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD equals scalar", ropeKernels},
     {"ALiBi linear bias: SIMD equals scalar bit for bit, both the double-product definition, symmetric or not", alibiLinearBias},
+    {"logit soft-capping: SIMD equals scalar bit for bit, both within 2e-7 cap of cap tanh(s / cap), odd, bounded", softcapKernel},
 };
 extern const std::size_t kKernelTestCaseCount = sizeof kKernelTestCases / sizeof kKernelTestCases[0];

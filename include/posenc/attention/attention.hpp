@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "posenc/attention/encoding.hpp"
@@ -31,6 +32,9 @@ struct AttentionRequest {
     // [heads], or empty: learned per-head logits in every row's softmax denominator that weigh no value
     // (gpt-oss's `sinks`: softmax(cat(scores, sink))[..., :-1]). Not the KV cache's `sinks` token count.
     View<float> sinkLogits;
+    // Gemma 2's attn_logit_softcapping: each logit (scale q.k plus any score terms) becomes
+    // softcap * tanh(logit / softcap) before the mask. A positive finite number; empty = none.
+    std::optional<double> softcap;
 };
 
 struct AttentionResult {

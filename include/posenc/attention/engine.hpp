@@ -41,6 +41,9 @@ struct AttentionInputs {
     // weighs no value (gpt-oss's attention sinks). Rows then sum to less than 1; a row that sees no key
     // gives zeros (all its weight on the sink).
     const float* sinkLogits = nullptr;
+    // > 0: Gemma 2's logit soft-capping, every score (scale q.k plus the score terms) becomes
+    // softcap * tanh(score / softcap) before the mask; 0: none.
+    float softcap = 0;
 };
 
 struct AttentionOutputs {

@@ -60,9 +60,10 @@ public:
     // error. causal: a query sees no key past its position. scale: NaN = the encoding's default.
     // With multi-axis RoPE, qPositions are [batch, axes, qLen] (rotation) and maskPositions [batch * qLen].
     // sinkLogits: [heads] learned logits in every row's softmax denominator (gpt-oss; AttentionRequest::sinkLogits).
+    // softcap: Gemma 2's logit soft-capping (AttentionRequest::softcap).
     void attend(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal,
                 float* out, double scale = std::numeric_limits<double>::quiet_NaN(), View<std::int32_t> maskPositions = {},
-                View<float> sinkLogits = {});
+                View<float> sinkLogits = {}, std::optional<double> softcap = std::nullopt);
 
     // Moves every cached position by delta and re-rotates the cached keys.
     void shift(std::int64_t delta);
@@ -136,7 +137,7 @@ private:
     std::optional<DynamicState> updateDynamic(std::int64_t maxPosition);
     void restoreDynamic(DynamicState& before) noexcept;
     void attendRows(View<float> q, int heads, int qLen, const Encoding& encoding, View<std::int32_t> qPositions, bool causal, float* out,
-                    double scale, View<float> sinkLogits);
+                    double scale, View<float> sinkLogits, float softcap);
     // Rotates rows with the cache's rope (detail::rotateHeads): `count` tokens whose angle multiplier on
     // axis a is angleOf(a, t), head by head rows(h) = {src, dst}, then after(h).
     template <class AngleOf, class Rows, class After>
