@@ -450,7 +450,7 @@ TEST_CASE("MLA KV cache: prefill at once and in chunks, decode steps, shift and 
     }
 }
 
-TEST_CASE("MLA KV cache with a window: a one-shot prefill longer than the window (held keys and values) equals windowed attention") {
+TEST_CASE("MLA KV cache with a window: prefills longer than the window, at once and in two appends (held keys and values), equal windowed attention") {
     const int heads = 6, T = 75, window = 16;
     Mla m(heads, 2, 24, 16, 7, T, T, 81);
     KVCache cache(mlaCache(true, window, window));
@@ -466,6 +466,18 @@ TEST_CASE("MLA KV cache with a window: a one-shot prefill longer than the window
     for (std::size_t i = 0; i < out.size(); ++i) diff = std::max(diff, double(std::fabs(out[i] - direct[i])));
     CHECK(diff < 1e-5);
     CHECK(cache.values().size() == std::size_t(2) * window * 7);
+
+    // in two appends: the second pushes out keys (and values) of the first that its queries still see,
+    // which move to held slots
+    KVCache chunked(mlaCache(false, window, window));
+    chunked.append(tokensOf(m.k, 2, T, 40, 0, 40), tokensOf(m.v, 2, T, 7, 0, 40), 40);
+    chunked.append(tokensOf(m.k, 2, T, 40, 40, 35), tokensOf(m.v, 2, T, 7, 40, 35), 35);
+    Mla last = m;
+    last.qLen = 35;
+    last.q = tokensOf(m.q, heads, T, 40, 40, 35);
+    std::vector<float> out35(std::size_t(heads) * 35 * 7);
+    chunked.attend(last.q, heads, 35, NoEncoding{}, {}, true, out35.data());
+    CHECK(worst(out35, last.reference(false, true, window).out) < 2e-5);
 }
 
 TEST_CASE("MLA refusals: valueDim, rotaryOffset, v's size; a refused cache call changes nothing") {
@@ -512,4 +524,42 @@ TEST_CASE("MLA refusals: valueDim, rotaryOffset, v's size; a refused cache call 
     vBad[41] = std::numeric_limits<float>::quiet_NaN();  // the last value of the call
     CHECK_THROWS_WITH_AS(cache.append(k, vBad, 3), doctest::Contains("v[41]"), std::invalid_argument);
     CHECK(CacheSnapshot(cache) == before);
+}
+
+TEST_CASE("valueDim with a value-side term: Shaw's a^V has valueDim channels (tensor2tensor _relative_attention_inner)") {
+    // logits_ij = (q_i.k_j + q_i.aK[idx]) * scale, out_i = sum_j w_ij (v_j + aV[idx]), idx = clip(j - i, -K, K) + K
+    const int heads = 2, kvHeads = 1, hd = 8, vd = 5, K = 2, qLen = 3, kLen = 6;
+    const auto q = ref::randomVector(std::size_t(heads) * qLen * hd, 101), k = ref::randomVector(std::size_t(kvHeads) * kLen * hd, 102);
+    const auto v = ref::randomVector(std::size_t(kvHeads) * kLen * vd, 103);
+    const auto aK = ref::randomVector(std::size_t(2 * K + 1) * hd, 104), aV = ref::randomVector(std::size_t(2 * K + 1) * vd, 105);
+    AttentionRequest r;
+    r.dims = AttentionDims{heads, kvHeads, hd, qLen, kLen, vd};
+    r.q = q, r.k = k, r.v = v;
+    r.encoding = ShawEncoding{K, View<float>(aK), View<float>(aV)};
+    const auto got = attention(r).out;
+    std::vector<ld> want(std::size_t(heads) * qLen * vd, 0);
+    const ld scale = 1 / std::sqrt(ld(hd));
+    for (int h = 0; h < heads; ++h)
+        for (int i = 0; i < qLen; ++i) {
+            const int qp = kLen - qLen + i;
+            std::vector<ld> s(kLen);
+            ld m = kNegInf, den = 0;
+            for (int j = 0; j < kLen; ++j) {
+                const int idx = std::clamp(j - qp, -K, K) + K;
+                ld dot = 0;
+                for (int c = 0; c < hd; ++c) dot += ld(q[(std::size_t(h) * qLen + i) * hd + c]) * (ld(k[std::size_t(j) * hd + c]) + aK[std::size_t(idx) * hd + c]);
+                s[j] = dot * scale;
+                m = std::max(m, s[j]);
+            }
+            for (int j = 0; j < kLen; ++j) den += std::exp(s[j] - m);
+            for (int j = 0; j < kLen; ++j) {
+                const int idx = std::clamp(j - qp, -K, K) + K;
+                for (int c = 0; c < vd; ++c)
+                    want[(std::size_t(h) * qLen + i) * vd + c] += std::exp(s[j] - m) / den * (ld(v[std::size_t(j) * vd + c]) + aV[std::size_t(idx) * vd + c]);
+            }
+        }
+    CHECK(worst(got, want) < 1e-5);
+    const auto aV8 = ref::randomVector(std::size_t(2 * K + 1) * hd, 106);  // headDim's rows: refused
+    r.encoding = ShawEncoding{K, View<float>(aK), View<float>(aV8)};
+    CHECK_THROWS_WITH_AS(attention(r), doctest::Contains("encoding.valueTable must be [2*clip+1, valueDim] = 25 elements (got 40)"), std::invalid_argument);
 }
