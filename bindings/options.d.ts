@@ -155,7 +155,7 @@ export interface ShawEncoding {
   /** a^K: [2K + 1, headDim], row idx. Required. */
   keyTable: FloatInput;
   /**
-   * a^V: [2K + 1, headDim], added to the values.
+   * a^V: [2K + 1, headDim] (valueDim channels when the attention's `valueDim` is given), added to the values.
    * @defaultValue none (no value term)
    */
   valueTable?: FloatInput;
