@@ -39,8 +39,7 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     if (c.dynamic == KVCacheConfig::DynamicNtk::hf && !(c.rope && c.rope->config.scaling.type == RopeScalingType::dynamic))
         fail("dynamic", "'hf' applies only to a rope with dynamic NTK scaling");
     const std::size_t slots = elementCount({c.batch, c.capacity}, "capacity");
-    elementCount({c.batch, c.kvHeads, c.capacity, c.headDim}, "capacity");  // the key and value stores
-    elementCount({c.batch, c.kvHeads, c.capacity, valueChannels()}, "capacity");
+    elementCount({c.batch, c.kvHeads, c.capacity, std::max(c.headDim, valueChannels())}, "capacity");  // the key and value stores
     slots_ = c.capacity;
     keys_.assign(static_cast<std::size_t>(c.batch) * c.kvHeads * packedSize(), 0.0f);
     values_.assign(slots * c.kvHeads * static_cast<std::size_t>(valueChannels()), 0.0f);
@@ -104,8 +103,9 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     requirePositive(T, "T");
     const std::size_t A = static_cast<std::size_t>(axes());
     const std::size_t hd = static_cast<std::size_t>(c.headDim), vd = static_cast<std::size_t>(valueChannels());
-    const std::size_t n = elementCount({c.batch, c.kvHeads, T, c.headDim}, "k");
-    const std::size_t vn = elementCount({c.batch, c.kvHeads, T, valueChannels()}, "v");
+    // k's and v's sizes, both within what memory can address when the wider one is
+    const std::size_t rows = elementCount({c.batch, c.kvHeads, T, std::max(c.headDim, valueChannels())}, "k") / static_cast<std::size_t>(std::max(c.headDim, valueChannels()));
+    const std::size_t n = rows * hd, vn = rows * vd;
     if (k.size != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(k.size) + ")");
     if (v.size != vn)
         fail("v", std::string("must be [batch, kvHeads, T, ") + (c.valueDim != 0 ? "valueDim" : "headDim") + "] = " + std::to_string(vn) +
@@ -180,10 +180,8 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     // Room for the held keys: the stores grow past capacity when a call needs it, and return to
     // capacity on the first call that holds none (a decode step after a long prefill).
     const int wantSlots = c.capacity + held;
-    if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) {
-        elementCount({c.batch, c.kvHeads, static_cast<std::int64_t>(c.capacity) + held, c.headDim}, "k");
-        elementCount({c.batch, c.kvHeads, static_cast<std::int64_t>(c.capacity) + held, valueChannels()}, "v");
-    }
+    if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity))
+        elementCount({c.batch, c.kvHeads, static_cast<std::int64_t>(c.capacity) + held, std::max(c.headDim, valueChannels())}, "k");
     // multi-axis: each real token's rotation position per axis (given, or its sequence index on every axis)
     if (A > 1) {
         scratchAxisPos_.assign(bt * A, 0);

@@ -56,8 +56,7 @@ constexpr KindField kFields[] = {
     opt<&K::config, &C::headDim>("headDim", "integer", "channels per head"),
     num<&K::config, &C::base>("base", "number", "rotary base θ"),
     num<&K::config, &C::partialRotaryFactor>("partialRotaryFactor", "number", "fraction of the head channels that rotate"),
-    atLeast(0, num<&K::config, &C::rotaryOffset>("rotaryOffset", "integer",
-                                                  "the first rotated channel: channels [rotaryOffset, rotaryOffset + rotaryDim) rotate (DeepSeek MLA: qk_nope_head_dim)")),
+    atLeast(0, num<&K::config, &C::rotaryOffset>("rotaryOffset", "integer", "first rotated channel (DeepSeek MLA: qk_nope_head_dim)")),
     custom(registry::opt("scaling", "RopeScaling"), "frequency schedule for longer contexts",
     [](const registry::Source& s, const char* key, void* o) {
     if (!s.has(key)) return;

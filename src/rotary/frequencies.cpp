@@ -162,8 +162,7 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
 
     // the rotated channels must lie within the head (rotaryDimOf checked headDim)
     if (c.rotaryOffset < 0 || c.rotaryOffset > c.headDim - R)
-        fail("rotaryOffset", "must be in [0, headDim - rotaryDim] = [0, " + std::to_string(c.headDim - R) + "]: channels [rotaryOffset, rotaryOffset + " +
-                                 std::to_string(R) + ") rotate within headDim " + std::to_string(c.headDim) + " (got " + std::to_string(c.rotaryOffset) + ")");
+        fail("rotaryOffset", "must be in [0, headDim - rotaryDim] = [0, " + std::to_string(c.headDim - R) + "] (got " + std::to_string(c.rotaryOffset) + ")");
 
     RopeFrequencies f;
     f.rotaryDim = R;
