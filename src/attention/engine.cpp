@@ -150,6 +150,21 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
         }
     }
     t.scoreTile(sc.qTile.data(), Kp + b * run.hd * B, run.hd, S, static_cast<std::size_t>(used));
+    // The mask, then the stored row: after every term (and the cap) has been added.
+    const auto maskRow = [&](int r) {
+        const RowState& s = t.st[r];
+        float* sb = S + r * B;
+        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
+            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
+        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
+            for (int j = j0; j < j0 + used; ++j)
+                if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
+        if (run.materialize) {
+            std::copy(sb, sb + used, s.row + j0);
+            std::fill(s.row + j0 + used, s.row + j1, kNegInf);
+        }
+    };
+    const bool capped = in.softcap > 0;
     for (int r = 0; r < t.nr; ++r) {
         RowState& s = t.st[r];
         float* sb = S + r * B;
@@ -165,16 +180,14 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
             run.K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
         }
         if (run.hasBias) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
-        if (in.softcap > 0) run.K.softcap(sb, static_cast<std::size_t>(used), in.softcap);  // before the mask: masked stays -inf
-        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
-            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
-        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
-            for (int j = j0; j < j0 + used; ++j)
-                if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
-        if (run.materialize) {
-            std::copy(sb, sb + used, s.row + j0);
-            std::fill(s.row + j0 + used, s.row + j1, kNegInf);
-        }
+        if (!capped) maskRow(r);
+    }
+    if (capped) {
+        // Gemma 2's soft-capping, every row of the tile in one kernel call (a skipped row's scores are
+        // capped too and never read), before the mask: masked stays -inf
+        run.K.softcap(S, static_cast<std::size_t>(t.nr), static_cast<std::size_t>(used), in.softcap);
+        for (int r = 0; r < t.nr; ++r)
+            if (!skip[r]) maskRow(r);
     }
     return used;
 }

@@ -452,8 +452,8 @@ void softcapKernel() {
         CAPTURE(cap);
         for (std::size_t n : {base.size(), std::size_t(1), std::size_t(3), std::size_t(17)}) {
             Vector<float> a(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(n)), b = a;
-            kernels::softcapScalar(a.data(), n, cap);
-            kernels::softcapSimd(b.data(), n, cap);
+            kernels::softcapScalar(a.data(), 1, n, cap);
+            kernels::softcapSimd(b.data(), 1, n, cap);
             std::size_t mismatches = 0;
             double worst = 0;
             for (std::size_t i = 0; i < n; ++i) {
@@ -467,6 +467,24 @@ void softcapKernel() {
             NOTE("worst error / cap", worst);
             CHECK(worst <= 2e-7);
         }
+        // a tile's rows, kKeyBlock apart: each row as capped alone, the floats between rows untouched
+        for (std::size_t rows : {std::size_t(1), std::size_t(3), std::size_t(8)})
+            for (std::size_t n : {std::size_t(5), std::size_t(50), kernels::kKeyBlock}) {
+                Vector<float> tile(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(rows * kernels::kKeyBlock)), scalar = tile;
+                kernels::softcapSimd(tile.data(), rows, n, cap);
+                kernels::softcapScalar(scalar.data(), rows, n, cap);
+                bool same = true;
+                for (std::size_t r = 0; r < rows; ++r) {
+                    Vector<float> row(base.begin() + static_cast<std::ptrdiff_t>(r * kernels::kKeyBlock),
+                                      base.begin() + static_cast<std::ptrdiff_t>(r * kernels::kKeyBlock + n));
+                    kernels::softcapScalar(row.data(), 1, n, cap);
+                    for (std::size_t i = 0; i < kernels::kKeyBlock; ++i) {
+                        const float want = i < n ? row[i] : base[r * kernels::kKeyBlock + i];
+                        same = same && sameBits(tile[r * kernels::kKeyBlock + i], want) && sameBits(scalar[r * kernels::kKeyBlock + i], want);
+                    }
+                }
+                CHECK(same);
+            }
     }
 }
 }  // namespace
@@ -486,6 +504,6 @@ extern const KernelTestCase kKernelTestCases[] = {
     {"dot / axpy SIMD kernels equal their scalar references", dotAxpy},
     {"RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD equals scalar", ropeKernels},
     {"ALiBi linear bias: SIMD equals scalar bit for bit, both the double-product definition, symmetric or not", alibiLinearBias},
-    {"logit soft-capping: SIMD equals scalar bit for bit, both within 2e-7 cap of cap tanh(s / cap), odd, bounded", softcapKernel},
+    {"logit soft-capping: SIMD equals scalar bit for bit, both within 2e-7 cap of cap tanh(s / cap), odd, bounded; a tile's rows each as alone", softcapKernel},
 };
 extern const std::size_t kKernelTestCaseCount = sizeof kKernelTestCases / sizeof kKernelTestCases[0];
