@@ -1,6 +1,7 @@
 // A naive long-double attention written from the definition, and the random problem it runs on:
 // score(i, j) = scale * (q_i . k_j + content) + bias, masked (key mask, causal, window, chunk), softmax
-// over j, out_i = sum_j w_ij (v_j + valueRow). Each encoding's part (NaiveTerms) is written by the test
+// over j (with any sink logit in the denominator), out_i = sum_j w_ij (v_j + valueRow); soft-capping
+// (tanh) between the score and the mask. Each encoding's part (NaiveTerms) is written by the test
 // from that encoding's reference. Shared by test_attention.cpp and test_parity_grid.cpp.
 #pragma once
 #include <doctest/doctest.h>
@@ -27,6 +28,8 @@ struct Problem {
     bool causal = false;
     int window = 0;
     int chunk = 0;
+    std::vector<float> sinkLogits;  // [heads] or empty: gpt-oss's per-head sink logit in every softmax
+    double softcap = 0;             // > 0: Gemma 2's logit soft-capping, before the mask
 
     Problem(int heads_, int kvHeads_, int headDim_, int qLen_, int kLen_, unsigned seed)
         : heads(heads_), kvHeads(kvHeads_), headDim(headDim_), qLen(qLen_), kLen(kLen_) {
@@ -49,6 +52,8 @@ struct Problem {
         r.window = window;
         r.chunk = chunk;
         r.encoding = std::move(e);
+        r.sinkLogits = sinkLogits;
+        if (softcap > 0) r.softcap = softcap;
         return r;
     }
     const float* qv(int h, int i) const { return q.data() + (static_cast<std::size_t>(h) * qLen + i) * headDim; }
@@ -97,11 +102,17 @@ inline Naive naive(const Problem& p, const NaiveTerms& t, ld scale) {
             for (int j = 0; j < p.kLen; ++j) {
                 if (!p.allowed(i, j)) continue;
                 const ld c = t.contentDot ? t.contentDot(h, i, j) : dotLd(p.qv(h, i), p.kv(h, j), p.headDim);
-                n.scores[row + j] = scale * (c + t.content(h, i, j)) + t.bias(h, i, j);
-                m = std::max(m, n.scores[row + j]);
+                ld s = scale * (c + t.content(h, i, j)) + t.bias(h, i, j);
+                // HF Gemma 2: attn_weights / softcap, tanh, * softcap, then the mask
+                if (p.softcap > 0) s = ld(p.softcap) * std::tanh(s / ld(p.softcap));
+                n.scores[row + j] = s;
+                m = std::max(m, s);
             }
+            // HF gpt-oss: softmax(cat(scores, sink))[..., :-1], the sink's column weighs no value
+            const ld sink = p.sinkLogits.empty() ? -inf : ld(p.sinkLogits[h]);
+            m = std::max(m, sink);
             if (m == -inf) continue;
-            ld l = 0;
+            ld l = p.sinkLogits.empty() ? 0 : std::exp(sink - m);
             for (int j = 0; j < p.kLen; ++j) l += p.allowed(i, j) ? std::exp(n.scores[row + j] - m) : 0;
             for (int j = 0; j < p.kLen; ++j) {
                 if (!p.allowed(i, j)) continue;

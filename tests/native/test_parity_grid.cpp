@@ -1,5 +1,5 @@
-// The parity grid (in the spirit of ggml's test-backend-ops): every encoding kind x every path the engine
-// has — streaming, materialised weights and scores, the decode split over key chunks, the KV cache
+// The parity grid (in the spirit of ggml's test-backend-ops): every encoding kind, plain, soft-capped and
+// with sink logits, x every path the engine has — streaming, materialised weights and scores, the decode split over key chunks, the KV cache
 // (prefill in two appends, then attend) and attentionBias for scalar biases — x every kernel set this
 // build and CPU hold x 1 and 3 threads, each against the long-double reference written here from the
 // kind's definition (naive_attention.hpp), and each path bit-identical at 1 and 3 threads.
@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -306,7 +307,10 @@ std::vector<float> throughCache(const Problem& p, const GridCase& c) {
         cache.append(k, v, T, pos);
     }
     std::vector<float> out(p.q.size());
-    cache.attend(p.q, p.heads, p.qLen, c.cacheEncoding, p.qPos, p.causal, out.data());
+    std::optional<double> softcap;
+    if (p.softcap > 0) softcap = p.softcap;
+    cache.attend(p.q, p.heads, p.qLen, c.cacheEncoding, p.qPos, p.causal, out.data(), std::numeric_limits<double>::quiet_NaN(), {},
+                 p.sinkLogits, softcap);
     return out;
 }
 
@@ -329,6 +333,8 @@ void runGrid(const std::string& kind, const Problem& p, const GridCase& c, bool 
             CAPTURE(set);
             CAPTURE(threads);
             CAPTURE(decode);
+            CAPTURE(p.softcap);
+            CAPTURE(p.sinkLogits.size());
             const AttentionRequest r = p.request(c.encoding);  // the kind's default scale: the reference's
             Outputs got;
             got.out = attention(r).out;  // streaming
@@ -359,6 +365,17 @@ void runGrid(const std::string& kind, const Problem& p, const GridCase& c, bool 
     }
 }
 
+// Each kind plain, with Gemma 2's soft-capping and with gpt-oss's sink logits.
+// (c.terms read the caller's problem: the copy differs only in softcap and sinks, which they do not read.)
+void runVariants(const std::string& kind, Problem p, const GridCase& c, bool decode) {
+    runGrid(kind, p, c, decode);
+    p.softcap = 5;  // low enough to bend every kind's logits
+    runGrid(kind, p, c, decode);
+    p.softcap = 0;
+    p.sinkLogits = ref::randomVector(static_cast<std::size_t>(p.heads), 77, -2, 3);
+    runGrid(kind, p, c, decode);
+}
+
 template <class Kind>
 void gridKind() {
     std::string kind = "combined";  // a combination has no spec of its own: its parts have
@@ -369,12 +386,13 @@ void gridKind() {
         const Problem p = problem(6, 2, 20, swin ? 15 : 7, swin ? 15 : 45, 1000u + static_cast<unsigned>(kind.size()), swin);
         GridCase c;
         gridCase(Kind{}, p, c);
-        runGrid(kind, p, c, false);
+        runVariants(kind, p, c, false);
     }
     // decode: 2 queries over 4500 keys on 2 kv heads, few enough tiles that the engine splits the keys
     // into chunks of kDecodeChunkKeys and merges them
     GridCase probe;
-    gridCase(Kind{}, problem(6, 2, 20, 2, 2, 1, swin), probe);
+    const Problem small = problem(6, 2, 20, 2, 2, 1, swin);
+    gridCase(Kind{}, small, probe);
     if (!probe.noDecode.empty()) {
         MESSAGE(kind << ": no decode problem (" << probe.noDecode << ")");
         return;
@@ -382,7 +400,7 @@ void gridKind() {
     const Problem p = problem(4, 2, 20, 2, 4500, 2000u + static_cast<unsigned>(kind.size()), false);
     GridCase c;
     gridCase(Kind{}, p, c);
-    runGrid(kind, p, c, true);
+    runVariants(kind, p, c, true);
 }
 
 template <std::size_t... I>
