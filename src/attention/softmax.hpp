@@ -39,8 +39,9 @@ inline void softmaxBegin(SoftmaxRow& s, float* acc, std::size_t hd, float* wsum,
 // weights are rescaled and take the block's p, and valueTile rescales acc and adds P.V (V: the block's
 // value rows). The rows' acc are consecutive (row r at rows[0].acc + r * hd). valueIndex(r, j): the
 // value-table row of key j for row r (called only when valueRows > 0).
+// V is in the values' stored format `valueFormat` (kernels/kv_format.hpp), read by that format's kernel.
 template <class ValueIndex>
-void softmaxUpdate(const kernels::KernelSet& K, int nr, SoftmaxRow* rows, float* s, std::size_t n, const bool* live, const float* V,
+void softmaxUpdate(const kernels::KernelSet& K, int valueFormat, int nr, SoftmaxRow* rows, float* s, std::size_t n, const bool* live, const void* V,
                    std::size_t hd, int j0, std::size_t valueRows, ValueIndex valueIndex) {
     constexpr std::size_t B = kernels::kKeyBlock;
     float m[kQueryTile], l[kQueryTile], corr[kQueryTile];
@@ -55,7 +56,7 @@ void softmaxUpdate(const kernels::KernelSet& K, int nr, SoftmaxRow* rows, float*
             for (std::size_t j = 0; j < n; ++j) row.wsum[valueIndex(r, j0 + static_cast<int>(j))] += s[r * B + j];
         }
     }
-    if (contributes) K.valueTile[nr - 1](s, n, V, hd, rows[0].acc, corr);
+    if (contributes) K.kv[valueFormat].value[nr - 1](s, n, V, hd, rows[0].acc, corr);
 }
 
 // The decode split: each chunk of keys leaves every row's state as floats (m, l, acc, wsum), merged
