@@ -61,6 +61,7 @@ struct Run {
     // value row's: every key and value is read in its format by the format's tile kernels.
     int keyFormat, valueFormat;
     std::size_t keyBlockBytes, valueRowBytes;
+    std::size_t ahead;  // streaming: the block touched ahead of the one computed on (see runAttention)
     // A causal mask alone (no window, chunk, key mask or sinks): a block whose keys sit at consecutive
     // positions (ws.runStart[b] = the position of its first key, else kNoRun) then has, for a query
     // at qPos, exactly its first qPos - runStart + 1 keys visible (clamped to the block): the engine
@@ -120,7 +121,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
     const AttentionDims& d = in.dims;
     const std::vector<KeyBlockRange>& blocks = run.ws.blocks;
     constexpr std::size_t B = kernels::kKeyBlock;
-    constexpr std::size_t kAhead = 1;
+    const std::size_t kAhead = run.ahead;
     float* const S = sc.scores.data();
     const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
     bool skip[kQueryTile], any = false;
@@ -279,8 +280,11 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         }
     }
     const int keyFormat = static_cast<int>(in.keyStorage), valueFormat = static_cast<int>(in.valueStorage);
-    const Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K, keyFormat, valueFormat,
-                  kernels::keyBlockBytes(keyFormat, hd), kernels::valueRowBytes(valueFormat, hd), causalOnly, term.hasContent(), term.hasBias()};
+    Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K, keyFormat, valueFormat,
+                  kernels::keyBlockBytes(keyFormat, hd), kernels::valueRowBytes(valueFormat, hd), 1, causalOnly, term.hasContent(), term.hasBias()};
+    // ... about 32 KiB ahead: one block of float32 keys and values of 64 channels (two or four ahead
+    // are no better for them); two or three blocks of the smaller stored formats
+    run.ahead = std::max<std::size_t>(1, 32768 / (run.keyBlockBytes + kernels::kKeyBlock * run.valueRowBytes));
     // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
     const double work = 2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd);
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/kv_format.hpp"
@@ -285,9 +286,11 @@ inline void scoreTileScalar(const float* qT, const void* Kb, std::size_t hd, flo
 }
 
 #if POSENC_SIMD  // the register blocks exist only with SIMD; without, the tiles run their scalar twins
-// One register block: R (<= kBlockRows) rows of the tile, whose query columns sit Stride floats apart.
-template <std::size_t R, std::size_t Stride, class Fmt>
-inline void scoreRowsSimd(const float* qT, const typename Fmt::T* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
+// One register block: R (<= kBlockRows) rows of the tile, whose query columns sit `stride` floats apart
+// (a compile-time constant for float32 keys, std::integral_constant; at run time for the stored formats,
+// whose blocks are then shared by the tiles of every row count).
+template <std::size_t R, class Fmt, class Stride>
+inline void scoreRowsSimd(const float* qT, Stride stride, const typename Fmt::T* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
     // Key vectors per step: 8 accumulators in all (V8 gives wasm SIMD 16 xmm registers).
     constexpr std::size_t KV = R >= 3 ? 2 : 4 / R;
     constexpr std::size_t step = KV * kFloatLanes;
@@ -299,7 +302,7 @@ inline void scoreRowsSimd(const float* qT, const typename Fmt::T* Kb, std::size_
             for (std::size_t v = 0; v < KV; ++v) a[r][v] = FloatBatch(0.0f);
         const typename Fmt::T* k = Kb + t;
         const float* qc = qT;
-        for (std::size_t c = 0; c < hd; ++c, k += kKeyBlock, qc += Stride) {
+        for (std::size_t c = 0; c < hd; ++c, k += kKeyBlock, qc += stride) {
             FloatBatch kv[KV];
             for (std::size_t v = 0; v < KV; ++v) kv[v] = Fmt::lanes(k + v * kFloatLanes);
             for (std::size_t r = 0; r < R; ++r) {
@@ -315,10 +318,14 @@ inline void scoreRowsSimd(const float* qT, const typename Fmt::T* Kb, std::size_
         for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch(0.0f);
         for (std::size_t c = 0; c < hd; ++c) {
             const FloatBatch k = Fmt::lanes(Kb + c * kKeyBlock + t);
-            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(qT[c * Stride + r]), k, a[r]);
+            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(qT[c * stride + r]), k, a[r]);
         }
         for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(s + r * kKeyBlock + t);
     }
+}
+template <std::size_t R, class Fmt>
+POSENC_NOINLINE void scoreRowsShared(const float* qT, std::size_t stride, const typename Fmt::T* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
+    scoreRowsSimd<R, Fmt>(qT, stride, Kb, hd, s, cols);
 }
 #endif
 
@@ -328,15 +335,22 @@ inline void scoreTileSimd(const float* qT, const void* Kb, std::size_t hd, float
     // register blocks of kBlockRows rows, the last one what remains (the same sums, row by row)
     const auto* K = static_cast<const typename Fmt::T*>(Kb);
     constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
-    scoreRowsSimd<first, R, Fmt>(qT, K, hd, s, cols);
-    if constexpr (R > kBlockRows) scoreRowsSimd<R - kBlockRows, R, Fmt>(qT + kBlockRows, K, hd, s + kBlockRows * kKeyBlock, cols);
+    if constexpr (Fmt::id == kFormatF32) {
+        constexpr std::integral_constant<std::size_t, R> stride;
+        scoreRowsSimd<first, Fmt>(qT, stride, K, hd, s, cols);
+        if constexpr (R > kBlockRows) scoreRowsSimd<R - kBlockRows, Fmt>(qT + kBlockRows, stride, K, hd, s + kBlockRows * kKeyBlock, cols);
+    } else {
+        scoreRowsShared<first, Fmt>(qT, R, K, hd, s, cols);
+        if constexpr (R > kBlockRows) scoreRowsShared<R - kBlockRows, Fmt>(qT + kBlockRows, R, K, hd, s + kBlockRows * kKeyBlock, cols);
+    }
 #else
     scoreTileScalar<R, Fmt>(qT, Kb, hd, s, cols);
 #endif
 }
 
 // The same for a q8 key block: hd / 32 groups of { fp16 scales [kKeyBlock], int8 [32][kKeyBlock] }; key t's
-// channel g·32 + c is q8Value(q, fp16 scale of key t in group g), the float loadKey gives.
+// channel g·32 + c is q8Value(q, fp16 scale of key t in group g), the float loadKey gives (scales are
+// finite: the cache refuses a block whose scale is not).
 template <std::size_t R>
 inline void scoreTileQ8Scalar(const float* qT, const void* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
     const auto* block = static_cast<const unsigned char*>(Kb);
@@ -345,7 +359,7 @@ inline void scoreTileQ8Scalar(const float* qT, const void* Kb, std::size_t hd, f
             float acc = 0;
             for (std::size_t g = 0; g < hd / kQ8Block; ++g) {
                 const unsigned char* group = block + g * kQ8GroupBytes;
-                const float d = f16ToFloat(loadU16(group + 2 * t));
+                const float d = f16ToFloatFinite(loadU16(group + 2 * t));
                 const unsigned char* q = group + 2 * kKeyBlock + t;
                 for (std::size_t c = 0; c < kQ8Block; ++c)
                     acc = madd(qT[(g * kQ8Block + c) * R + r], q8Value(static_cast<std::int8_t>(q[c * kKeyBlock]), d), acc);
@@ -355,8 +369,8 @@ inline void scoreTileQ8Scalar(const float* qT, const void* Kb, std::size_t hd, f
 }
 
 #if POSENC_SIMD
-template <std::size_t R, std::size_t Stride, std::size_t KV>
-inline void scoreStepQ8(const float* qT, const unsigned char* Kb, std::size_t hd, float* s, std::size_t t) noexcept {
+template <std::size_t R, std::size_t KV>
+inline void scoreStepQ8(const float* qT, std::size_t stride, const unsigned char* Kb, std::size_t hd, float* s, std::size_t t) noexcept {
     FloatBatch a[R][KV];
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t v = 0; v < KV; ++v) a[r][v] = FloatBatch(0.0f);
@@ -364,11 +378,13 @@ inline void scoreStepQ8(const float* qT, const unsigned char* Kb, std::size_t hd
     for (std::size_t g = 0; g < hd / kQ8Block; ++g) {
         const unsigned char* group = Kb + g * kQ8GroupBytes;
         FloatBatch d[KV];  // the keys' scales of this group, converted once for its 32 channels
-        for (std::size_t v = 0; v < KV; ++v) d[v] = f16ToFloat(loadHalfBits(reinterpret_cast<const std::uint16_t*>(group) + t + v * kFloatLanes));
+        for (std::size_t v = 0; v < KV; ++v) d[v] = loadF16(reinterpret_cast<const std::uint16_t*>(group) + t + v * kFloatLanes);
         const std::int8_t* q = reinterpret_cast<const std::int8_t*>(group + 2 * kKeyBlock) + t;
-        for (std::size_t c = 0; c < kQ8Block; ++c, q += kKeyBlock, qc += Stride) {
+        for (std::size_t c = 0; c < kQ8Block; ++c, q += kKeyBlock, qc += stride) {
+            IntBatch qi[KV];
+            loadI8(q, qi);
             FloatBatch kv[KV];
-            for (std::size_t v = 0; v < KV; ++v) kv[v] = xsimd::to_float(loadI8(q + v * kFloatLanes)) * d[v];
+            for (std::size_t v = 0; v < KV; ++v) kv[v] = smallIntToFloat(qi[v]) * d[v];
             for (std::size_t r = 0; r < R; ++r) {
                 const FloatBatch qb(qc[r]);
                 for (std::size_t v = 0; v < KV; ++v) a[r][v] = madd(qb, kv[v], a[r][v]);
@@ -379,13 +395,13 @@ inline void scoreStepQ8(const float* qT, const unsigned char* Kb, std::size_t hd
         for (std::size_t v = 0; v < KV; ++v) a[r][v].store_unaligned(s + r * kKeyBlock + t + v * kFloatLanes);
 }
 
-template <std::size_t R, std::size_t Stride>
-inline void scoreRowsQ8Simd(const float* qT, const unsigned char* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
+template <std::size_t R>
+POSENC_NOINLINE void scoreRowsQ8Simd(const float* qT, std::size_t stride, const unsigned char* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
     constexpr std::size_t KV = R >= 3 ? 2 : 4 / R;  // 8 accumulators, as the float kernel
     constexpr std::size_t step = KV * kFloatLanes;
     std::size_t t = 0;
-    for (; t + step <= kKeyBlock && t < cols; t += step) scoreStepQ8<R, Stride, KV>(qT, Kb, hd, s, t);
-    for (; t < kKeyBlock && t < cols; t += kFloatLanes) scoreStepQ8<R, Stride, 1>(qT, Kb, hd, s, t);
+    for (; t + step <= kKeyBlock && t < cols; t += step) scoreStepQ8<R, KV>(qT, stride, Kb, hd, s, t);
+    for (; t < kKeyBlock && t < cols; t += kFloatLanes) scoreStepQ8<R, 1>(qT, stride, Kb, hd, s, t);
 }
 #endif
 
@@ -394,8 +410,8 @@ inline void scoreTileQ8Simd(const float* qT, const void* Kb, std::size_t hd, flo
 #if POSENC_SIMD
     const auto* K = static_cast<const unsigned char*>(Kb);
     constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
-    scoreRowsQ8Simd<first, R>(qT, K, hd, s, cols);
-    if constexpr (R > kBlockRows) scoreRowsQ8Simd<R - kBlockRows, R>(qT + kBlockRows, K, hd, s + kBlockRows * kKeyBlock, cols);
+    scoreRowsQ8Simd<first>(qT, R, K, hd, s, cols);
+    if constexpr (R > kBlockRows) scoreRowsQ8Simd<R - kBlockRows>(qT + kBlockRows, R, K, hd, s + kBlockRows * kKeyBlock, cols);
 #else
     scoreTileQ8Scalar<R>(qT, Kb, hd, s, cols);
 #endif
@@ -455,6 +471,10 @@ inline void valueRowsSimd(const float* p, std::size_t n, const typename Fmt::T* 
             o[r * hd + c] = acc;
         }
 }
+template <std::size_t R, class Fmt>
+POSENC_NOINLINE void valueRowsShared(const float* p, std::size_t n, const typename Fmt::T* V, std::size_t hd, float* o, const float* corr) noexcept {
+    valueRowsSimd<R, Fmt>(p, n, V, hd, o, corr);
+}
 #endif
 
 template <std::size_t R, class Fmt = F32Format>
@@ -462,8 +482,13 @@ inline void valueTileSimd(const float* p, std::size_t n, const void* Vv, std::si
 #if POSENC_SIMD
     const auto* V = static_cast<const typename Fmt::T*>(Vv);
     constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
-    valueRowsSimd<first, Fmt>(p, n, V, hd, o, corr);
-    if constexpr (R > kBlockRows) valueRowsSimd<R - kBlockRows, Fmt>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
+    if constexpr (Fmt::id == kFormatF32) {
+        valueRowsSimd<first, Fmt>(p, n, V, hd, o, corr);
+        if constexpr (R > kBlockRows) valueRowsSimd<R - kBlockRows, Fmt>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
+    } else {
+        valueRowsShared<first, Fmt>(p, n, V, hd, o, corr);
+        if constexpr (R > kBlockRows) valueRowsShared<R - kBlockRows, Fmt>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
+    }
 #else
     valueTileScalar<R, Fmt>(p, n, Vv, hd, o, corr);
 #endif
@@ -480,7 +505,7 @@ inline void valueTileQ8Scalar(const float* p, std::size_t n, const void* Vv, std
             float acc = o[r * hd + c] * corr[r];
             for (std::size_t t = 0; t < n; ++t) {
                 const unsigned char* block = V + t * rowBytes + c / kQ8Block * kQ8BlockBytes;
-                acc = madd(p[r * kKeyBlock + t], q8Value(static_cast<std::int8_t>(block[2 + c % kQ8Block]), f16ToFloat(loadU16(block))), acc);
+                acc = madd(p[r * kKeyBlock + t], q8Value(static_cast<std::int8_t>(block[2 + c % kQ8Block]), f16ToFloatFinite(loadU16(block))), acc);
             }
             o[r * hd + c] = acc;
         }
@@ -509,7 +534,18 @@ inline void valueStepQ8(const float* p, std::size_t t0, std::size_t t1, const un
         const unsigned char* row = V + t * rowBytes;
         const float* d = scales + (t - t0) * groups;
         FloatBatch xv[CV];
-        for (std::size_t v = 0; v < CV; ++v) xv[v] = xsimd::to_float(loadI8(reinterpret_cast<const std::int8_t*>(row + at[v]))) * FloatBatch(d[group[v]]);
+        if constexpr (CV * kFloatLanes <= kQ8Block) {  // the step's channels lie in one block, contiguous: one load, one scale
+            IntBatch qi[CV];
+            loadI8(reinterpret_cast<const std::int8_t*>(row + at[0]), qi);
+            const FloatBatch dt(d[group[0]]);
+            for (std::size_t v = 0; v < CV; ++v) xv[v] = smallIntToFloat(qi[v]) * dt;
+        } else {  // wide vectors: each its own block's part
+            for (std::size_t v = 0; v < CV; ++v) {
+                IntBatch qi[1];
+                loadI8(reinterpret_cast<const std::int8_t*>(row + at[v]), qi);
+                xv[v] = smallIntToFloat(qi[0]) * FloatBatch(d[group[v]]);
+            }
+        }
         for (std::size_t r = 0; r < R; ++r) {
             const FloatBatch pb(p[r * kKeyBlock + t]);
             for (std::size_t v = 0; v < CV; ++v) a[r][v] = madd(pb, xv[v], a[r][v]);
@@ -520,7 +556,7 @@ inline void valueStepQ8(const float* p, std::size_t t0, std::size_t t1, const un
 }
 
 template <std::size_t R>
-inline void valueRowsQ8Simd(const float* p, std::size_t n, const unsigned char* V, std::size_t hd, float* o, const float* corr) noexcept {
+POSENC_NOINLINE void valueRowsQ8Simd(const float* p, std::size_t n, const unsigned char* V, std::size_t hd, float* o, const float* corr) noexcept {
     constexpr std::size_t CV = R >= 3 ? 2 : 4 / R;
     constexpr std::size_t kScales = 2048;  // rows' scales converted once per pass (8 KiB of stack)
     const std::size_t rowBytes = valueRowBytes(kFormatQ8, hd), groups = hd / kQ8Block;
@@ -529,7 +565,7 @@ inline void valueRowsQ8Simd(const float* p, std::size_t n, const unsigned char* 
     for (std::size_t t0 = 0; t0 < n; t0 += rowsPerPass) {
         const std::size_t t1 = std::min(n, t0 + rowsPerPass);
         for (std::size_t t = t0; t < t1; ++t)
-            for (std::size_t g = 0; g < groups; ++g) scales[(t - t0) * groups + g] = f16ToFloat(loadU16(V + t * rowBytes + g * kQ8BlockBytes));
+            for (std::size_t g = 0; g < groups; ++g) scales[(t - t0) * groups + g] = f16ToFloatFinite(loadU16(V + t * rowBytes + g * kQ8BlockBytes));
         std::size_t c = 0;
         for (; c + CV * kFloatLanes <= hd; c += CV * kFloatLanes) valueStepQ8<R, CV>(p, t0, t1, V, hd, c, o, corr, scales);
         for (; c < hd; c += kFloatLanes) valueStepQ8<R, 1>(p, t0, t1, V, hd, c, o, corr, scales);  // hd is whole vectors (a multiple of 32)

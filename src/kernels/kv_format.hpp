@@ -58,6 +58,16 @@ inline float f16ToFloatBits(std::uint32_t w) noexcept {
     return bitsFloat(floatBits(f) | sign | special);
 }
 inline float f16ToFloat(std::uint16_t h) noexcept { return f16ToFloatBits(static_cast<std::uint32_t>(h) << 16); }
+// The kernels' binary16 -> float, for finite halves (infinity and NaN never reach a kernel: K and V are
+// checked finite, and storable, before they are stored or attended). In three operations from w = h << 16:
+// an arithmetic shift by 3 and a mask put sign, exponent and mantissa in float's fields (s 000 eeeee m…),
+// which read as 2^-112 times the half's value, normal or subnormal, and one exact multiply by 2^112.
+// Exact for every finite half (test_kernels.cpp: every pattern); exponent 31 gives a finite value, not
+// infinity or NaN.
+inline float f16ToFloatFinite(std::uint16_t h) noexcept {
+    const std::int32_t w = static_cast<std::int32_t>(static_cast<std::uint32_t>(h) << 16);
+    return bitsFloat(static_cast<std::uint32_t>(w >> 3) & 0x8fffffffu) * 0x1p112f;
+}
 inline float bf16ToFloat(std::uint16_t h) noexcept { return bitsFloat(static_cast<std::uint32_t>(h) << 16); }
 
 // float -> binary16, round to nearest, ties to even. |x| >= 65520 gives infinity; NaN stays a quiet NaN.
@@ -109,7 +119,7 @@ inline void dequantizeQ8Block(const unsigned char* block, float* x) noexcept {
 
 // --- vector loads that convert ----------------------------------------------------------------------
 #if POSENC_SIMD
-// kFloatLanes uint16 at p, each in the top half of a 32-bit lane (h << 16).
+// kFloatLanes uint16 at p, each in the top half of a 32-bit lane (h << 16): bf16's float bits.
 inline IntBatch loadHalfBits(const std::uint16_t* p) noexcept {
 #if defined(__wasm_simd128__)
     return IntBatch(__m128i(wasm_i32x4_shl(wasm_u32x4_load16x4(p), 16)));
@@ -126,38 +136,75 @@ inline IntBatch loadHalfBits(const std::uint16_t* p) noexcept {
 #endif
 }
 
-// kFloatLanes int8 at p, sign-extended to 32-bit lanes.
-inline IntBatch loadI8(const std::int8_t* p) noexcept {
+// f16ToFloatFinite of kFloatLanes halves at p. Sign-extended to 32 bits and shifted left by 13, a half's
+// bits read s sss s eeeee m… (the sign copied into bits 30..28): the same bits as (h << 16) >> 3, which the
+// mask then clears to s 000 eeeee m…, read as 2^-112 times the half's value.
+inline FloatBatch loadF16(const std::uint16_t* p) noexcept {
+    const IntBatch mask(static_cast<std::int32_t>(0x8fffffffu));
 #if defined(__wasm_simd128__)
-    return IntBatch(__m128i(wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(p)))));
+    const IntBatch w = IntBatch(__m128i(wasm_i32x4_shl(wasm_i32x4_load16x4(p), 13)));
 #elif defined(__AVX512F__)
-    return IntBatch(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    const IntBatch w(_mm512_slli_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 13));
 #elif defined(__AVX2__)
-    return IntBatch(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+    const IntBatch w(_mm256_slli_epi32(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 13));
 #elif defined(__SSE4_1__)
-    std::int32_t four;
-    std::memcpy(&four, p, sizeof four);
-    return IntBatch(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(four)));
-#elif defined(__SSE2__)
-    std::int32_t four;
-    std::memcpy(&four, p, sizeof four);
-    const __m128i b = _mm_cvtsi32_si128(four);
-    const __m128i w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(b, b), _mm_unpacklo_epi8(b, b));  // each byte in the top of its lane
-    return IntBatch(_mm_srai_epi32(w, 24));
+    const IntBatch w(_mm_slli_epi32(_mm_cvtepi16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))), 13));
 #else
-    alignas(64) std::int32_t w[kFloatLanes];
-    for (std::size_t i = 0; i < kFloatLanes; ++i) w[i] = p[i];
-    return IntBatch::load_aligned(w);
+    const IntBatch w = loadHalfBits(p) >> 3;
+#endif
+    return xsimd::bitwise_cast<FloatBatch>(w & mask) * FloatBatch(0x1p112f);
+}
+
+// int32 lanes holding small integers (|i| < 2^22) as exact floats. In wasm by the 1.5·2^23 shifter (the
+// integer added to its bits, the shifter subtracted as a float): LLVM 14 folds a sign extension into
+// f32x4.convert_i32x4_s and then converts lane by lane; elsewhere the conversion instruction.
+inline FloatBatch smallIntToFloat(IntBatch i) noexcept {
+#if defined(__wasm_simd128__)
+    return xsimd::bitwise_cast<FloatBatch>(i + IntBatch(0x4B400000)) - FloatBatch(12582912.0f);
+#else
+    return xsimd::to_float(i);
 #endif
 }
 
-// f16ToFloatBits on every lane.
-inline FloatBatch f16ToFloat(IntBatch w) noexcept {
-    const IntBatch sign = w & IntBatch(static_cast<std::int32_t>(0x80000000u));
-    const IntBatch mag = (w & IntBatch(0x7fff0000)) >> 3;  // non-negative: the arithmetic shift is the logical one
-    const FloatBatch f = xsimd::bitwise_cast<FloatBatch>(mag) * FloatBatch(0x1p112f);
-    const IntBatch special = xsimd::select((w & IntBatch(0x7c000000)) == IntBatch(0x7c000000), IntBatch(0x7f800000), IntBatch(0));
-    return xsimd::bitwise_cast<FloatBatch>(xsimd::bitwise_cast<IntBatch>(f) | sign | special);
+// V · kFloatLanes int8 at p (V = 1, 2 or 4), sign-extended to 32-bit lanes, vector v from p + v·kFloatLanes.
+template <std::size_t V>
+inline void loadI8(const std::int8_t* p, IntBatch (&out)[V]) noexcept {
+#if defined(__wasm_simd128__)
+    if constexpr (V == 4) {  // one 16-byte load for the four
+        const v128_t b = wasm_v128_load(p), lo = wasm_i16x8_extend_low_i8x16(b), hi = wasm_i16x8_extend_high_i8x16(b);
+        out[0] = IntBatch(__m128i(wasm_i32x4_extend_low_i16x8(lo))), out[1] = IntBatch(__m128i(wasm_i32x4_extend_high_i16x8(lo)));
+        out[2] = IntBatch(__m128i(wasm_i32x4_extend_low_i16x8(hi))), out[3] = IntBatch(__m128i(wasm_i32x4_extend_high_i16x8(hi)));
+    } else if constexpr (V == 2) {
+        const v128_t w = wasm_i16x8_load8x8(p);
+        out[0] = IntBatch(__m128i(wasm_i32x4_extend_low_i16x8(w))), out[1] = IntBatch(__m128i(wasm_i32x4_extend_high_i16x8(w)));
+    } else {
+        static_assert(V == 1, "1, 2 or 4 vectors");
+        out[0] = IntBatch(__m128i(wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(p)))));
+    }
+#else
+    for (std::size_t v = 0; v < V; ++v) {
+        const std::int8_t* q = p + v * kFloatLanes;
+#if defined(__AVX512F__)
+        out[v] = IntBatch(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q))));
+#elif defined(__AVX2__)
+        out[v] = IntBatch(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q))));
+#elif defined(__SSE4_1__)
+        std::int32_t four;
+        std::memcpy(&four, q, sizeof four);
+        out[v] = IntBatch(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(four)));
+#elif defined(__SSE2__)
+        std::int32_t four;
+        std::memcpy(&four, q, sizeof four);
+        const __m128i b = _mm_cvtsi32_si128(four);
+        const __m128i w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(b, b), _mm_unpacklo_epi8(b, b));  // each byte in the top of its lane
+        out[v] = IntBatch(_mm_srai_epi32(w, 24));
+#else
+        alignas(64) std::int32_t w[kFloatLanes];
+        for (std::size_t i = 0; i < kFloatLanes; ++i) w[i] = q[i];
+        out[v] = IntBatch::load_aligned(w);
+#endif
+    }
+#endif
 }
 #endif
 
@@ -174,9 +221,9 @@ struct F32Format {
 struct F16Format {
     using T = std::uint16_t;
     static constexpr int id = kFormatF16;
-    static float at(const T* p) noexcept { return f16ToFloat(loadU16(reinterpret_cast<const unsigned char*>(p))); }
+    static float at(const T* p) noexcept { return f16ToFloatFinite(loadU16(reinterpret_cast<const unsigned char*>(p))); }
 #if POSENC_SIMD
-    static FloatBatch lanes(const T* p) noexcept { return f16ToFloat(loadHalfBits(p)); }
+    static FloatBatch lanes(const T* p) noexcept { return loadF16(p); }
 #endif
 };
 struct Bf16Format {

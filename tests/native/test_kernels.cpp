@@ -565,7 +565,8 @@ void bf16Conversions() {
     CHECK(kernels::bf16ToFloat(0x0001) == std::ldexp(1.0f, -133));
 }
 
-// The vector loads convert every pattern as the scalar conversions do, bit for bit (NaN payloads too).
+// The vector loads convert every pattern as their scalar twins do, bit for bit (NaN payloads too); the
+// kernels' f16 conversion (finite halves only) against IEEE 754's values.
 void halfLoads() {
 #if POSENC_SIMD
     Vector<std::uint16_t> all(65536);
@@ -577,16 +578,32 @@ void halfLoads() {
     }
     std::size_t mismatches = 0;
     for (std::uint32_t h = 0; h < 65536; ++h) {
-        const float a = kernels::f16ToFloat(static_cast<std::uint16_t>(h)), b = kernels::bf16ToFloat(static_cast<std::uint16_t>(h));
+        const float a = kernels::f16ToFloatFinite(static_cast<std::uint16_t>(h)), b = kernels::bf16ToFloat(static_cast<std::uint16_t>(h));
         mismatches += !sameBits(f16[h], a) + !sameBits(bf16[h], b);
     }
     CHECK(mismatches == 0);
+#endif
+    // the kernels' f16 conversion is IEEE's for every finite half (the kernels never see another)
+    std::size_t wrong = 0;
+    for (std::uint32_t h = 0; h < 65536; ++h)
+        if ((h & 0x7c00) != 0x7c00 && !sameValue(kernels::f16ToFloatFinite(static_cast<std::uint16_t>(h)), f16Value(h))) ++wrong;
+    CHECK(wrong == 0);
+#if POSENC_SIMD
     // int8 lanes: every value, sign-extended
     Vector<std::int8_t> bytes(256);
     for (int i = 0; i < 256; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(i - 128);
-    Vector<float> q(256);
-    for (std::size_t i = 0; i < 256; i += kernels::kFloatLanes) xsimd::to_float(kernels::loadI8(bytes.data() + i)).store_unaligned(q.data() + i);
-    for (int i = 0; i < 256; ++i) CHECK(q[static_cast<std::size_t>(i)] == static_cast<float>(i - 128));
+    for (const std::size_t V : {1u, 2u, 4u}) {
+        Vector<float> q(256 + 4 * kernels::kFloatLanes);
+        for (std::size_t i = 0; i < 256; i += V * kernels::kFloatLanes) {
+            kernels::IntBatch qi[4];
+            if (V == 1) kernels::loadI8(bytes.data() + i, reinterpret_cast<kernels::IntBatch(&)[1]>(qi));
+            if (V == 2) kernels::loadI8(bytes.data() + i, reinterpret_cast<kernels::IntBatch(&)[2]>(qi));
+            if (V == 4) kernels::loadI8(bytes.data() + i, qi);
+            for (std::size_t v = 0; v < V; ++v) kernels::smallIntToFloat(qi[v]).store_unaligned(q.data() + i + v * kernels::kFloatLanes);
+        }
+        CAPTURE(V);
+        for (int i = 0; i < 256; ++i) CHECK(q[static_cast<std::size_t>(i)] == static_cast<float>(i - 128));
+    }
 #endif
 }
 
@@ -804,7 +821,7 @@ extern const KernelTestCase kKernelTestCases[] = {
     {"logit soft-capping: SIMD equals scalar bit for bit, both within 2e-7 cap of cap tanh(s / cap), odd, bounded", softcapKernel},
     {"float16 conversions: hand-worked ties, every pattern's IEEE value, every rounding boundary", f16Conversions},
     {"bfloat16 conversions: hand-worked ties, overflow to infinity, every pattern", bf16Conversions},
-    {"f16 / bf16 / int8 vector loads convert every pattern as the scalar conversions, bit for bit", halfLoads},
+    {"f16 / bf16 / int8 vector loads convert every pattern as their scalar twins, bit for bit; the kernels' f16 is IEEE's for every finite half", halfLoads},
     {"Q8_0 blocks as ggml's quantize_row_q8_0_ref / dequantize_row_q8_0, on hand-worked blocks", q8Blocks},
     {"score tile over f16 / bf16 / q8 keys: SIMD equals scalar equals the float kernel over the stored values", scoreTileFormats},
     {"value tile over f16 / bf16 / q8 values: SIMD equals scalar equals the float kernel over the stored values", valueTileFormats},
