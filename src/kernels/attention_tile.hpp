@@ -27,6 +27,15 @@ inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compi
 // registers (SSE, AVX2, wasm SIMD128: V8 spills beyond that); 8 rows x 2 vectors = 16 where there are
 // 32 (AVX-512).
 constexpr std::size_t kBlockRows = kFloatLanes >= 16 ? 8 : 4;
+// The stored formats' tiles run in register blocks of a power of two rows (at most kBlockRows): a tile of
+// 3, 5, 6 or 7 rows as 2 + 1, 4 + 1, 4 + 2, 4 + 2 + 1, so each format keeps three or four block functions
+// (wasm size) — the keys or values of a block are then read again from L1 by the second block.
+template <std::size_t R>
+constexpr std::size_t pow2Block() {
+    std::size_t b = 1;
+    while (b * 2 <= R && b * 2 <= kBlockRows) b *= 2;
+    return b;
+}
 // Query rows per tile: 8 on every set. Where a register block is 4 rows, a tile is two blocks run one
 // after the other on each key block, while its keys and values are in L1, and the engine's bookkeeping
 // of a key block (masks, the softmax's running state) is paid once for 8 rows instead of twice.
@@ -329,6 +338,16 @@ POSENC_NOINLINE void scoreRowsShared(const float* qT, std::size_t stride, const 
 }
 #endif
 
+#if POSENC_SIMD
+// R rows in power-of-two blocks (pow2Block), query columns `stride` apart.
+template <std::size_t R, class Fmt>
+inline void scoreRowsPow2(const float* qT, std::size_t stride, const typename Fmt::T* K, std::size_t hd, float* s, std::size_t cols) noexcept {
+    constexpr std::size_t b = pow2Block<R>();
+    scoreRowsShared<b, Fmt>(qT, stride, K, hd, s, cols);
+    if constexpr (R > b) scoreRowsPow2<R - b, Fmt>(qT + b, stride, K, hd, s + b * kKeyBlock, cols);
+}
+#endif
+
 template <std::size_t R, class Fmt = F32Format>
 inline void scoreTileSimd(const float* qT, const void* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
 #if POSENC_SIMD
@@ -340,8 +359,7 @@ inline void scoreTileSimd(const float* qT, const void* Kb, std::size_t hd, float
         scoreRowsSimd<first, Fmt>(qT, stride, K, hd, s, cols);
         if constexpr (R > kBlockRows) scoreRowsSimd<R - kBlockRows, Fmt>(qT + kBlockRows, stride, K, hd, s + kBlockRows * kKeyBlock, cols);
     } else {
-        scoreRowsShared<first, Fmt>(qT, R, K, hd, s, cols);
-        if constexpr (R > kBlockRows) scoreRowsShared<R - kBlockRows, Fmt>(qT + kBlockRows, R, K, hd, s + kBlockRows * kKeyBlock, cols);
+        scoreRowsPow2<R, Fmt>(qT, R, K, hd, s, cols);
     }
 #else
     scoreTileScalar<R, Fmt>(qT, Kb, hd, s, cols);
@@ -378,21 +396,19 @@ inline void scoreStepQ8(const float* qT, std::size_t stride, const unsigned char
     for (std::size_t g = 0; g < hd / kQ8Block; ++g) {
         const unsigned char* group = Kb + g * kQ8GroupBytes;
         FloatBatch d[KV];  // the keys' scales of this group, converted once for its 32 channels
-        for (std::size_t v = 0; v < KV; ++v) d[v] = loadF16(reinterpret_cast<const std::uint16_t*>(group) + t + v * kFloatLanes);
+        loadF16Floats(reinterpret_cast<const std::uint16_t*>(group) + t, d);
         const std::int8_t* q = reinterpret_cast<const std::int8_t*>(group + 2 * kKeyBlock) + t;
         for (std::size_t c = 0; c < kQ8Block; ++c, q += kKeyBlock, qc += stride) {
-            IntBatch qi[KV];
-            loadI8(q, qi);
             FloatBatch kv[KV];
-            for (std::size_t v = 0; v < KV; ++v) kv[v] = smallIntToFloat(qi[v]) * d[v];
+            loadI8Floats(q, kv);
+            for (std::size_t v = 0; v < KV; ++v) kv[v] = kv[v] * d[v];
             for (std::size_t r = 0; r < R; ++r) {
                 const FloatBatch qb(qc[r]);
                 for (std::size_t v = 0; v < KV; ++v) a[r][v] = madd(qb, kv[v], a[r][v]);
             }
         }
     }
-    for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t v = 0; v < KV; ++v) a[r][v].store_unaligned(s + r * kKeyBlock + t + v * kFloatLanes);
+    for (std::size_t r = 0; r < R; ++r) storeFloats(s + r * kKeyBlock + t, a[r]);  // the lanes back in key order
 }
 
 template <std::size_t R>
@@ -405,13 +421,19 @@ POSENC_NOINLINE void scoreRowsQ8Simd(const float* qT, std::size_t stride, const 
 }
 #endif
 
+#if POSENC_SIMD
+template <std::size_t R>
+inline void scoreRowsQ8Pow2(const float* qT, std::size_t stride, const unsigned char* K, std::size_t hd, float* s, std::size_t cols) noexcept {
+    constexpr std::size_t b = pow2Block<R>();
+    scoreRowsQ8Simd<b>(qT, stride, K, hd, s, cols);
+    if constexpr (R > b) scoreRowsQ8Pow2<R - b>(qT + b, stride, K, hd, s + b * kKeyBlock, cols);
+}
+#endif
+
 template <std::size_t R>
 inline void scoreTileQ8Simd(const float* qT, const void* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
 #if POSENC_SIMD
-    const auto* K = static_cast<const unsigned char*>(Kb);
-    constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
-    scoreRowsQ8Simd<first>(qT, R, K, hd, s, cols);
-    if constexpr (R > kBlockRows) scoreRowsQ8Simd<R - kBlockRows>(qT + kBlockRows, R, K, hd, s + kBlockRows * kKeyBlock, cols);
+    scoreRowsQ8Pow2<R>(qT, R, static_cast<const unsigned char*>(Kb), hd, s, cols);
 #else
     scoreTileQ8Scalar<R>(qT, Kb, hd, s, cols);
 #endif
@@ -477,6 +499,15 @@ POSENC_NOINLINE void valueRowsShared(const float* p, std::size_t n, const typena
 }
 #endif
 
+#if POSENC_SIMD
+template <std::size_t R, class Fmt>
+inline void valueRowsPow2(const float* p, std::size_t n, const typename Fmt::T* V, std::size_t hd, float* o, const float* corr) noexcept {
+    constexpr std::size_t b = pow2Block<R>();
+    valueRowsShared<b, Fmt>(p, n, V, hd, o, corr);
+    if constexpr (R > b) valueRowsPow2<R - b, Fmt>(p + b * kKeyBlock, n, V, hd, o + b * hd, corr + b);
+}
+#endif
+
 template <std::size_t R, class Fmt = F32Format>
 inline void valueTileSimd(const float* p, std::size_t n, const void* Vv, std::size_t hd, float* o, const float* corr) noexcept {
 #if POSENC_SIMD
@@ -486,8 +517,7 @@ inline void valueTileSimd(const float* p, std::size_t n, const void* Vv, std::si
         valueRowsSimd<first, Fmt>(p, n, V, hd, o, corr);
         if constexpr (R > kBlockRows) valueRowsSimd<R - kBlockRows, Fmt>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
     } else {
-        valueRowsShared<first, Fmt>(p, n, V, hd, o, corr);
-        if constexpr (R > kBlockRows) valueRowsShared<R - kBlockRows, Fmt>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
+        valueRowsPow2<R, Fmt>(p, n, V, hd, o, corr);
     }
 #else
     valueTileScalar<R, Fmt>(p, n, Vv, hd, o, corr);
@@ -524,21 +554,23 @@ inline void valueStepQ8(const float* p, std::size_t t0, std::size_t t1, const un
         group[v] = cv / kQ8Block;
         at[v] = group[v] * kQ8BlockBytes + 2 + cv % kQ8Block;
     }
-    FloatBatch a[R][CV];
-    for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t v = 0; v < CV; ++v) {
-            a[r][v] = FloatBatch::load_unaligned(o + r * hd + c + v * kFloatLanes);
-            if (t0 == 0) a[r][v] = a[r][v] * FloatBatch(corr[r]);
-        }
+    constexpr bool oneBlock = CV * kFloatLanes <= kQ8Block;  // the step's channels lie in one block, contiguous
+    FloatBatch a[R][CV];  // (in loadFloats' lane order where oneBlock)
+    for (std::size_t r = 0; r < R; ++r) {
+        if constexpr (oneBlock) loadFloats(o + r * hd + c, a[r]);
+        else
+            for (std::size_t v = 0; v < CV; ++v) a[r][v] = FloatBatch::load_unaligned(o + r * hd + c + v * kFloatLanes);
+        if (t0 == 0)
+            for (std::size_t v = 0; v < CV; ++v) a[r][v] = a[r][v] * FloatBatch(corr[r]);
+    }
     for (std::size_t t = t0; t < t1; ++t) {
         const unsigned char* row = V + t * rowBytes;
         const float* d = scales + (t - t0) * groups;
         FloatBatch xv[CV];
-        if constexpr (CV * kFloatLanes <= kQ8Block) {  // the step's channels lie in one block, contiguous: one load, one scale
-            IntBatch qi[CV];
-            loadI8(reinterpret_cast<const std::int8_t*>(row + at[0]), qi);
+        if constexpr (oneBlock) {  // one load, one scale
+            loadI8Floats(reinterpret_cast<const std::int8_t*>(row + at[0]), xv);
             const FloatBatch dt(d[group[0]]);
-            for (std::size_t v = 0; v < CV; ++v) xv[v] = smallIntToFloat(qi[v]) * dt;
+            for (std::size_t v = 0; v < CV; ++v) xv[v] = xv[v] * dt;
         } else {  // wide vectors: each its own block's part
             for (std::size_t v = 0; v < CV; ++v) {
                 IntBatch qi[1];
@@ -551,8 +583,11 @@ inline void valueStepQ8(const float* p, std::size_t t0, std::size_t t1, const un
             for (std::size_t v = 0; v < CV; ++v) a[r][v] = madd(pb, xv[v], a[r][v]);
         }
     }
-    for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t v = 0; v < CV; ++v) a[r][v].store_unaligned(o + r * hd + c + v * kFloatLanes);
+    for (std::size_t r = 0; r < R; ++r) {
+        if constexpr (oneBlock) storeFloats(o + r * hd + c, a[r]);
+        else
+            for (std::size_t v = 0; v < CV; ++v) a[r][v].store_unaligned(o + r * hd + c + v * kFloatLanes);
+    }
 }
 
 template <std::size_t R>
@@ -573,13 +608,19 @@ POSENC_NOINLINE void valueRowsQ8Simd(const float* p, std::size_t n, const unsign
 }
 #endif
 
+#if POSENC_SIMD
+template <std::size_t R>
+inline void valueRowsQ8Pow2(const float* p, std::size_t n, const unsigned char* V, std::size_t hd, float* o, const float* corr) noexcept {
+    constexpr std::size_t b = pow2Block<R>();
+    valueRowsQ8Simd<b>(p, n, V, hd, o, corr);
+    if constexpr (R > b) valueRowsQ8Pow2<R - b>(p + b * kKeyBlock, n, V, hd, o + b * hd, corr + b);
+}
+#endif
+
 template <std::size_t R>
 inline void valueTileQ8Simd(const float* p, std::size_t n, const void* Vv, std::size_t hd, float* o, const float* corr) noexcept {
 #if POSENC_SIMD
-    const auto* V = static_cast<const unsigned char*>(Vv);
-    constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
-    valueRowsQ8Simd<first>(p, n, V, hd, o, corr);
-    if constexpr (R > kBlockRows) valueRowsQ8Simd<R - kBlockRows>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
+    valueRowsQ8Pow2<R>(p, n, static_cast<const unsigned char*>(Vv), hd, o, corr);
 #else
     valueTileQ8Scalar<R>(p, n, Vv, hd, o, corr);
 #endif

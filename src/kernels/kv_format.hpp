@@ -155,6 +155,23 @@ inline FloatBatch loadF16(const std::uint16_t* p) noexcept {
     return xsimd::bitwise_cast<FloatBatch>(w & mask) * FloatBatch(0x1p112f);
 }
 
+// --- q8's loads, in pairs of vectors -------------------------------------------------------------------
+// In wasm, int8 (and q8's fp16 scales) are widened two vectors at a time by i32x4.dot_i16x8_s against
+// (1, 0, …) and (0, 1, …): of 8 elements sign-extended to int16 it gives elements 0, 2, 4, 6 and 1, 3, 5, 7
+// as int32, exactly, in one instruction each, and LLVM 14 cannot fold the int-to-float conversion into it
+// (it can into an extend, and then converts lane by lane). The q8 kernels accumulate the even and the odd
+// elements in separate vectors and interleave them once, when they store. Elsewhere, and for one vector,
+// elements stay in order. Each lane's arithmetic is the same either way.
+#if POSENC_SIMD
+#if defined(__wasm_simd128__)
+constexpr bool kSplitPairs = true;
+inline v128_t evenLanes16(v128_t x) noexcept { return wasm_i32x4_dot_i16x8(x, wasm_i16x8_const(1, 0, 1, 0, 1, 0, 1, 0)); }
+inline v128_t oddLanes16(v128_t x) noexcept { return wasm_i32x4_dot_i16x8(x, wasm_i16x8_const(0, 1, 0, 1, 0, 1, 0, 1)); }
+#else
+constexpr bool kSplitPairs = false;
+#endif
+#endif
+
 // int32 lanes holding small integers (|i| < 2^22) as exact floats. In wasm by the 1.5·2^23 shifter (the
 // integer added to its bits, the shifter subtracted as a float): LLVM 14 folds a sign extension into
 // f32x4.convert_i32x4_s and then converts lane by lane; elsewhere the conversion instruction.
@@ -205,6 +222,68 @@ inline void loadI8(const std::int8_t* p, IntBatch (&out)[V]) noexcept {
 #endif
     }
 #endif
+}
+
+// V vectors (1, or an even number) of int8 at p as exact floats; of fp16 (finite) at p as floats; of
+// floats at p; and back to floats at p: in pairs split even / odd in wasm (kSplitPairs), else in order.
+template <std::size_t V>
+inline void loadI8Floats(const std::int8_t* p, FloatBatch (&out)[V]) noexcept {
+#if defined(__wasm_simd128__)
+    if constexpr (V % 2 == 0) {
+        for (std::size_t u = 0; u < V / 2; ++u) {
+            const v128_t b = wasm_i16x8_load8x8(p + 8 * u);
+            out[2 * u] = FloatBatch(__m128(wasm_f32x4_convert_i32x4(evenLanes16(b))));
+            out[2 * u + 1] = FloatBatch(__m128(wasm_f32x4_convert_i32x4(oddLanes16(b))));
+        }
+        return;
+    }
+#endif
+    IntBatch q[V];
+    loadI8(p, q);
+    for (std::size_t v = 0; v < V; ++v) out[v] = smallIntToFloat(q[v]);
+}
+template <std::size_t V>
+inline void loadF16Floats(const std::uint16_t* p, FloatBatch (&out)[V]) noexcept {
+#if defined(__wasm_simd128__)
+    if constexpr (V % 2 == 0) {
+        const IntBatch mask(static_cast<std::int32_t>(0x8fffffffu));
+        for (std::size_t u = 0; u < V / 2; ++u) {
+            const v128_t h = wasm_v128_load(p + 8 * u);  // sign-extended by the dot products, then as loadF16
+            out[2 * u] = xsimd::bitwise_cast<FloatBatch>(IntBatch(__m128i(wasm_i32x4_shl(evenLanes16(h), 13))) & mask) * FloatBatch(0x1p112f);
+            out[2 * u + 1] = xsimd::bitwise_cast<FloatBatch>(IntBatch(__m128i(wasm_i32x4_shl(oddLanes16(h), 13))) & mask) * FloatBatch(0x1p112f);
+        }
+        return;
+    }
+#endif
+    for (std::size_t v = 0; v < V; ++v) out[v] = loadF16(p + v * kFloatLanes);
+}
+template <std::size_t V>
+inline void loadFloats(const float* p, FloatBatch (&out)[V]) noexcept {
+#if defined(__wasm_simd128__)
+    if constexpr (V % 2 == 0) {
+        for (std::size_t u = 0; u < V / 2; ++u) {
+            const v128_t lo = wasm_v128_load(p + 8 * u), hi = wasm_v128_load(p + 8 * u + 4);
+            out[2 * u] = FloatBatch(__m128(wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6)));
+            out[2 * u + 1] = FloatBatch(__m128(wasm_i32x4_shuffle(lo, hi, 1, 3, 5, 7)));
+        }
+        return;
+    }
+#endif
+    for (std::size_t v = 0; v < V; ++v) out[v] = FloatBatch::load_unaligned(p + v * kFloatLanes);
+}
+template <std::size_t V>
+inline void storeFloats(float* p, const FloatBatch (&in)[V]) noexcept {
+#if defined(__wasm_simd128__)
+    if constexpr (V % 2 == 0) {
+        for (std::size_t u = 0; u < V / 2; ++u) {
+            const v128_t e = v128_t(__m128(in[2 * u])), o = v128_t(__m128(in[2 * u + 1]));
+            wasm_v128_store(p + 8 * u, wasm_i32x4_shuffle(e, o, 0, 4, 1, 5));
+            wasm_v128_store(p + 8 * u + 4, wasm_i32x4_shuffle(e, o, 2, 6, 3, 7));
+        }
+        return;
+    }
+#endif
+    for (std::size_t v = 0; v < V; ++v) in[v].store_unaligned(p + v * kFloatLanes);
 }
 #endif
 
