@@ -1,10 +1,12 @@
-// libFuzzer target: random sequences of KV-cache operations (append with positions or padding,
-// attend, shift, renumber) on a small cache with sinks, a sliding window and RoPE. Checked:
+// libFuzzer target: random sequences of KV-cache operations (append with positions or padding, as floats
+// or f16 / bf16 bits, attend, shift, renumber) on a small cache with sinks, a sliding window, RoPE and a K/V
+// storage (f32, f16, bf16, q8; keys or values past what it holds, now and then). Checked:
 //  - a call that throws leaves positions, next positions, keys and values exactly as they were;
 //  - every attend equals attention() over a cache rebuilt from scratch: the raw tokens it should
 //    still hold (the first `sinks`, then the last `window`, and the keys the last append pushed out
 //    of the window that its own tokens still see) at their current logical positions, each query
-//    seeing the keys within `window` positions of it and the sinks (and, with `chunk`, only its own chunk's).
+//    seeing the keys within `window` positions of it and the sinks (and, with `chunk`, only its own chunk's)
+//    (float32 storage; the others round what they hold, checked in tests/native/test_kv_storage.cpp).
 #include <algorithm>
 #include <memory>
 
@@ -39,6 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.chunk = c.sinks == 0 && in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(1, 8) : 0;  // Llama 4's chunked layers
     const bool rope = in.ConsumeBool();
     if (rope) c.rope = RopeEncoding{};
+    c.storage = static_cast<KVStorage>(in.ConsumeIntegralInRange<int>(0, 3));
+    if (c.storage == KVStorage::q8 && in.ConsumeBool()) c.headDim = 32;  // else refused: q8 needs a multiple of 32
+    const bool exact = c.storage == KVStorage::f32;
     std::unique_ptr<KVCache> cache;
     try {
         cache = std::make_unique<KVCache>(c);
@@ -59,13 +64,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 const int T = in.ConsumeIntegralInRange<int>(1, 4);
                 auto k = fuzz::floats(in, static_cast<std::size_t>(c.kvHeads) * T * hd, 2.0f);
                 auto v = fuzz::floats(in, k.size(), 2.0f);
+                if (!exact && in.ConsumeIntegralInRange<int>(0, 5) == 0) {  // past f16 (7e4), past a Q8_0 scale (1e7), near bf16's top (3.39e38)
+                    const float big[] = {7e4f, 1e7f, 3.39e38f};
+                    (in.ConsumeBool() ? k : v)[in.ConsumeIntegralInRange<std::size_t>(0, k.size() - 1)] = big[in.ConsumeIntegralInRange<int>(0, 2)];
+                }
                 std::vector<std::int32_t> pos;
                 std::vector<std::uint8_t> mask;
                 if (in.ConsumeBool())
                     for (int t = 0; t < T; ++t) pos.push_back(in.ConsumeIntegralInRange<std::int32_t>(-2, 5000));
                 if (in.ConsumeBool())
                     for (int t = 0; t < T; ++t) mask.push_back(in.ConsumeIntegralInRange<int>(0, 4) != 0);
-                cache->append(k, v, T, pos, mask);
+                if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // as f16 / bf16 bits: the floats they stand for replace k and v
+                    const KVType type = in.ConsumeBool() ? KVType::f16 : KVType::bf16;
+                    std::vector<std::uint16_t> kb(k.size()), vb(v.size());
+                    for (std::size_t i = 0; i < k.size(); ++i) {
+                        kb[i] = type == KVType::f16 ? floatToF16(k[i]) : floatToBf16(k[i]);
+                        vb[i] = type == KVType::f16 ? floatToF16(v[i]) : floatToBf16(v[i]);
+                        k[i] = type == KVType::f16 ? f16ToFloat(kb[i]) : bf16ToFloat(kb[i]);
+                        v[i] = type == KVType::f16 ? f16ToFloat(vb[i]) : bf16ToFloat(vb[i]);
+                    }
+                    cache->append(kb, vb, type, T, pos, mask);
+                } else {
+                    cache->append(k, v, T, pos, mask);
+                }
                 held.clear();
                 std::int64_t first = -1;  // the call's smallest position
                 {
@@ -131,7 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 std::vector<float> out(q.size());
                 cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
                 fuzz::requireFinite(out, "attend output");
-                if (!model) continue;
+                if (!model || !exact) continue;
                 std::vector<Token> keys = kept;
                 keys.insert(keys.end(), held.begin(), held.end());
                 const int n = static_cast<int>(keys.size());

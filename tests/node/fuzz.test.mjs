@@ -215,6 +215,9 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     () => ({ kvHeads: 2, headDim: 8, capacity: 12 }),
     () => ({ batch: 2, kvHeads: 1, headDim: 8, capacity: 5, window: 5, rope: { base: 500000, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32 } } }),
     () => ({ kvHeads: 1, headDim: 4, capacity: 6, rope: { xposScaleBase: 512 } }),
+    () => ({ batch: 2, kvHeads: 1, headDim: 8, capacity: 6, window: 4, sinks: 1, rope: {}, storage: 'f16' }),
+    () => ({ kvHeads: 2, headDim: 32, capacity: 8, rope: {}, storage: 'q8' }),
+    () => ({ kvHeads: 1, headDim: 8, capacity: 8, storage: 'bf16' }),
   ];
   let cacheSerial = 0;
   function newCache(which) {
@@ -246,6 +249,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const nearMax = (T) => Array.from({ length: T }, () => BIG - r.int(0, 5));
   const asInput = (a) => r.weighted([[6, a], [1, Array.from(a)], [1, Float64Array.from(a)], [1, buf(a)]]);
   const floatsIn = (n) => asInput(r.floats(n));
+  // n f16 / bf16 bit patterns of finite values of either sign: the top bits of float32s for bf16, for f16
+  // an exponent below 31 (a finite half) and any mantissa
+  const halfBits = (type, n) => Uint16Array.from(r.floats(n), (x) => (type === 'bf16'
+    ? new Uint32Array(Float32Array.of(x * 4).buffer)[0] >>> 16
+    : (x < 0 ? 0x8000 : 0) | (r.int(0, 17) << 10) | r.int(0, 1023)));
   const maybeOut = (n) => r.weighted([[6, undefined], [2, new Float32Array(n)], [1, buf(new Float32Array(n))]]);
   const put = (o, key, value) => { if (value !== undefined) o[key] = value; return o; };
   const maskOf = (bits) => r.weighted([[4, bits], [1, Uint8Array.from(bits)], [1, Int32Array.from(bits)]]);
@@ -609,6 +617,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       const kvHeads = r.int(1, 2), heads = kvHeads * r.pick([1, 2]), headDim = r.pick([4, 8]), qLen = r.int(1, 3), kLen = r.int(1, 5);
       const big = r.chance(0.15);
       const a = { q: floatsIn(heads * qLen * headDim), k: floatsIn(kvHeads * kLen * headDim), v: floatsIn(kvHeads * kLen * headDim), heads, headDim, qLen, kLen };
+      if (r.chance(0.15)) {  // K and V as f16 / bf16 bit patterns
+        a.kvType = r.pick(['f16', 'bf16']);
+        a.k = halfBits(a.kvType, kvHeads * kLen * headDim);
+        a.v = halfBits(a.kvType, kvHeads * kLen * headDim);
+      }
       if (kvHeads !== heads || r.chance(0.3)) a.kvHeads = kvHeads;
       let qPos = Array.from({ length: qLen }, (_, i) => Math.max(kLen - qLen, 0) + i), kPos = Array.from({ length: kLen }, (_, j) => j);
       if (big || r.chance(0.3)) { kPos = big ? nearMax(kLen) : smallPositions(kLen, 12); a.kPositions = positionsOf(kPos); }
@@ -676,7 +689,9 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
 
     // ---- KVCache ----
     KVCache() {
-      const kvHeads = r.int(1, 2), headDim = r.pick([4, 8]), capacity = r.int(1, 8), o = { kvHeads, headDim, capacity };
+      const storage = r.weighted([[6, undefined], [1, 'f32'], [1, 'f16'], [1, 'bf16'], [1, 'q8']]);
+      const kvHeads = r.int(1, 2), headDim = storage === 'q8' ? 32 : r.pick([4, 8]), capacity = r.int(1, 8), o = { kvHeads, headDim, capacity };
+      if (storage) o.storage = storage;
       if (r.chance(0.4)) o.batch = r.int(1, 3);
       if (r.chance(0.3)) { o.window = r.int(1, capacity); if (r.chance(0.5)) o.sinks = r.int(0, capacity - o.window); }
       else if (r.chance(0.2)) o.sinks = r.int(0, capacity);
@@ -701,6 +716,10 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
         o.positions = positionsOf(pos);
       }
       const n = b * c.kvHeads * T * c.headDim;
+      if (r.chance(0.15)) {  // K and V as f16 / bf16 bit patterns
+        o.kvType = r.pick(['f16', 'bf16']);
+        return { fn: 'append', on: e, args: [halfBits(o.kvType, n), halfBits(o.kvType, n), o] };
+      }
       return { fn: 'append', on: e, args: [floatsIn(n), floatsIn(n), ...(r.chance(0.8) ? [o] : [])] };
     },
     attend(e) {
