@@ -178,7 +178,9 @@ void decodeBench(int headDim, int heads, int rounds) {
     for (std::size_t i = 0; i < caches.size(); ++i) {
         std::sort(t[i].begin(), t[i].end());
         const KVCacheConfig& c = caches[i]->config();
-        const double perToken = static_cast<double>(KVCache::storageBytes({1, kvHeads, headDim, 64, 0, 0, 0, std::nullopt, {}, c.storage})) / 64;
+        KVCacheConfig oneBlock = c;  // the bytes of 64 slots (one key block): per token, keys and values
+        oneBlock.capacity = 64;
+        const double perToken = static_cast<double>(KVCache::storageBytes(oneBlock)) / 64;
         const double read = perToken * cached;
         std::printf("{\"bench\":\"decode step\",\"storage\":\"%s\",\"heads\":%d,\"kvHeads\":%d,\"headDim\":%d,\"cached\":%d,\"bytesPerToken\":%.0f,"
                     "\"median_ms\":%.3f,\"min_ms\":%.3f,\"GBs\":%.2f,\"copyGBs\":%.2f}\n",

@@ -27,7 +27,8 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 using BlockRange = AttentionWorkspace::BlockRange;
 
-// Reads one byte per 64-byte line of key block b (packed) and its value rows (see `streaming`).
+// Reads one byte per 64-byte line of key block b (packed, in the keys' format) and its value rows (in the
+// values' format, valueDim channels) (see `streaming`).
 float touchBlock(const unsigned char* Kp, const unsigned char* V, std::size_t b, int kLen, std::size_t blockBytes, std::size_t rowBytes) {
     const std::size_t B = kernels::kKeyBlock, keys = std::min<std::size_t>(B, static_cast<std::size_t>(kLen) - b * B);
     const unsigned char* k = Kp + b * blockBytes;
@@ -51,7 +52,7 @@ struct Run {
     ScoreTerm& term;
     const AttentionOutputs& out;
     AttentionWorkspace& ws;
-    std::size_t hd, ld;  // head dim; stored row length (kLen rounded up to whole blocks)
+    std::size_t hd, vd, ld;  // q / k channels; value / output channels (valueDim); stored row length (kLen rounded up to whole blocks)
     bool materialize;    // weights or scores requested: rows are stored, softmax at the end
     std::size_t valueRows;
     const float* valueTable;
@@ -108,7 +109,7 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
         const float* qc = run.term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
         for (std::size_t c = 0; c < hd; ++c) qTile[c * t.nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
         s.row = run.materialize ? sc.rows.data() + r * run.ld : nullptr;
-        detail::softmaxBegin(t.sm[r], sc.acc.data() + r * hd, hd, sc.wsum.data() + r * run.valueRows, run.valueRows);
+        detail::softmaxBegin(t.sm[r], sc.acc.data() + r * run.vd, run.vd, sc.wsum.data() + r * run.valueRows, run.valueRows);
     }
 }
 
@@ -154,6 +155,21 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
         }
     }
     t.scoreTile(sc.qTile.data(), Kp + b * run.keyBlockBytes, run.hd, S, static_cast<std::size_t>(used));
+    // The mask, then the stored row: after every term (and the cap) has been added.
+    const auto maskRow = [&](int r) {
+        const RowState& s = t.st[r];
+        float* sb = S + r * B;
+        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
+            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
+        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
+            for (int j = j0; j < j0 + used; ++j)
+                if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
+        if (run.materialize) {
+            std::copy(sb, sb + used, s.row + j0);
+            std::fill(s.row + j0 + used, s.row + j1, kNegInf);
+        }
+    };
+    const bool capped = in.softcap > 0;
     for (int r = 0; r < t.nr; ++r) {
         RowState& s = t.st[r];
         float* sb = S + r * B;
@@ -169,16 +185,14 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
             run.K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
         }
         if (run.hasBias) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
-        if (in.softcap > 0) run.K.softcap(sb, static_cast<std::size_t>(used), in.softcap);  // before the mask: masked stays -inf
-        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
-            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
-        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
-            for (int j = j0; j < j0 + used; ++j)
-                if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
-        if (run.materialize) {
-            std::copy(sb, sb + used, s.row + j0);
-            std::fill(s.row + j0 + used, s.row + j1, kNegInf);
-        }
+        if (!capped) maskRow(r);
+    }
+    if (capped) {
+        // Gemma 2's soft-capping, every row of the tile in one kernel call (a skipped row's scores are
+        // capped too and never read), before the mask: masked stays -inf
+        run.K.softcap(S, static_cast<std::size_t>(t.nr), static_cast<std::size_t>(used), in.softcap);
+        for (int r = 0; r < t.nr; ++r)
+            if (!skip[r]) maskRow(r);
     }
     return used;
 }
@@ -186,7 +200,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
 // The online softmax of the tile's rows over key block b's `used` keys, and P.V (softmax.hpp).
 void softmaxBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* V, int j0, int used, const bool live[]) {
     detail::softmaxUpdate(run.K, run.valueFormat, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.valueRowBytes,
-                          run.hd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
+                          run.vd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
 }
 
 // Row r's sink logit (gpt-oss), or -inf when the call has none.
@@ -200,7 +214,7 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
     const std::size_t kLen = static_cast<std::size_t>(d.kLen);
     if (run.out.scores) std::copy(s.row, s.row + kLen, run.out.scores + rowOffset);
     const bool live = true;
-    detail::softmaxUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.hd, 0, run.valueRows,
+    detail::softmaxUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows,
                           [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); });
     if (run.out.weights) detail::softmaxWeights(sm, s.row, kLen, run.out.weights + rowOffset, sinkOf(run, s));
 }
@@ -209,10 +223,10 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
 // not all finite marks the slot of the thread that wrote it (checked here, while the row is in cache,
 // instead of in a pass over the whole output after the run).
 void finishRow(const Run& run, const RowState& s, const detail::SoftmaxRow& sm, Slot& sc) {
-    const std::size_t hd = run.hd;
-    float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * hd;
-    detail::softmaxFinish(run.K, sm, hd, run.valueRows, run.valueTable, o, sinkOf(run, s));
-    if (sm.l != 0 && !run.K.allFinite(o, hd)) sc.nonFinite = true;
+    const std::size_t vd = run.vd;
+    float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * vd;
+    detail::softmaxFinish(run.K, sm, vd, run.valueRows, run.valueTable, o, sinkOf(run, s));
+    if (sm.l != 0 && !run.K.allFinite(o, vd)) sc.nonFinite = true;
 }
 
 }  // namespace
@@ -228,7 +242,7 @@ void mergeChunks(const Run& run, const detail::SoftmaxPartials& parts, const Att
         s.h = tile.kvHead * group + (tile.row0 + r) / qLen;
         s.i = (tile.row0 + r) % qLen;
         detail::SoftmaxRow sm;
-        detail::softmaxBegin(sm, sc.acc.data(), run.hd, sc.wsum.data(), run.valueRows);
+        detail::softmaxBegin(sm, sc.acc.data(), run.vd, sc.wsum.data(), run.valueRows);
         parts.merge(run.K, partial, chunks, static_cast<std::size_t>(r), sm);
         finishRow(run, s, sm, sc);
     }
@@ -239,7 +253,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     AttentionWorkspace local;
     AttentionWorkspace& ws = workspace ? *workspace : local;
     const AttentionDims& d = in.dims;
-    const std::size_t hd = static_cast<std::size_t>(d.headDim);
+    const std::size_t hd = static_cast<std::size_t>(d.headDim), vd = static_cast<std::size_t>(d.valueChannels());
     const std::size_t ld = (static_cast<std::size_t>(d.kLen) + kBlock - 1) / kBlock * kBlock;
     const std::size_t stride = in.kvStride ? in.kvStride : static_cast<std::size_t>(d.kLen);  // keys per kv head in storage
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
@@ -257,17 +271,20 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         sc.qTile.resize(R * hd);
         sc.scores.resize(R * B);
         sc.content.resize(B);
-        sc.acc.resize(R * hd);
+        sc.acc.resize(R * vd);
         sc.wsum.resize(R * valueRows);
         if (materialize) sc.rows.resize(R * ld);
         sc.kvHead = sc.begunHead = -1;
         sc.nonFinite = false;
     }
+    // Keys and values in their stored formats (a packed key block's bytes, a value row's).
+    const int keyFormat = static_cast<int>(in.keyStorage), valueFormat = static_cast<int>(in.valueStorage);
+    const std::size_t keyBlockBytes = kernels::keyBlockBytes(keyFormat, hd), valueRowBytes = kernels::valueRowBytes(valueFormat, vd);
     // Keys and values larger than a cache level stream from memory; wasm has no prefetch instruction,
-    // so before computing on a block the engine reads one float per 64-byte line of the next one: its
-    // misses are then in flight during this block's arithmetic (a decode step over 32768 cached
-    // tokens about 15 % faster in wasm). Two or four blocks ahead are no better.
-    const bool streaming = static_cast<std::size_t>(d.kLen) * hd * 2 * sizeof(float) > (std::size_t(1) << 21);
+    // so before computing on a block the engine reads one byte per 64-byte line of a block ahead (Run::ahead):
+    // its misses are then in flight during this block's arithmetic (a decode step over 32768 cached
+    // tokens about 15 % faster in wasm).
+    const bool streaming = static_cast<std::size_t>(d.kLen) * (keyBlockBytes / kernels::kKeyBlock + valueRowBytes) > (std::size_t(1) << 21);
     // Causal-only masks: each block's run of consecutive key positions, if it is one (see Run::causalOnly).
     const bool causalOnly = in.mask.causal && in.mask.window == 0 && in.mask.chunk == 0 && !in.mask.keyMask && in.mask.sinks == 0;
     if (causalOnly) {
@@ -279,14 +296,13 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             ws.runStart[b] = consecutive ? in.kPos[j0] : kNoRun;
         }
     }
-    const int keyFormat = static_cast<int>(in.keyStorage), valueFormat = static_cast<int>(in.valueStorage);
-    Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K, keyFormat, valueFormat,
-                  kernels::keyBlockBytes(keyFormat, hd), kernels::valueRowBytes(valueFormat, hd), 1, causalOnly, term.hasContent(), term.hasBias()};
-    // ... about 32 KiB ahead: one block of float32 keys and values of 64 channels (two or four ahead
-    // are no better for them); two or three blocks of the smaller stored formats
-    run.ahead = std::max<std::size_t>(1, 32768 / (run.keyBlockBytes + kernels::kKeyBlock * run.valueRowBytes));
+    // ... about 32 KiB ahead: one block of float32 keys and values of 64 channels (two or four ahead are no
+    // better for them); two or three blocks of the smaller stored formats
+    const std::size_t ahead = std::max<std::size_t>(1, 32768 / (keyBlockBytes + kernels::kKeyBlock * valueRowBytes));
+    const Run run{in, term, out, ws, hd, vd, ld, materialize, valueRows, term.valueTable(), streaming, K, keyFormat, valueFormat,
+                  keyBlockBytes, valueRowBytes, ahead, causalOnly, term.hasContent(), term.hasBias()};
     // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
-    const double work = 2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd);
+    const double work = static_cast<double>(d.heads) * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd + vd);  // q.k and P.V
 
     // Keys packed for the score kernel, every kv head first (tasks of all kv heads then run at once);
     // f16 / bf16 keys are packed as the bit patterns they are.
@@ -359,7 +375,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const bool split = !materialize && concurrent && nChunks > 1 && nTiles < kSplitBelowTiles;
 
     if (split) {
-        const detail::SoftmaxPartials parts{R, hd, valueRows};
+        const detail::SoftmaxPartials parts{R, vd, valueRows};
         const std::size_t per = parts.floats();
         ws.partials.resize(nTiles * nChunks * per);
         detail::parallelFor(nTiles * nChunks, work, [&](std::size_t task, int slot) {

@@ -18,10 +18,11 @@ constexpr std::int64_t kMaxPosition = 2147483647;
 
 int formatOf(KVStorage s) { return static_cast<int>(s); }
 
-// The bytes of `slots` slots of one (batch row, kv head): packed keys (whole blocks) and value rows.
-std::uint64_t headBytes(KVStorage s, std::uint64_t slots, std::uint64_t hd) {
+// The bytes of `slots` slots of one (batch row, kv head): packed keys of hd channels (whole blocks) and
+// value rows of vd channels.
+std::uint64_t headBytes(KVStorage s, std::uint64_t slots, std::uint64_t hd, std::uint64_t vd) {
     const std::uint64_t blocks = (slots + kernels::kKeyBlock - 1) / kernels::kKeyBlock;
-    return blocks * kernels::keyBlockBytes(formatOf(s), static_cast<std::size_t>(hd)) + slots * kernels::valueRowBytes(formatOf(s), static_cast<std::size_t>(hd));
+    return blocks * kernels::keyBlockBytes(formatOf(s), static_cast<std::size_t>(hd)) + slots * kernels::valueRowBytes(formatOf(s), static_cast<std::size_t>(vd));
 }
 }  // namespace
 
@@ -43,13 +44,15 @@ struct KVCache::Input {
 
 std::uint64_t KVCache::storageBytes(const KVCacheConfig& c) {
     return static_cast<std::uint64_t>(std::max(c.batch, 0)) * static_cast<std::uint64_t>(std::max(c.kvHeads, 0)) *
-           headBytes(c.storage, static_cast<std::uint64_t>(std::max(c.capacity, 0)), static_cast<std::uint64_t>(std::max(c.headDim, 0)));
+           headBytes(c.storage, static_cast<std::uint64_t>(std::max(c.capacity, 0)), static_cast<std::uint64_t>(std::max(c.headDim, 0)),
+                     static_cast<std::uint64_t>(std::max(c.valueDim != 0 ? c.valueDim : c.headDim, 0)));
 }
 
 KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     requirePositive(c.batch, "batch");
     requireSize(c.kvHeads, "kvHeads", limits::kMaxHeads);
     requireSize(c.headDim, "headDim", limits::kMaxHeadDim);
+    detail::requireValueDim(c.valueDim);
     requirePositive(c.capacity, "capacity");
     requireNonNegative(c.window, "window");
     requireNonNegative(c.sinks, "sinks");
@@ -62,7 +65,7 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         RopeConfig rc = c.rope->config;
         rc.headDim = c.headDim;
         freqs_ = ropeFrequencies(rc);
-        if (freqs_->rotaryDim > c.headDim) fail("rope", "rotary dim exceeds headDim");
+        if (freqs_->rotaryOffset + freqs_->rotaryDim > c.headDim) fail("rope", "rotary channels exceed headDim");
         config_.rope->config = rc;
         tables_.emplace(*freqs_, c.rope->layout);
     }
@@ -71,12 +74,14 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     if (c.storage == KVStorage::q8 && c.headDim % static_cast<int>(kernels::kQ8Block) != 0)
         fail("headDim", "(" + std::to_string(c.headDim) + ") must be a multiple of 32 with storage 'q8': Q8_0 holds blocks of 32 channels");
     const std::size_t slots = elementCount({c.batch, c.capacity}, "capacity");
-    elementCount({c.batch, c.kvHeads, c.capacity, c.headDim}, "capacity");  // the key and value stores
+    elementCount({c.batch, c.kvHeads, c.capacity, std::max(c.headDim, valueChannels())}, "capacity");  // the key and value stores
+    if (c.storage == KVStorage::q8 && c.valueDim % static_cast<int>(kernels::kQ8Block) != 0)
+        fail("valueDim", "(" + std::to_string(c.valueDim) + ") must be a multiple of 32 with storage 'q8': Q8_0 holds blocks of 32 channels");
     const std::uint64_t bytes = storageBytes(c);
     const auto refuse = [&](const char* why) {
         fail("capacity", "(" + std::to_string(c.capacity) + ") needs " + std::to_string(bytes) + " bytes for keys and values (storage '" +
                              storageName(c.storage) + "', batch " + std::to_string(c.batch) + " x kvHeads " + std::to_string(c.kvHeads) + " x headDim " +
-                             std::to_string(c.headDim) + "): " + why);
+                             std::to_string(c.headDim) + (c.valueDim != 0 ? " / valueDim " + std::to_string(c.valueDim) : std::string()) + "): " + why);
     };
     if (bytes > std::numeric_limits<std::size_t>::max() / 2) refuse("more than this machine can address");
     slots_ = c.capacity;
@@ -87,7 +92,7 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         Bytes().swap(keys_);
         refuse("the allocation failed (out of memory)");
     }
-    scratchKey_.resize(static_cast<std::size_t>(c.headDim));
+    scratchKey_.resize(static_cast<std::size_t>(std::max(c.headDim, valueChannels())));  // a key or a value row
     scratchRingToken_.assign(static_cast<std::size_t>(c.window), -1);
     pos_.assign(slots, -1);
     occupied_.assign(slots, 0);
@@ -151,9 +156,8 @@ void KVCache::append(View<std::uint16_t> k, View<std::uint16_t> v, KVType kvType
     appendRows(Input{k.data, v.data, k.size, v.size, formatOf(storageOf(kvType))}, T, positions, mask, maskPositions);
 }
 
-std::size_t KVCache::firstUnstorable(const float* row) const {
+std::size_t KVCache::firstUnstorable(const float* row, std::size_t hd) const {
     const KVCacheConfig& c = config_;
-    const std::size_t hd = static_cast<std::size_t>(c.headDim);
     if (c.storage == KVStorage::q8) {
         for (std::size_t g = 0; g < hd; g += kernels::kQ8Block) {
             unsigned char block[kernels::kQ8BlockBytes];
@@ -187,10 +191,14 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
     const KVCacheConfig& c = config_;
     requirePositive(T, "T");
     const std::size_t A = static_cast<std::size_t>(axes());
-    const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    const std::size_t n = elementCount({c.batch, c.kvHeads, T, c.headDim}, "k");
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), vd = static_cast<std::size_t>(valueChannels());
+    // k's and v's sizes, both within what memory can address when the wider one is
+    const std::size_t rows = elementCount({c.batch, c.kvHeads, T, std::max(c.headDim, valueChannels())}, "k") / static_cast<std::size_t>(std::max(c.headDim, valueChannels()));
+    const std::size_t n = rows * hd, vn = rows * vd;
     if (in.kSize != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(in.kSize) + ")");
-    if (in.vSize != n) fail("v", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(in.vSize) + ")");
+    if (in.vSize != vn)
+        fail("v", std::string("must be [batch, kvHeads, T, ") + (c.valueDim != 0 ? "valueDim" : "headDim") + "] = " + std::to_string(vn) +
+                      " elements (got " + std::to_string(in.vSize) + ")");
     const std::size_t bt = static_cast<std::size_t>(c.batch) * T;
     // the sequence index of each token as given (multi-axis: maskPositions; else positions); empty = the row's next
     const View<std::int32_t> seq = detail::checkCachePositions(positions, maskPositions, A, {c.batch, T, "T"}, "positions");
@@ -198,10 +206,10 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
     if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
     if (in.format == kernels::kFormatF32) {
         requireFiniteValues(static_cast<const float*>(in.k), n, "k");
-        requireFiniteValues(static_cast<const float*>(in.v), n, "v");
+        requireFiniteValues(static_cast<const float*>(in.v), vn, "v");
     } else {
         detail::requireFiniteBits(static_cast<const std::uint16_t*>(in.k), n, storageOf(in.format == kernels::kFormatF16 ? KVType::f16 : KVType::bf16), "k");
-        detail::requireFiniteBits(static_cast<const std::uint16_t*>(in.v), n, storageOf(in.format == kernels::kFormatF16 ? KVType::f16 : KVType::bf16), "v");
+        detail::requireFiniteBits(static_cast<const std::uint16_t*>(in.v), vn, storageOf(in.format == kernels::kFormatF16 ? KVType::f16 : KVType::bf16), "v");
     }
     if (c.window > 0 && static_cast<std::int64_t>(c.capacity) + T > std::numeric_limits<int>::max())
         fail("T", "(" + std::to_string(T) + ") is too many tokens for one append: split it into calls of at most " +
@@ -267,7 +275,7 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
     // capacity on the first call that holds none (a decode step after a long prefill).
     const int wantSlots = c.capacity + held;
     if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity))
-        elementCount({c.batch, c.kvHeads, static_cast<std::int64_t>(c.capacity) + held, c.headDim}, "k");
+        elementCount({c.batch, c.kvHeads, static_cast<std::int64_t>(c.capacity) + held, std::max(c.headDim, valueChannels())}, "k");
     // multi-axis: each real token's rotation position per axis (given, or its sequence index on every axis)
     if (A > 1) {
         scratchAxisPos_.assign(bt * A, 0);
@@ -325,15 +333,15 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
             for (int h = 0; h < c.kvHeads; ++h)
                 for (std::size_t t = 0; t < committed; ++t) {
                     const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]), b = at / T;
-                    const std::size_t src = ((b * c.kvHeads + h) * T + at % T) * hd;
+                    const std::size_t src = ((b * c.kvHeads + h) * T + at % T) * hd, vsrc = ((b * c.kvHeads + h) * T + at % T) * vd;
                     const float* key = &scratchRows_[(h * committed + t) * hd];
-                    std::size_t i = firstUnstorable(key);
+                    std::size_t i = firstUnstorable(key, hd);
                     if (i < hd) {
                         fail("k[" + elements(src + i) + "]", (tables_ ? "after RoPE at position " + std::to_string(scratchPos_[at]) + " " : std::string()) + unstorable(key, i, "k"));
                     }
-                    in.row(in.v, src, hd, scratchKey_.data());
-                    if ((i = firstUnstorable(scratchKey_.data())) < hd) {
-                        fail("v[" + elements(src + i) + "]", unstorable(scratchKey_.data(), i, "v"));
+                    in.row(in.v, vsrc, vd, scratchKey_.data());
+                    if ((i = firstUnstorable(scratchKey_.data(), vd)) < vd) {
+                        fail("v[" + elements(vsrc + i) + "]", unstorable(scratchKey_.data(), i, "v"));
                     }
                 }
         }
@@ -365,13 +373,13 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
             const int slot = scratchSlots_[at];
             if (slot < 0) continue;
             for (int h = 0; h < c.kvHeads; ++h) {
-                const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * hd;
+                const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * vd;
                 unsigned char* const row = valueRow(b, h, slot);
                 if (format == kernels::kFormatF32 && in.format == kernels::kFormatF32) {
-                    std::memcpy(row, static_cast<const float*>(in.v) + src, hd * sizeof(float));
+                    std::memcpy(row, static_cast<const float*>(in.v) + src, vd * sizeof(float));
                 } else {
-                    in.row(in.v, src, hd, scratchKey_.data());
-                    kernels::storeValue(format, scratchKey_.data(), hd, row);
+                    in.row(in.v, src, vd, scratchKey_.data());
+                    kernels::storeValue(format, scratchKey_.data(), vd, row);
                 }
                 const float* key = scratchRows_.data() + (h * committed + token) * hd;
                 kernels::storeKey(format, key, static_cast<std::size_t>(slot), hd, packedKeys(b, h));
@@ -435,8 +443,8 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
                          float* out, double scale, View<float> sinkLogits, float softcap) {
     const KVCacheConfig& c = config_;
     const std::size_t A = static_cast<std::size_t>(axes());
-    const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd;
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), vd = static_cast<std::size_t>(valueChannels());
+    const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd, outPerRow = static_cast<std::size_t>(heads) * qLen * vd;
     const std::vector<std::int32_t>& qp = scratchQPos_;
     const TemperatureEncoding* temperature = temperaturePart(encoding);
     int kLen = c.capacity;  // the capacity slots and any held past them
@@ -466,7 +474,7 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
     }
     for (int b = 0; b < c.batch; ++b) {
         AttentionInputs in;
-        in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, kLen};
+        in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, kLen, c.valueDim};
         in.kvStride = static_cast<std::size_t>(slots_);
         in.scale = attendScale;
         in.sinkLogits = sinkLogits.empty() ? nullptr : sinkLogits.data;
@@ -480,7 +488,7 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
         in.kPos = pos_.data() + slotIndex(b, 0);
         // the window by logical position, the sink slots exempt (as it was when the keys were appended)
         in.mask = AttentionMask{causal, c.window, occupied_.data() + slotIndex(b, 0), c.window > 0 ? c.sinks : 0, c.chunk};
-        detail::runWithEncoding(in, encoding, AttentionOutputs{out + perRow * b, nullptr, nullptr}, &workspace_);
+        detail::runWithEncoding(in, encoding, AttentionOutputs{out + outPerRow * b, nullptr, nullptr}, &workspace_);
     }
 }
 
@@ -505,7 +513,7 @@ void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vecto
             for (std::size_t s = 0; s < slots.size(); ++s) {
                 const float* key = rows + s * hd;
                 if (!commit) {
-                    const std::size_t i = firstUnstorable(key);
+                    const std::size_t i = firstUnstorable(key, hd);
                     if (i < hd)
                         fail(field, "re-rotates the key in slot " + std::to_string(slots[s]) + " of row " + std::to_string(b) + ", kv head " + std::to_string(h) +
                                         ", to one storage '" + storageName(c.storage) + "' cannot hold: channel " + std::to_string(i) + " " + unstorable(key, i, "the keys"));
@@ -607,7 +615,7 @@ void KVCache::renumber(View<std::int32_t> np) {
 std::size_t KVCache::packedSize() const {
     return kernels::packedKeyBytes(formatOf(config_.storage), static_cast<std::size_t>(slots_), static_cast<std::size_t>(config_.headDim));
 }
-std::size_t KVCache::valueBytes() const { return kernels::valueRowBytes(formatOf(config_.storage), static_cast<std::size_t>(config_.headDim)); }
+std::size_t KVCache::valueBytes() const { return kernels::valueRowBytes(formatOf(config_.storage), static_cast<std::size_t>(valueChannels())); }
 
 unsigned char* KVCache::packedKeys(int b, int h) { return keys_.data() + (static_cast<std::size_t>(b) * config_.kvHeads + h) * packedSize(); }
 const unsigned char* KVCache::packedKeys(int b, int h) const {
@@ -666,11 +674,11 @@ std::vector<float> KVCache::keys() const {
 
 std::vector<float> KVCache::values() const {
     const KVCacheConfig& c = config_;
-    const std::size_t hd = static_cast<std::size_t>(c.headDim), bh = static_cast<std::size_t>(c.batch) * c.kvHeads, row = valueBytes();
-    std::vector<float> rows(bh * c.capacity * hd);
+    const std::size_t vd = static_cast<std::size_t>(valueChannels()), bh = static_cast<std::size_t>(c.batch) * c.kvHeads, row = valueBytes();
+    std::vector<float> rows(bh * c.capacity * vd);
     for (std::size_t i = 0; i < bh; ++i)
         for (std::size_t s = 0; s < static_cast<std::size_t>(c.capacity); ++s)
-            kernels::loadValue(formatOf(c.storage), values_.data() + (i * slots_ + s) * row, hd, rows.data() + (i * c.capacity + s) * hd);
+            kernels::loadValue(formatOf(c.storage), values_.data() + (i * slots_ + s) * row, vd, rows.data() + (i * c.capacity + s) * vd);
     return rows;
 }
 

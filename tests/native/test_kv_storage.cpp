@@ -394,3 +394,35 @@ TEST_CASE("attention with kvType: K and V as f16 / bf16 bits equal attention ove
     r.k = kf;
     CHECK_THROWS_WITH_AS(attention(r), doctest::Contains("given as floats and as kvType bits"), std::invalid_argument);
 }
+
+TEST_CASE("KV storage with values of their own width (valueDim, DeepSeek MLA): attend equals a float32 cache holding the stored values") {
+    const int kvHeads = 2, heads = 4, hd = 64, vd = 32, T = 150;
+    const auto k = ref::randomVector(static_cast<std::size_t>(kvHeads) * T * hd, 41, -2, 2);
+    const auto v = ref::randomVector(static_cast<std::size_t>(kvHeads) * T * vd, 42, -2, 2);
+    const auto q = ref::randomVector(static_cast<std::size_t>(heads) * 2 * hd, 43);
+    for (KVStorage s : kStorages) {
+        CAPTURE(std::string(storageName(s)));
+        KVCacheConfig c;
+        c.kvHeads = kvHeads;
+        c.headDim = hd;
+        c.valueDim = vd;
+        c.capacity = T;
+        c.storage = s;
+        KVCacheConfig f = c;
+        f.storage = KVStorage::f32;
+        KVCache cache(c), same(f);
+        cache.append(k, v, T);
+        same.append(stored(s, k, hd), stored(s, v, vd), T);
+        CHECK(sameBits(cache.values(), same.values()));
+        std::vector<float> a(static_cast<std::size_t>(heads) * 2 * vd), b(a.size());
+        cache.attend(q, heads, 2, NoEncoding{}, {}, true, a.data());
+        same.attend(q, heads, 2, NoEncoding{}, {}, true, b.data());
+        CHECK(sameBits(a, b));
+        // bytes: keys of hd channels in 3 blocks of 64 slots, value rows of vd
+        const std::size_t keyBytes = s == KVStorage::q8 ? hd / 32 * 34 : 2 * hd, valueBytes = s == KVStorage::q8 ? vd / 32 * 34 : 2 * vd;
+        CHECK(cache.bytes() == kvHeads * (192 * keyBytes + T * valueBytes));
+    }
+    KVCacheConfig c;
+    c.kvHeads = 1, c.headDim = 64, c.valueDim = 48, c.capacity = 4, c.storage = KVStorage::q8;
+    CHECK_THROWS_WITH_AS(KVCache{c}, doctest::Contains("valueDim (48) must be a multiple of 32 with storage 'q8'"), std::invalid_argument);
+}

@@ -33,7 +33,8 @@ namespace posenc {
 struct KVCacheConfig {
     int batch = 1;
     int kvHeads = 0;
-    int headDim = 0;
+    int headDim = 0;   // keys' (and queries') channels
+    int valueDim = 0;  // values' (and attend's output) channels, when they differ (DeepSeek MLA); 0 = headDim
     int capacity = 0;
     int window = 0;  // 0 = no sliding window
     int sinks = 0;
@@ -53,7 +54,8 @@ class KVCache {
 public:
     explicit KVCache(const KVCacheConfig& config);
 
-    // k, v: raw [batch, kvHeads, T, headDim]. positions: [batch * T] (empty = each row continues from
+    // k: raw [batch, kvHeads, T, headDim], v: [batch, kvHeads, T, valueDim] (headDim unless config.valueDim is
+    // set). positions: [batch * T] (empty = each row continues from
     // its next position); mask: [batch * T], 1 = real token (empty = all real).
     // With multi-axis RoPE (M-RoPE, 2-D axial) positions are the rotation's [batch, axes, T] and
     // maskPositions [batch * T] the sequence index each slot keeps (masks, score terms, shift and
@@ -64,7 +66,7 @@ public:
     void append(View<std::uint16_t> k, View<std::uint16_t> v, KVType kvType, int T, View<std::int32_t> positions = {},
                 View<std::uint8_t> mask = {}, View<std::int32_t> maskPositions = {});
 
-    // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, headDim]. qPositions [batch * qLen]
+    // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, valueDim]. qPositions [batch * qLen]
     // (empty = each row's last qLen positions, next - qLen .. next - 1). `encoding` adds score terms
     // (alibi, t5, ...; NoEncoding{} for none); the cache's own rope rotates q, so a RopeEncoding here is an
     // error. causal: a query sees no key past its position. scale: NaN = the encoding's default.
@@ -84,7 +86,7 @@ public:
     std::vector<std::int32_t> nextPositions() const;  // [batch]
     const KVCacheConfig& config() const { return config_; }
     // Stored keys (rotated) as [batch, kvHeads, capacity, headDim], unpacked from the engine's layout;
-    // values [batch, kvHeads, capacity, headDim]: the floats attend computes with (the storage's values).
+    // values [batch, kvHeads, capacity, valueDim]: the floats attend computes with (the storage's values).
     std::vector<float> keys() const;
     std::vector<float> values() const;
     // Bytes held for keys and values (every slot allocated, and any held past capacity).
@@ -109,14 +111,16 @@ private:
     void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles, const char* field = nullptr);
     struct Input;  // append's k and v: float32 or 16-bit bit patterns
     void appendRows(const Input& in, int T, View<std::int32_t> positions, View<std::uint8_t> mask, View<std::int32_t> maskPositions);
-    // What the storage cannot hold: the first channel of `row` (headDim floats) it cannot (a q8 block: the
-    // block's first channel), headDim when it holds all; and why, for a message about `field`.
-    std::size_t firstUnstorable(const float* row) const;
+    // What the storage cannot hold: the first channel of `row` (n floats: a key's headDim or a value's
+    // valueDim) it cannot (a q8 block: the block's first channel), n when it holds all; and why, for a
+    // message about `field`.
+    std::size_t firstUnstorable(const float* row, std::size_t n) const;
     std::string unstorable(const float* row, std::size_t channel, const std::string& field) const;
     std::size_t packedSize() const;  // bytes of one (batch row, kv head)'s packed keys
+    int valueChannels() const { return config_.valueDim != 0 ? config_.valueDim : config_.headDim; }
     unsigned char* packedKeys(int b, int h);
     const unsigned char* packedKeys(int b, int h) const;
-    std::size_t valueBytes() const;  // bytes of one value row
+    std::size_t valueBytes() const;  // bytes of one value row (valueChannels() in the storage's format)
     unsigned char* valueRow(int b, int h, int slot);
     std::size_t slotIndex(int b, int slot) const { return static_cast<std::size_t>(b) * slots_ + static_cast<std::size_t>(slot); }
     void resizeSlots(int slots);  // re-lays the stores out with `slots` slots per row (the first min(old, new) kept)
@@ -128,7 +132,7 @@ private:
     std::optional<RopeTables> tables_;  // cos/sin for the tokens of one call, reused
     using Bytes = std::vector<unsigned char, detail::CacheLineAllocator<unsigned char>>;
     Bytes keys_;    // per (batch row, kv head): packed for the score kernel in the storage's format (kernels/kv_format.hpp)
-    Bytes values_;  // [batch, kvHeads, slots_] rows of headDim in the storage's format
+    Bytes values_;  // [batch, kvHeads, slots_] rows of valueDim in the storage's format
     std::vector<std::int32_t> pos_;        // [batch, slots_]
     std::vector<std::uint8_t> occupied_;   // [batch, slots_]
     std::vector<Row> rows_;
