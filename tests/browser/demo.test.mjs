@@ -406,6 +406,45 @@ test('KV-cache simulator: each mistake moves the output (0 when off), the cache 
   assert.deepEqual(consoleErrors, []);
 });
 
+test('KV storage: bytes per token of each storage for real model shapes, what fits the 4 GiB heap, speed and error measured in the page', async () => {
+  await page.waitForFunction(() => window.posencDemo.cacheStore?.measured, null, { timeout: 60000 });
+  let s = await page.evaluate(() => window.posencDemo.cacheStore);
+  // Llama-3.2-3B, 28 layers × 8 kv heads × 128, 32768 tokens: float32 keys and values are 28 · 8 · 2 · 128 · 4 bytes a token
+  const heap = 4 * 2 ** 30 - 64 * 2 ** 20;
+  const perToken = { f32: 28 * 8 * 2 * 128 * 4, f16: 28 * 8 * 2 * 128 * 2, bf16: 28 * 8 * 2 * 128 * 2, q8: 28 * 8 * 2 * (128 / 32) * 34 };
+  assert.deepEqual([s.storage, s.model, s.context], ['f32', 'llama-3.2-3b', 32768]);
+  for (const storage of ['f32', 'f16', 'bf16', 'q8']) {
+    await page.click(`#cache-storage [data-value="${storage}"]`);
+    s = await page.evaluate(() => window.posencDemo.cacheStore);
+    assert.equal(s.tokenBytes, perToken[storage], storage);
+    assert.equal(s.total, perToken[storage] * 32768);
+    assert.equal(s.fits, perToken[storage] * 32768 <= heap, `${storage} fits`);
+    assert.equal(s.maxContext, Math.floor(heap / perToken[storage] / 64) * 64, `${storage} context in the heap`);
+    assert.ok(s.steps[storage] > 0, `${storage}: a measured step`);
+    assert.match(await page.textContent('#cache-store-speed'), /ms/);
+  }
+  assert.equal(s.maxContext, 69376);  // q8: the README's table
+  // the error each storage adds: none for f32, about f16's 2^-11 rounding, more for bf16 and 8 bits
+  assert.equal(s.errors.f32, 0);
+  assert.ok(s.errors.f16 > 0 && s.errors.f16 < 5e-3, `f16 ${s.errors.f16}`);
+  assert.ok(s.errors.bf16 > s.errors.f16 && s.errors.q8 > s.errors.f16, JSON.stringify(s.errors));
+  await page.locator('#cache-store').screenshot({ path: join(shots, 'section-cache-store.png') });
+  await page.selectOption('#cache-model', 'llama-3.2-1b');
+  const context = (log2) => page.$eval('#cache-context', (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, String(log2));
+  await context(17);  // 131072 tokens
+  s = await page.evaluate(() => window.posencDemo.cacheStore);
+  assert.equal(s.context, 131072);
+  assert.equal(s.tokenBytes, 16 * 8 * 2 * 2 * 34);
+  assert.equal(s.fits, true);  // q8: 2.2 GiB
+  assert.equal(await page.textContent('#cache-context-out'), '131 072');
+  await page.click('#cache-storage [data-value="f32"]');
+  assert.equal((await page.evaluate(() => window.posencDemo.cacheStore)).fits, false);  // 8 GiB
+  await page.locator('#cache-store').screenshot({ path: join(shots, 'section-cache-store-1b.png') });
+  await page.selectOption('#cache-model', 'llama-3.2-3b');
+  await context(15);
+  assert.deepEqual(consoleErrors, []);
+});
+
 test('every redraw after an input takes under 50 ms (one control per panel, three times each)', async (t) => {
   const input = (id, value) => async () => page.$eval(`#${id}`, (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
   const click = (sel) => async () => page.click(sel);
@@ -421,6 +460,7 @@ test('every redraw after an input takes under 50 ms (one control per panel, thre
     scores: [click('#scores-kind [data-value="t5-causal"]'), input('scores-heads', '12'), click('#scores-kind [data-value="alibi"]')],
     relative: [click('#rel-heads [data-value="8"]'), input('rel-T', '48'), input('rel-T', '32')],
     cache: [click('#cache-append1'), click('#cache-append10'), click('#cache-reset')],
+    'cache-store': [click('#cache-storage [data-value="q8"]'), select('cache-model', 'llama-3.1-8b'), input('cache-context', '17')],
     'cache-sim': [click('#sim-slots'), input('sim-N', '40'), click('#sim-slots')],
     compare: [click('#compare-family [data-value="score"]'), click('#compare-family [data-value="additive"]'), click('#compare-family [data-value="all"]')],
     speed: [click('#speed-op [data-value="attention"]'), click('#speed-op [data-value="rope"]'), click('#speed-op [data-value="attention"]')],
