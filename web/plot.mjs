@@ -398,6 +398,8 @@ export function bandChart(canvas, o) {
     ctx.font = '11px system-ui, sans-serif'; ctx.fillStyle = '#4a5368';
     if (noteBelow) ctx.fillText(o.note, 6, 19); else { ctx.textAlign = 'right'; ctx.fillText(o.note, w - pad.r, 5); }
   }
-  canvas.plot = { x: pad.l, y: pad.t, w: w - pad.l - pad.r, h: h - pad.t - pad.b, dpr };
+  // what was drawn, for read-outs and the browser test
+  canvas.plot = { x: pad.l, y: pad.t, w: w - pad.l - pad.r, h: h - pad.t - pad.b, dpr, title: o.title, note: o.note, xs: o.xs, lo: o.lo, hi: o.hi,
+    mean: o.mean, second: o.second, hlines: o.hlines ?? [], vlines: o.vlines ?? [] };
   return { X, Y };
 }
