@@ -60,7 +60,7 @@ FIRE_HIDDEN = 32
 LN_EPS = 1e-5
 
 # ---- the budget (identical for every model and seed) ------------------------------------------------------
-STEPS = 4000
+STEPS = 1500
 BATCH = 32
 LR = 3e-3
 WARMUP = 100

@@ -28,7 +28,7 @@ flock "$lock" /usr/bin/python3 scripts/train/train.py --summary
 echo "posenc train: $(( ($(date +%s) - start) / 60 )) min wall time"
 # docs/lab.md's and README.md's tables, computed from results.json and (the RoPE schedules) by the runner
 if [ -f dist/posenc_wasm.mjs ]; then
-  flock "$lock" node scripts/train/table.mjs
+  flock "$lock" node scripts/train/table.mjs --write
 else
   echo "posenc train: build the package (npm run build) and run node scripts/train/table.mjs for the tables"
 fi

@@ -113,7 +113,7 @@ export function findings(results) {
     {
       verdict: 'Not reproduced', holds: st('alibi', 'switch', '4L') >= 0.9 && st('nope', 'switch', '1L') < 0.8,
       parts: ['ALiBi poorly suited and NoPE the best (', ref('kazemnejad'), '): here ALiBi generalises, and NoPE has not learnt the switch task even at L (', S('nope', 'switch', '1L'),
-        ') in the budget every model gets. The task is a copy whose source is always recent, which suits ALiBi\'s recency bias; their tasks (arithmetic, reasoning, with and without scratchpads) are not.'],
+        ') in the budget every model gets. The task is a copy whose source is always recent, which suits ALiBi\'s recency bias; their reasoning and mathematical tasks are not.'],
     },
     {
       verdict: 'The control', holds: st('learned', 'pattern', '8L') >= 0.8 && st('learned', 'pattern', '8L', probe) <= 0.5 && st('rope', 'pattern', '8L', probe) > st('rope', 'pattern', '8L') + 0.2,

@@ -111,7 +111,7 @@ async function labSection(pe, state, hooks) {
     $('lab-findings').innerHTML = findings(results).map((f) => `<li>${renderFinding(f, 'html')}</li>`).join('');
   }
   drawAll();
-  hooks.task = () => { lab.task = state.task; drawAll(); runLive(state.task); drawRopeBaseline(); hooks.attention?.(); };
+  hooks.task = () => { lab.task = state.task; drawAll(); runLive(state.task); hooks.ropeBaseline?.(); hooks.attention?.(); };
 
   // seed 1 of every model, live, on a task: the dotted line, and checked equal to PyTorch's counts
   const liveRuns = {};
@@ -206,6 +206,8 @@ async function labSection(pe, state, hooks) {
     const rope = state.schedule === 'none' ? null : { type: state.schedule, factor: state.factor };
     const progress = $('lab-rope-progress');
     progress.value = 0;
+    // no schedule: the live run's own RoPE curve (waited for when the task was just switched)
+    if (!rope && !live[task].rope) await runLive(task);
     const r = rope ? await accuracyOf('rope', task, rope, (done) => { if (run === ropeRun) progress.value = done; }) : { ...live[task].rope, ms: 0 };
     progress.value = 8;
     if (run !== ropeRun) return;
@@ -216,7 +218,7 @@ async function labSection(pe, state, hooks) {
     $('lab-rope-ms').textContent = rope ? `${ms.total.toFixed(0)} ms` : '–';
     lab.rope = { run, task, schedule: state.schedule, factor: state.factor, accuracy: a, ms, preds: r.preds };
   }
-  const drawRopeBaseline = async () => { await runLive(state.task); redrawRope(performance.now()); };
+  hooks.ropeBaseline = () => redrawRope(performance.now());
   hooks.rope = redrawRope;
   await redrawRope(performance.now());
 
