@@ -13,7 +13,7 @@ import { load } from '../../bindings/posenc.mjs';
 import { LAB_MODELS } from '../../web/lab/runner.mjs';
 import { loadModelFromDisk, MODELS_DIR } from '../../web/lab/load-node.mjs';
 import { testSet, positionAccuracy, patternSequence, mulberry32, determined, TASKS, SWITCH, VOCAB, TRAINED_LENGTH as L } from '../../web/lab/task.mjs';
-import { correctCounts, totalCounts, seedStats, findings, renderFinding } from '../../web/lab/results.mjs';
+import { correctCounts, totalCounts, seedStats, formatStat, formatRange, findings, renderFinding } from '../../web/lab/results.mjs';
 import { expectedFiles } from '../../scripts/train/table.mjs';
 
 // Tolerance for logits: 1e-4 of the largest |logit| of the sequence. PyTorch computes the fixtures in
@@ -142,6 +142,23 @@ for (const name of LAB_MODELS) {
     }
   });
 }
+
+test('seed statistics, hand-worked: three seeds at 100 %, 50 % and 75 % are 75 ± 25 % (sample sd), range 50–100', () => {
+  const n = 8 * L, digits = (c) => String(c).repeat(n);
+  const fake = { total: { switch: digits(8) }, models: { m: { 1: { tasks: { switch: { plain: digits(8) } } }, 2: { tasks: { switch: { plain: digits(4) } } }, 3: { tasks: { switch: { plain: digits(6) } } } } } };
+  const st = seedStats(fake, 'm', 'switch');
+  for (const w of ['1L', '2L', '4L', '8L']) {
+    assert.equal(st[w].n, 3);
+    assert.ok(Math.abs(st[w].mean - 0.75) < 1e-15 && Math.abs(st[w].sd - 0.25) < 1e-15, JSON.stringify(st[w]));
+  }
+  assert.equal(formatStat(st['4L']), '75 ± 25 %');
+  assert.equal(formatRange(st['4L']), '50–100');
+  // a window counts only its own 32 positions: seed 2 right only in the window up to 4L gives 1/3 there, 0 elsewhere
+  const only4L = Array.from({ length: n }, (_, q) => (q >= 4 * L - L / 2 && q < 4 * L ? 8 : 0)).join('');
+  const one = seedStats({ total: fake.total, models: { m: { 1: { tasks: { switch: { plain: only4L } } } } } }, 'm', 'switch');
+  assert.deepEqual(['1L', '2L', '4L', '8L'].map((w) => one[w].mean), [0, 0, 1, 0]);
+  assert.equal(one['4L'].sd, 0);
+});
 
 test('results.json: every model, 5 seeds, both tasks, each evaluation; the seeds are separate runs', () => {
   assert.deepEqual(Object.keys(results.models), LAB_MODELS);
