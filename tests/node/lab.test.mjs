@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { load } from '../../bindings/posenc.mjs';
-import { LAB_MODELS } from '../../web/lab/runner.mjs';
+import { LAB_MODELS, LAB_LABELS } from '../../web/lab/runner.mjs';
 import { loadModelFromDisk, MODELS_DIR } from '../../web/lab/load-node.mjs';
 import { testSet, positionAccuracy, patternSequence, mulberry32, determined, TASKS, SWITCH, VOCAB, TRAINED_LENGTH as L } from '../../web/lab/task.mjs';
 import { correctCounts, totalCounts, seedStats, formatStat, formatRange, findings, renderFinding } from '../../web/lab/results.mjs';
@@ -189,6 +189,21 @@ test('the switch task separates them: the clamped learned table at or below 50 %
   // and the pattern task cannot: there the learned table scores past L by reading the prefix
   assert.ok(seedStats(results, 'learned', 'pattern')['4L'].mean > 0.8);
   t.diagnostic(`learned at 4L: ${(100 * learned.mean).toFixed(1)} %; above 90 % at 4L: ${above.join(', ')}`);
+});
+
+test("docs/lab.md's account of the seeds holds: two groups no seed crosses at 4L, FIRE between and most spread, ALiBi and KERPLE not ordered", () => {
+  const at4 = (n) => seedStats(results, n, 'switch')['4L'];
+  const failing = ['nope', 'sinusoidal', 'learned', 'rope', 't5'], working = ['alibi', 'kerple', 'rope-pi'];
+  const worst = Math.max(...failing.flatMap((n) => at4(n).values)), best = Math.min(...working.flatMap((n) => at4(n).values));
+  assert.equal(Math.round(100 * worst), 36, `failing models' best seed: ${worst}`);
+  assert.ok(best >= 0.9, `working models' worst seed: ${best}`);
+  assert.equal(formatRange(at4('fire')), '43–79');
+  assert.ok(at4('fire').min > worst && at4('fire').max < best, 'FIRE lies between the groups');
+  for (const n of LAB_MODELS) assert.ok(at4(n).sd <= at4('fire').sd, `${n} varies more than FIRE`);
+  for (const [a, b] of [['alibi', 'kerple'], ['rope', 't5']]) assert.ok(Math.abs(at4(a).mean - at4(b).mean) < at4(a).sd + at4(b).sd, `${a} and ${b} are ordered`);
+  assert.equal(formatRange(seedStats(results, 'rope-pi', 'switch')['8L']), '39–68');
+  const docs = readFileSync(new URL('../../docs/lab.md', import.meta.url), 'utf8');
+  for (const phrase of ['below 36 %', '(43–79 %)', '(39–68 %)', ...['alibi', 'kerple', 'rope', 't5'].map((n) => `${LAB_LABELS[n].split(' ')[0]}'s ${formatStat(at4(n))}`)]) assert.ok(docs.includes(phrase), `docs/lab.md: ${phrase}`);
 });
 
 test('every finding the page and README.md state holds on results.json', () => {

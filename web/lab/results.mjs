@@ -116,6 +116,11 @@ export function findings(results) {
         ') in the budget every model gets. The task is a copy whose source is always recent, which suits ALiBi\'s recency bias; their reasoning and mathematical tasks are not.'],
     },
     {
+      verdict: 'Not reproduced', holds: st('fire', 'switch', '4L') < st('alibi', 'switch', '4L') - 0.1 && st('fire', 'switch', '4L') < st('kerple', 'switch', '4L') - 0.1 && st('fire', 'switch', '4L') > st('t5', 'switch', '4L') + 0.2,
+      parts: ['FIRE generalising better than the relative encodings before it (', ref('li'), '): here it keeps ', S('fire', 'switch', '4L'), ' at 4L, above T5\'s ',
+        S('t5', 'switch', '4L'), ' but below ALiBi and KERPLE, and varies most between seeds.'],
+    },
+    {
       verdict: 'The control', holds: st('learned', 'pattern', '8L') >= 0.8 && st('learned', 'pattern', '8L', probe) <= 0.5 && st('rope', 'pattern', '8L', probe) > st('rope', 'pattern', '8L') + 0.2,
       parts: ['the pattern task cannot tell them apart: the learned table scores ', S('learned', 'pattern', '8L'), ' at 8L by reading the first L tokens; limited to a 48-token window it drops to ',
         S('learned', 'pattern', '8L', probe), ', while the window lifts RoPE from ', S('rope', 'pattern', '8L'), ' to ', S('rope', 'pattern', '8L', probe), ' (only distances it was trained on remain).'],
