@@ -91,7 +91,7 @@ function readmeRows() {
   return Object.fromEntries(block.map((line) => { const cells = line.split('|').slice(1, -1).map((c) => c.trim()); return [cells[0], cells.slice(1)]; }));
 }
 const pageCells = (table) => page.$$eval(`#${table} tr`, (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.model,
-  Object.fromEntries([...tr.querySelectorAll('td[data-key]')].map((td) => [td.dataset.key, td.firstChild.textContent]))])));
+  Object.fromEntries([...tr.querySelectorAll('td[data-key]')].map((td) => [td.dataset.key, td.querySelector('.v').textContent]))])));
 
 test("the page's tables show README.md's numbers (mean ± sd over the seeds), and README's findings", async () => {
   const rows = readmeRows();
@@ -120,7 +120,7 @@ test('the attention maps are the runner\'s pe.attention weights, before and past
   const regions = [{ q0: L - 24, q1: L, k0: 0, k1: L }, { q0: 3 * L - 24, q1: 3 * L, k0: 0, k1: 3 * L }];
   for (const [model, seq, window] of [['rope', '0', '0'], ['learned', '2', '0'], ['alibi', '1', '48']]) {
     await page.selectOption('#lab-attn-window', window);
-    await page.selectOption('#lab-attn-seq', seq);
+    await page.selectOption('#lab-attn-seq', { value: seq });  // a value: the labels are 1 … 8
     await page.selectOption('#lab-attn-model', model);
     await page.waitForFunction(([m, s, w]) => { const a = window.posencDemo.lab.attention; return a && a.model === m && a.seq === Number(s) && a.window === Number(w); }, [model, seq, window], { timeout: 60000 });
     const got = await page.evaluate(() => { const a = window.posencDemo.lab.attention; return { maps: a.maps.map((m) => Array.from(m)), task: a.task }; });

@@ -94,7 +94,8 @@ async function labSection(pe, state, hooks) {
       });
     }
     const row = (n, cells) => `<tr data-model="${n}"><td>${LAB_LABELS[n]}</td>${cells}</tr>`;
-    const cell = (s, key) => `<td class="num" data-key="${key}">${formatStat(s)}<br><small>${formatRange(s)}</small></td>`;
+    // the value (its % sign dropped on a phone, where the header says it once) and the seeds' range beneath
+    const cell = (s, key) => `<td class="num" data-key="${key}"><span class="v">${formatStat(s).replace(/ %$/, '<span class="pc"> %</span>')}</span><br><small>${formatRange(s)}</small></td>`;
     $('lab-table').innerHTML = LAB_MODELS.map((n) => {
       const st = seedStats(results, n, task);
       return row(n, WINDOWS.map((w) => cell(st[w], `plain:${w}`)).join(''));
