@@ -1612,7 +1612,10 @@ export interface MethodDescription {
   readonly parameters: string;
   /** The {@link Posenc.parameterCount} method that counts them, or `null` when there is none. */
   readonly parameterMethod: string | null;
-  /** Whether positions beyond the trained length get values the model can use. */
+  /**
+   * Whether the method is defined past the trained length (gives values there) — not whether a model trained
+   * with it generalises there, which only a measurement tells (the demo's lab, docs/lab.md).
+   */
   readonly extrapolates: boolean;
   /** How it behaves beyond the trained length. */
   readonly extrapolation: string;

@@ -596,11 +596,16 @@ test('2. the methods table fits its column at 1280 and reads as cards at 390', a
   const card = (kind) => page.$eval(`#compare-body tr[data-kind="${kind}"]`, (tr) => ({
     verdicts: tr.querySelector('.verdicts').textContent, ref: getComputedStyle(tr.querySelector('td.ref')).display,
     expanded: tr.querySelector('button.more').getAttribute('aria-expanded') }));
+  await page.waitForFunction(() => window.posencDemo.compareMeasured, null, { timeout: 30000 });
   let learned = await card('learned');
   assert.equal(learned.ref, 'none');
   assert.match(learned.verdicts, /393,216 parameters/);  // 512 positions × 768 (BERT-base's table)
   assert.match(learned.verdicts, /fixed length/);
-  assert.match((await card('alibi')).verdicts, /no parameters.*extrapolates.*cache-friendly/);
+  // defined past L (a property of the method) and, measured by the lab, whether a model generalises there
+  await page.waitForFunction(() => window.posencDemo.compareMeasured, null, { timeout: 30000 });
+  assert.match((await card('alibi')).verdicts, /no parameters.*defined past L.*generalises: yes.*cache-friendly/);
+  assert.match(learned.verdicts, /generalises: no/);
+  assert.match((await card('rope')).verdicts, /defined past L.*generalises: no/);
   await page.click('#compare-body tr[data-kind="learned"] button.more');
   learned = await card('learned');
   assert.deepEqual([learned.ref, learned.expanded], ['block', 'true']);
@@ -687,8 +692,8 @@ test('the methods table filters by family and by property, and says how many it 
   const scores = await visible();
   for (const k of ['alibi', 't5', 'swin', 'shaw', 'deberta', 'kerple', 'fire', 'cope']) assert.ok(scores.includes(k), `${k} is a score term`);
   assert.ok(!scores.includes('rope') && !scores.includes('learned'));
-  // ALiBi: no parameters, runs past training length, cacheable; T5's buckets are learned
-  for (const id of ['compare-noparams', 'compare-extrapolates', 'compare-kv']) await page.check(`#${id}`);
+  // ALiBi: no parameters, defined past the trained length, cacheable; T5's buckets are learned
+  for (const id of ['compare-noparams', 'compare-defined', 'compare-kv']) await page.check(`#${id}`);
   const free = await visible();
   assert.ok(free.includes('alibi') && !free.includes('t5') && !free.includes('deberta'), free.join());  // T5, DeBERTa: learned tables
   assert.match(page.url(), /compare-family=score/);  // the filter is part of the shareable state
@@ -696,7 +701,7 @@ test('the methods table filters by family and by property, and says how many it 
   const anyFamily = await visible();
   // sinusoids are defined at every position; a learned table has rows only up to its training length
   assert.ok(anyFamily.includes('alibi') && anyFamily.includes('rope') && anyFamily.includes('sinusoidal') && !anyFamily.includes('learned'), anyFamily.join());
-  for (const id of ['compare-noparams', 'compare-extrapolates', 'compare-kv']) await page.uncheck(`#${id}`);
+  for (const id of ['compare-noparams', 'compare-defined', 'compare-kv']) await page.uncheck(`#${id}`);
   assert.deepEqual(await visible(), all);
   assert.deepEqual(consoleErrors, []);
 });
@@ -930,6 +935,31 @@ test('8. every bound control redraws in ≤ 50 ms (median of three trials)', asy
   // asserted: input → redraw done (the page's own timing); reported too: input → the next frame (style, layout, paint)
   t.diagnostic(`median input → redraw done (and → next frame), ms: ${report.join('; ')}`);
   assert.deepEqual(slow, []);
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('11. nothing cut on a phone: the four-term colour bar\'s legend, the context table\'s last column, the speed panel\'s labels', async () => {
+  // at 1280 px the legend is one line; at 390 it wraps instead of running off the canvas
+  assert.equal(await page.$eval('#terms-bar', (c) => c.legendLines), 1);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(500);
+  assert.ok(await page.$eval('#terms-bar', (c) => c.legendLines) >= 2, 'the colour bar legend did not wrap at 390 px');
+  const ctx = await page.$eval('#context table', (t) => ({ scroll: t.parentElement.scrollWidth, width: t.parentElement.clientWidth }));
+  assert.ok(ctx.scroll <= ctx.width, `the context table scrolls: ${ctx.scroll} px in ${ctx.width}`);
+  // the speed panel: the plan text, then a run's bar labels, inside the canvas
+  const plan = await page.$eval('#speed-bars', (c) => ({ h: c.planHeight, css: c.getBoundingClientRect().height }));
+  assert.ok(plan.h === undefined || plan.css > 0);
+  await page.click('#speed-run');
+  await page.waitForFunction(() => { const c = document.getElementById('speed-bars'); return c.barLabels && c.barLabels[0].width < 400; }, null, { timeout: 120000 });
+  const labels = await page.$eval('#speed-bars', (c) => c.barLabels);
+  for (const l of labels) {
+    assert.ok(l.right <= l.width, `"${l.text}" ends at ${l.right} px of ${l.width}`);
+    assert.ok(l.nameLeft >= 0, `a bar name starts at ${l.nameLeft} px`);
+  }
+  await page.locator('#speed').screenshot({ path: join(shots, 'section-speed-390.png') });
+  await page.locator('#terms').screenshot({ path: join(shots, 'section-terms-390.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForTimeout(300);
   assert.deepEqual(consoleErrors, []);
 });
 
