@@ -4,7 +4,7 @@
 // tests/node/attention-plan.test.mjs holds the README to it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CASES } from '../tests/node/plan-cases.mjs';
+import { CASES, fixture } from '../tests/node/plan-cases.mjs';
 
 const BEGIN = '<!-- plan-table:begin -->', END = '<!-- plan-table:end -->';
 const readmeUrl = new URL('../README.md', import.meta.url);
@@ -35,17 +35,35 @@ function describe(plan) {
   return parts.join('; ');
 }
 
+// Published configs whose layers posenc refuses to plan, and why (the error's first clause).
+export const REFUSED = [{ group: 'DeepSeek V2, V3 (MLA)', fixtures: ['deepseek-v2-lite', 'deepseek-v3'] }];
+
 // The table text between the markers (the begin marker included), from measurements: fixture -> [{ layer, plan,
-// attention, cache }].
-export function planTable(measured) {
-  const lines = [BEGIN, '', '| family (config.json) | layer: what it computes | max error: attention / cache |', '|---|---|---|'];
-  for (const c of CASES) {
-    const rows = measured.get(c.fixture);
-    const layers = rows.map((r) => `${r.layer} (${r.plan.layer.type}): ${describe(r.plan)}`).join('<br>');
-    const errors = rows.map((r) => `${short(r.attention)} / ${short(r.cache)}`).join('<br>');
-    lines.push(`| ${c.family} (\`${c.fixture}\`) | ${layers} | ${errors} |`);
+// attention, cache }]; `pe` reads the refused configs.
+export function planTable(measured, pe) {
+  const lines = [BEGIN, '', '| family | config.json: layer (type): what it computes | max error: attention / cache |', '|---|---|---|'];
+  const groups = [...new Set(CASES.map((c) => c.group))];
+  for (const group of groups) {
+    const cases = CASES.filter((c) => c.group === group);
+    const plans = cases.map((c) => `\`${c.fixture}\` ${measured.get(c.fixture).map((r) => `${r.layer} (${r.plan.layer.type}): ${describe(r.plan)}`).join('; ')}`);
+    const errors = cases.map((c) => {
+      const rows = measured.get(c.fixture);
+      return `\`${c.fixture}\` ${short(Math.max(...rows.map((r) => r.attention)))} / ${short(Math.max(...rows.map((r) => r.cache)))}`;
+    });
+    lines.push(`| ${group} | ${plans.join('<br>')} | ${errors.join('<br>')} |`);
   }
-  return `${lines.join('\n')}\n\n`;
+  for (const { group, fixtures } of REFUSED) {
+    const why = fixtures.map((f) => {
+      try {
+        pe.attentionConfigFromHF(fixture(f), { layer: 0 });
+        return `\`${f}\` planned`;
+      } catch (e) {
+        return `\`${f}\` refused: ${e.message.split(';')[0]}`;
+      }
+    });
+    lines.push(`| ${group} | ${why.join('<br>')} | — |`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -53,7 +71,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { runCase } = await import('../tests/node/plan-cases.mjs');
   const pe = await load();
   const measured = new Map(CASES.map((c) => [c.fixture, runCase(pe, c)]));
-  const table = planTable(measured);
+  const table = planTable(measured, pe);
   const readme = readFileSync(readmeUrl, 'utf8');
   const begin = readme.indexOf(BEGIN), end = readme.indexOf(END);
   if (begin < 0 || end < begin) throw new Error(`README.md needs the markers ${BEGIN} and ${END}`);

@@ -62,6 +62,11 @@ test('a layer past num_hidden_layers, a config posenc cannot plan, unknown optio
   assert.throws(() => pe.attentionConfigFromHF({ model_type: 'falcon', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2, alibi: true }, { layer: 0 }),
     (e) => e instanceof RangeError && /config\.alibi/.test(e.message));
   assert.throws(() => pe.attentionConfigFromHF({ model_type: 'gpt2', n_embd: 64, n_head: 4, n_layer: 2 }, { layer: 0 }), (e) => e instanceof RangeError && /model_type/.test(e.message));
+  // DeepSeek's multi-head latent attention: a rotary channel offset and a value width posenc cannot express yet
+  for (const name of ['deepseek-v3', 'deepseek-v2-lite'])
+    assert.throws(() => pe.attentionConfigFromHF(fixture(name), { layer: 0 }), (e) => e instanceof RangeError && /config\.qk_nope_head_dim/.test(e.message) && /v_head_dim/.test(e.message));
+  assert.throws(() => pe.attentionConfigFromHF({ ...fixture('deepseek-v3'), model_type: 'kimi_k2' }, { layer: 0, unknownModelType: 'generic' }),
+    (e) => e instanceof RangeError && /qk_nope_head_dim/.test(e.message));
   const emb = { ...fixture('gemma-3-12b').text_config, use_bidirectional_attention: true };
   assert.throws(() => pe.attentionConfigFromHF(emb, { layer: 0 }), (e) => e instanceof RangeError && /use_bidirectional_attention/.test(e.message));
   assert.equal(pe.attentionConfigFromHF(emb, { layer: 5 }).attention.causal, false);
@@ -72,5 +77,5 @@ test('the README table is the one these measurements make (node scripts/plan-tab
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const begin = readme.indexOf('<!-- plan-table:begin -->'), end = readme.indexOf('<!-- plan-table:end -->');
   assert.ok(begin >= 0 && end > begin, 'README.md has the plan-table markers');
-  assert.equal(readme.slice(begin, end), planTable(measured), 'README.md plan table is stale: run node scripts/plan-table.mjs --write');
+  assert.equal(readme.slice(begin, end), planTable(measured, pe), 'README.md plan table is stale: run node scripts/plan-table.mjs --write');
 });

@@ -166,7 +166,7 @@ export function layerSpec(config, layer) {
       if (!useRope && tuning) s.temperature = { beta: c.attn_scale ?? 0.1, length: c.floor_scale ?? 8192, offset: 1 };
       break;
     }
-    case 'qwen2_vl': case 'qwen2_5_vl': case 'qwen3_vl': case 'qwen3_vl_moe': {
+    case 'qwen2_vl': case 'qwen2_5_vl': case 'qwen3_vl': case 'qwen3_vl_text': case 'qwen3_vl_moe': case 'qwen3_vl_moe_text': {
       const v3 = type.startsWith('qwen3');
       s.headDim = pick(c.head_dim, v3 ? 128 : undefined, hidden / heads);
       s.scale = s.headDim ** -0.5;  // modeling_qwen2_vl.py:494, modeling_qwen3_vl.py:448
