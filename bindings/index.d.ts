@@ -1187,11 +1187,17 @@ export interface Posenc {
    * every error of {@link Posenc.ropeConfigFromHF}.
    * @example
    * ```ts
-   * const plan = pe.attentionConfigFromHF(config, { layer: 3 });
+   * // google/gemma-2-2b-it's attention keys: layer 0 slides over 4096 keys, caps logits at 50, scales by 256^-1/2
+   * const config = { model_type: 'gemma2', hidden_size: 2304, num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256,
+   *   num_hidden_layers: 26, query_pre_attn_scalar: 256, attn_logit_softcapping: 50.0, sliding_window: 4096, rope_theta: 10000.0 };
+   * const plan = pe.attentionConfigFromHF(config, { layer: 0 });  // plan.attention.window === 4096, softcap === 50
+   * const qLen = 2, kLen = 3;
+   * const q = new Float32Array(8 * qLen * 256).fill(0.1), k = new Float32Array(4 * kLen * 256).fill(0.2), v = k.slice();
    * const { out } = pe.attention({ q, k, v, qLen, kLen, ...plan.attention });
-   * const cache = new pe.KVCache({ capacity: 4096, ...plan.cache });
+   * const cache = new pe.KVCache({ capacity: 4096, ...plan.cache });  // the capacity holds the window
    * cache.append(k, v);
-   * cache.attend(q, { ...plan.attend });
+   * const step = cache.attend(q, { ...plan.attend });  // equals `out`
+   * cache.delete();
    * ```
    */
   attentionConfigFromHF(config: object, options: AttentionConfigOptions): AttentionPlan;

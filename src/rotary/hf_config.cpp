@@ -388,6 +388,7 @@ public:
             fail(key("alibi"), "is true: Falcon's ALiBi bias is built from bfloat16 slopes and scaled by 1/sqrt(head_dim) together with q.k "
                                "(modeling_falcon build_alibi_tensor, FalconAttention.forward): posenc's alibi cannot reproduce it");
         refuseMisspeltKeys(*c_, where_, allKeys(), readKeys());
+        refuseLatentAttention();
         if (alibi) {
             attentionShape();
             for (HfLayer& l : out_.attention.layers) l.rope = false;
@@ -544,7 +545,7 @@ private:
             "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_dim",
             "rope_pct", "rotary_emb_base", "qk_rope_head_dim", "rope_interleave", "rope_local_base_freq",
             "max_position_embeddings", "original_max_position_embeddings", "mrope_interleaved", "no_rope_layers",
-            "global_rope_theta", "local_rope_theta"};
+            "no_rope_layer_interval", "global_rope_theta", "local_rope_theta"};
         for (const auto& member : c_->members()) {
             const std::string& k = member.key;
             const Json& v = member.value;
@@ -568,6 +569,7 @@ private:
         elsewhere("global_rope_theta", family_->tables == LayerTables::modernbert, "ModernBERT (model_type 'modernbert')");
         elsewhere("local_rope_theta", family_->tables == LayerTables::modernbert, "ModernBERT (model_type 'modernbert')");
         elsewhere("no_rope_layers", family_->nopeLayers.find("no_rope_layers") != std::string::npos, "Llama 4 and SmolLM3");
+        elsewhere("no_rope_layer_interval", family_->nopeLayers.find("no_rope_layers") != std::string::npos, "Llama 4 and SmolLM3");
         // GPT-J / CodeGen fix base 10000 in their code and read no scaling: such a field has no effect in
         // the model, so it is ignored (listed) rather than applied.
         if (family_->fixedBase)
@@ -625,6 +627,18 @@ private:
     }
 
     // --- attention terms (attentionConfigFromHF) ----------------------------------------------------
+    // Multi-head latent attention (DeepSeek V2 / V3, Kimi K2: modeling_deepseek_v3.py DeepseekV3Attention) rotates the
+    // trailing qk_rope_head_dim channels of each qk_nope_head_dim + qk_rope_head_dim head and has v_head_dim value
+    // channels: a plan needs a rotary channel offset and a value width posenc's attention does not have yet.
+    void refuseLatentAttention() const {
+        const char* keys[] = {"qk_nope_head_dim", "kv_lora_rank", "v_head_dim"};
+        for (const char* k : keys)
+            if (const Json* v = field(k))
+                fail(key(k), "(" + describeJson(*v) + "): multi-head latent attention (DeepSeek V2 / V3, Kimi K2) rotates the last qk_rope_head_dim "
+                             "channels of each q/k head (after qk_nope_head_dim) and has v_head_dim value channels; posenc's attention "
+                             "cannot express that channel offset and value width yet, so there is no plan for it");
+    }
+
     // The layer asked for: it must exist (the config must say how many layers there are).
     void pickLayer() {
         const auto& layers = out_.attention.layers;
