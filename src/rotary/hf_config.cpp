@@ -631,7 +631,7 @@ private:
     // trailing qk_rope_head_dim channels of each qk_nope_head_dim + qk_rope_head_dim head and has v_head_dim value
     // channels: a plan needs a rotary channel offset and a value width posenc's attention does not have yet.
     void refuseLatentAttention() const {
-        const char* keys[] = {"qk_nope_head_dim", "kv_lora_rank", "v_head_dim"};
+        const char* keys[] = {"qk_nope_head_dim", "qk_rope_head_dim", "kv_lora_rank", "v_head_dim"};
         for (const char* k : keys)
             if (const Json* v = field(k))
                 fail(key(k), "(" + describeJson(*v) + "): multi-head latent attention (DeepSeek V2 / V3, Kimi K2) rotates the last qk_rope_head_dim "

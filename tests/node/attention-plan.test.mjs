@@ -1,7 +1,7 @@
 // pe.attentionConfigFromHF (issue 33, items 2 and 3): for each family's published config.json, one layer of each
 // layer type, random q/k/v at the real head counts and dims, through pe.attention and through a KVCache (one
 // prefill append, then decode steps), held to the float64 reference written from that family's transformers code
-// (plan-reference.mjs cites file:line of transformers c49429ed1f). The measured errors are the README's table
+// (web/plan-reference.mjs cites file:line of transformers c49429ed1f). The measured errors are the README's table
 // (scripts/plan-table.mjs writes it; the last test holds it current).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,10 +1,10 @@
 // The per-family cases of pe.attentionConfigFromHF: published config.json files (tests/fixtures/hf,
 // SOURCES.md), one or more layers each (one of each layer type), random q/k/v at the config's real head counts
 // and head dims, run through pe.attention and through a KVCache (one prefill append, then decode steps), against
-// the float64 reference written from each family's transformers code (plan-reference.mjs).
+// the float64 reference written from each family's transformers code (web/plan-reference.mjs, which the demo page runs too).
 // Used by tests/node/attention-plan.test.mjs and scripts/plan-table.mjs (the README table).
 import { readFileSync } from 'node:fs';
-import { layerSpec, referenceRows } from './plan-reference.mjs';
+import { layerSpec, referenceRows } from '../../web/plan-reference.mjs';
 
 export const fixture = (name) => JSON.parse(readFileSync(new URL(`../fixtures/hf/${name}.json`, import.meta.url), 'utf8'));
 

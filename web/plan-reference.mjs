@@ -5,7 +5,8 @@
 // temperatures and Gemma's scalars are each the formula of the cited line, in float64.
 //
 // layerSpec(config, layer) reads a config.json object the way the family's code does and says what layer
-// `layer` computes; referenceRows(spec, tensors, queries, keyCount) runs it.
+// `layer` computes; referenceRows(spec, tensors, queries, keyCount) runs it. Used by tests/node/attention-plan.test.mjs
+// (every family's published config) and by the demo page's config box (one layer of the pasted config, live).
 
 // --- frequency schedules (modeling_rope_utils.py) ------------------------------------------------------
 const arangePairs = (dim) => Array.from({ length: dim / 2 }, (_, i) => (2 * i) / dim);
