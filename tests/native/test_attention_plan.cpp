@@ -97,6 +97,15 @@ TEST_CASE("attentionConfigFromHF: Gemma 2's sliding layer 0 and global layer 1, 
     CHECK(json.find(R"("requires":[])") != std::string::npos);
 }
 
+TEST_CASE("attentionConfigFromHF: Gemma 2 27B scales by query_pre_attn_scalar^-1/2 = 144^-1/2, not head_dim^-1/2 = 128^-1/2") {
+    // google/gemma-2-27b (tests/fixtures/hf/gemma-2-27b.json): head_dim 128, query_pre_attn_scalar 144
+    const AttentionPlan p = attentionConfigFromHF(R"({"model_type": "gemma2", "hidden_size": 4608, "num_attention_heads": 32,
+      "num_key_value_heads": 16, "head_dim": 128, "num_hidden_layers": 46, "query_pre_attn_scalar": 144, "sliding_window": 4096})", 1);
+    CHECK(p.attention.scale == doctest::Approx(1.0 / 12).epsilon(1e-15));
+    CHECK(p.attend.scale == doctest::Approx(1.0 / 12).epsilon(1e-15));
+    CHECK(*p.attention.softcap == 50);  // attn_logit_softcapping absent: Gemma2Config's default
+}
+
 TEST_CASE("attentionConfigFromHF: a Gemma 2 plan computes Gemma 2's eager attention, in attention and in the cache") {
     const int heads = 8, kvHeads = 4, hd = 256, qLen = 3, kLen = 24;
     const auto q = ref::randomVector(std::size_t(heads) * qLen * hd, 71, -5.f, 5.f);
