@@ -642,6 +642,9 @@ private:
     // The layer asked for: it must exist (the config must say how many layers there are).
     void pickLayer() {
         const auto& layers = out_.attention.layers;
+        if (!out_.attention.heads)
+            fail(key("num_attention_heads"), "is required to plan a layer's attention (or n_head, num_heads, n_heads)");
+        if (!out_.attention.headDim) fail(where_, "needs head_dim, or hidden_size and num_attention_heads, to plan a layer's attention");
         if (layers.empty())
             fail(key("num_hidden_layers"), "is required to plan a layer's attention (which layers slide, chunk or skip RoPE depends on it)");
         if (plan_->index >= static_cast<int>(layers.size()))

@@ -57,6 +57,9 @@ test('a layer past num_hidden_layers, a config posenc cannot plan, unknown optio
   assert.throws(() => pe.attentionConfigFromHF(llama, {}), (e) => e instanceof TypeError && /layer/.test(e.message));
   assert.throws(() => pe.attentionConfigFromHF(llama, { layer: 0, layerTyp: 'x' }), (e) => e instanceof TypeError && /layerTyp/.test(e.message));
   assert.throws(() => pe.attentionConfigFromHF(llama, { layer: 0, layerType: 'full_attention' }), (e) => e instanceof TypeError && /layerType/.test(e.message));
+  // a head count is needed (the fuzzer found a plan with 0 heads: tests/fuzz/regressions/hf_config/plan-without-heads)
+  assert.throws(() => pe.attentionConfigFromHF({ model_type: 'llama', head_dim: 64, num_hidden_layers: 2 }, { layer: 0 }),
+    (e) => e instanceof RangeError && /^config\.num_attention_heads is required/.test(e.message));
   const { num_hidden_layers: _, ...noLayers } = llama;
   assert.throws(() => pe.attentionConfigFromHF(noLayers, { layer: 0 }), (e) => e instanceof RangeError && /num_hidden_layers/.test(e.message));
   assert.throws(() => pe.attentionConfigFromHF({ model_type: 'falcon', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2, alibi: true }, { layer: 0 }),
