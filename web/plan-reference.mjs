@@ -133,7 +133,10 @@ export function layerSpec(config, layer) {
   switch (type) {
     case 'llama': case 'mistral': case 'mixtral': case 'qwen2': case 'qwen2_moe': case 'qwen3': case 'qwen3_moe':
     case 'olmo2': case 'granite': case 'internlm2': case 'ministral3': {
-      // modeling_llama.py:226 scaling = head_dim**-0.5; rotate_half over the whole head (LlamaRotaryEmbedding)
+      // modeling_llama.py:226 scaling = head_dim**-0.5; rotate_half over the whole head (LlamaRotaryEmbedding).
+      // internlm2 is remote code (the checkpoints' modeling_internlm2.py, read in public copies): Llama's attention
+      // (q k^T / sqrt(head_dim), rotate_half), InternLM2DynamicNTKScalingRotaryEmbedding changing the base only past
+      // max_position_embeddings
       s.headDim = pick(c.head_dim, type === 'qwen3' || type === 'qwen3_moe' ? 128 : undefined, hidden / heads);
       s.scale = s.headDim ** -0.5;
       s.rope = standardRope({ dim: s.headDim, base: theta(type === 'mixtral' ? 1e6 : 10000) });
