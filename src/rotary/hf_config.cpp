@@ -212,7 +212,8 @@ constexpr const char* kReadByAll[] = {
 constexpr const char* kReadBySome[] = {
     "rope_interleave", "rope_local_base_freq", "sliding_window_pattern", "global_rope_theta", "local_rope_theta", "no_rope_layers",
     "no_rope_layer_interval", "attn_temperature_tuning", "attn_scale", "floor_scale", "attention_chunk_size", "use_sliding_window",
-    "max_window_layers", "alibi", "query_pre_attn_scalar", "attn_logit_softcapping", "attention_multiplier", "use_bidirectional_attention"};
+    "max_window_layers", "alibi", "query_pre_attn_scalar", "attn_logit_softcapping", "attention_multiplier", "use_bidirectional_attention",
+    "new_decoder_architecture"};
 // Keys published configs carry that lie within the edit limit of a key read above, and are not
 // misspellings of it: SmolLM2's rope_interleaved, Qwen2.5's use_mrope, StableLM-epoch's rotary_scaling_factor,
 // DeepSeek's v_head_dim, Transformer-XL's d_head, Bloom's n_embed, vision models' hidden_sizes,
@@ -497,7 +498,7 @@ private:
         if (k == "attn_temperature_tuning" || k == "attn_scale" || k == "floor_scale" || k == "attention_chunk_size") return isLlama4();
         if (k == "use_sliding_window") return windowFromMaxWindowLayers();
         if (k == "max_window_layers") return windowFromMaxWindowLayers() && t != "smollm3";
-        if (k == "alibi") return t == "falcon";
+        if (k == "alibi" || k == "new_decoder_architecture") return t == "falcon";
         if (k == "query_pre_attn_scalar" || k == "attn_logit_softcapping") return t == "gemma2" || family_->tables == LayerTables::gemma3;
         if (k == "attention_multiplier") return t == "granite" || t == "granitemoe";
         if (k == "use_bidirectional_attention") return t == "gemma" || t == "gemma2" || family_->tables == LayerTables::gemma3;
@@ -748,6 +749,14 @@ private:
         }
         if (!kv)
             if (const Json* mq = field("multi_query"); mq && mq->isBoolean() && mq->boolean()) kv = 1;  // Falcon-7B
+        if (out_.modelType == "falcon") {
+            // FalconAttention: num_kv_heads with new_decoder_architecture, else 1 under multi_query (whatever
+            // num_kv_heads, which FalconConfig serialises as the head count, says), else num_kv_heads
+            const Json* arch = field("new_decoder_architecture");
+            const Json* mq = field("multi_query");
+            const bool newArch = arch && boolean(*arch, key("new_decoder_architecture"));
+            if (!newArch && mq && boolean(*mq, key("multi_query"))) kv = 1;
+        }
         a.kvHeads = kv ? boundedSize(kv, key("num_key_value_heads"), limits::kMaxHeads) : a.heads;
         if (a.heads && a.heads % a.kvHeads != 0)
             fail(key("num_key_value_heads"), "(" + std::to_string(a.kvHeads) + ") must divide the attention heads (" + std::to_string(a.heads) + ")");

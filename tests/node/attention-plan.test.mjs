@@ -44,6 +44,10 @@ test('the plan is what each family\'s code says: scale, window, chunk, NoPE, sof
   assert.equal(chunked.attention.chunk, 8192);
   assert.equal(chunked.cache.window, 8192);
   assert.equal(chunked.attention.encoding.kind, 'rope');
+  // Falcon-7B: multi_query wins over num_kv_heads (FalconConfig writes the head count there) unless new_decoder_architecture
+  const falcon = fixture('falcon-7b');
+  assert.equal(pe.attentionConfigFromHF({ ...falcon, num_kv_heads: 71 }, { layer: 0 }).attention.kvHeads, 1);
+  assert.equal(pe.attentionConfigFromHF({ ...falcon, num_kv_heads: 71, new_decoder_architecture: true }, { layer: 0 }).attention.kvHeads, 71);
   const bloom = plan('bloom-176b', 0);
   assert.deepEqual(bloom.attention.encoding, { kind: 'alibi', heads: 112 });
   assert.equal(bloom.cache.rope, undefined);
