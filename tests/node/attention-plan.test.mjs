@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { load } from 'posenc';
 import { CASES, runCase, fixture } from './plan-cases.mjs';
+import { layerSpec, referenceRows } from '../../web/plan-reference.mjs';
 import { planTable } from '../../scripts/plan-table.mjs';
 
 const pe = await load();
@@ -52,6 +53,21 @@ test('the plan is what each family\'s code says: scale, window, chunk, NoPE, sof
   assert.deepEqual(bloom.attention.encoding, { kind: 'alibi', heads: 112 });
   assert.equal(bloom.cache.rope, undefined);
   assert.deepEqual(bloom.attend.encoding, { kind: 'alibi', heads: 112 });
+});
+
+test('Phi-3 past original_max_position_embeddings: the plan with seqLen added switches to the long factors, as HF does', () => {
+  // dynamic_rope_update's longrope_frequency_update (modeling_rope_utils.py:47-70): long factors once max(position_ids) + 1 > 4096
+  const config = fixture('phi-3-mini-128k'), plan = pe.attentionConfigFromHF(config, { layer: 0 });
+  const spec = layerSpec(config, 0), { heads, kvHeads, headDim: hd } = spec, kLen = 24, off = 5000, seqLen = off + kLen;
+  const f = (n, s) => Float32Array.from({ length: n }, (_, i) => Math.sin(s * 977 + i * 1.618) * 1.5);
+  const q = f(heads * 2 * hd, 1), k = f(kvHeads * kLen * hd, 2), v = f(kvHeads * kLen * hd, 3);
+  const kPositions = Array.from({ length: kLen }, (_, j) => off + j);
+  const t = { q, qTokens: 2, k, v, kTokens: kLen, qPos: (i) => off + kLen - 2 + i, kPos: (j) => off + j, seqLen };
+  const want = referenceRows(spec, t, [0, 1], kLen);
+  const run = (encoding) => pe.attention({ q, k, v, qLen: 2, kLen, kPositions, qPositions: kPositions.slice(-2), ...plan.attention, encoding }).out;
+  const diff = (a) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - want[i])), 0);
+  assert.ok(diff(run({ ...plan.attention.encoding, seqLen })) <= TOLERANCE, 'with seqLen: the long factors');
+  assert.ok(diff(run(plan.attention.encoding)) > 1e-3, 'without seqLen the short factors differ from HF here');
 });
 
 test('a layer past num_hidden_layers, a config posenc cannot plan, unknown options: clear errors', () => {
