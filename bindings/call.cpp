@@ -375,7 +375,7 @@ void attention(Value& r) {
     const Args o = options(r, "attention", {"args", "attention args", ""});
     posenc::AttentionRequest q;
     const int heads = o.integer("heads");
-    q.dims = posenc::AttentionDims{heads, o.integer("kvHeads", heads), o.integer("headDim"), o.integer("qLen"), o.integer("kLen")};
+    q.dims = posenc::AttentionDims{heads, o.integer("kvHeads", heads), o.integer("headDim"), o.integer("qLen"), o.integer("kLen"), o.integer("valueDim")};
     q.q = o.floats("q"), q.k = o.floats("k"), q.v = o.floats("v");
     q.qPositions = o.tensor<std::int32_t>("qPositions"), q.kPositions = o.tensor<std::int32_t>("kPositions");
     q.maskPositions = o.tensor<std::int32_t>("maskPositions"), q.keyMask = o.tensor<std::uint8_t>("keyMask");
@@ -386,7 +386,7 @@ void attention(Value& r) {
     if (o.has("softcap")) q.softcap = o.number("softcap");
     const Args a(r);
     const Count wn = Count(heads) * q.dims.qLen * q.dims.kLen;
-    float* out = floatOut(a, "out", q.q.size);
+    float* out = floatOut(a, "out", q.q.size / std::max(q.dims.headDim, 1) * q.dims.valueChannels());
     float* weights = o.flag("returnWeights") ? floatOut(a, "weights", wn) : nullptr;
     float* scores = o.flag("returnScores") ? floatOut(a, "scores", wn) : nullptr;
     posenc::attention(q, out, weights, scores);
@@ -463,11 +463,12 @@ void copyBytes(Value& r) {
 void cacheCreate(Value& r) {
     const Args o = options(r, "KVCache");
     posenc::KVCacheConfig c;
-    read(o, "batch", c.batch), read(o, "kvHeads", c.kvHeads), read(o, "headDim", c.headDim), read(o, "capacity", c.capacity);
+    read(o, "batch", c.batch), read(o, "kvHeads", c.kvHeads), read(o, "headDim", c.headDim), read(o, "valueDim", c.valueDim), read(o, "capacity", c.capacity);
     read(o, "window", c.window), read(o, "sinks", c.sinks), read(o, "chunk", c.chunk), read(o, "dynamic", c.dynamic);
     if (o.has("rope")) c.rope = posenc::registry::ropeFrom(*o.object("rope"));
-    const Count slots = Count(c.batch) * c.capacity * c.kvHeads * c.headDim;  // refused before the cache builds its tables
-    if (slots * 8 > (Count(1) << 32) - (Count(1) << 26)) posenc::fail("capacity:", std::to_string(slots) + " key/value floats do not fit the 4 GiB wasm heap");
+    // refused before the cache builds its tables
+    const Count slots = Count(c.batch) * c.capacity * c.kvHeads * (Count(c.headDim) + Count(c.valueDim > 0 ? c.valueDim : c.headDim));
+    if (slots * 4 > (Count(1) << 32) - (Count(1) << 26)) posenc::fail("capacity:", std::to_string(slots) + " key/value floats do not fit the 4 GiB wasm heap");
     auto cache = std::make_unique<posenc::KVCache>(c);
     gCaches.insert(cache.get());
     gAnswer.key("value").number(static_cast<double>(reinterpret_cast<std::uintptr_t>(cache.release())));
@@ -480,7 +481,7 @@ void cacheDelete(Value& r) {
     delete c;
 }
 
-// k, v: [batch, kvHeads, T, headDim], T implied by their length.
+// k: [batch, kvHeads, T, headDim], v: [batch, kvHeads, T, valueDim], T implied by k's length.
 void cacheAppend(Value& r) {
     const Args a(r);
     posenc::KVCache& c = cacheOf(a);
@@ -491,7 +492,7 @@ void cacheAppend(Value& r) {
              o.tensor<std::int32_t>("maskPositions"));
 }
 
-// q: [batch, heads, qLen, headDim], qLen implied by its length.
+// q: [batch, heads, qLen, headDim], qLen implied by its length; out [batch, heads, qLen, valueDim].
 void cacheAttend(Value& r) {
     const Args a(r);
     posenc::KVCache& c = cacheOf(a);
@@ -507,7 +508,7 @@ void cacheAttend(Value& r) {
                                   std::to_string(cfg.headDim) + "]), not a multiple of heads");
     const int qLen = countOf(q, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
     c.attend(q, heads, qLen, encodingOf(o), o.tensor<std::int32_t>("qPositions"), o.flag("causal") || !o.has("causal"),
-             floatOut(a, "out", q.size), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"),
+             floatOut(a, "out", q.size / std::max(cfg.headDim, 1) * (cfg.valueDim > 0 ? cfg.valueDim : cfg.headDim)), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"),
              o.floats("sinkLogits"), o.has("softcap") ? std::optional<double>(o.number("softcap")) : std::nullopt);
 }
 

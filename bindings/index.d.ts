@@ -233,9 +233,9 @@ export interface RopeScaling {
 export type RopeLayout = 'half' | 'interleaved';
 
 /**
- * Everything that defines a rotary encoding (RoPE, Su et al. 2021). Pair i of the first rotaryDim
- * channels turns by position·invFreq[i] radians, with invFreq[i] = base^(−2i/rotaryDim) before
- * {@link RopeScaling | scaling}; the remaining channels pass through. The same object (as returned by
+ * Everything that defines a rotary encoding (RoPE, Su et al. 2021). Pair i of the rotaryDim channels
+ * from `rotaryOffset` (the first ones by default) turns by position·invFreq[i] radians, with
+ * invFreq[i] = base^(−2i/rotaryDim) before {@link RopeScaling | scaling}; the remaining channels pass through. The same object (as returned by
  * {@link Posenc.ropeConfigFromHF}) is accepted by {@link Posenc.ropeFrequencies},
  * {@link Posenc.applyRope}, a `{ kind: 'rope' }` {@link RopeEncoding} and a {@link KVCacheOptions.rope}.
  */
@@ -258,6 +258,16 @@ export interface RopeOptions {
    * @defaultValue `1`
    */
   partialRotaryFactor?: number;
+  /**
+   * The first rotated channel: channels [rotaryOffset, rotaryOffset + rotaryDim) of each head rotate, in
+   * either {@link RopeLayout | layout} (pairs i and i + rotaryDim/2, or 2i and 2i + 1, counted from
+   * rotaryOffset), and every other channel passes through. DeepSeek V2 / V3 and Kimi K2 (MLA) rotate the
+   * trailing `qk_rope_head_dim` channels of heads of `qk_nope_head_dim + qk_rope_head_dim`: rotaryOffset =
+   * `qk_nope_head_dim` with partialRotaryFactor = rope / (nope + rope), e.g. 128 and 64/192. An integer ≥ 0;
+   * rotaryOffset + rotaryDim > headDim is a `RangeError` naming rotaryOffset.
+   * @defaultValue `0`
+   */
+  rotaryOffset?: number;
   /**
    * Frequency schedule for longer contexts (HF `rope_scaling` / `rope_parameters`).
    * @defaultValue none: the default frequencies
@@ -485,7 +495,10 @@ export interface RopeFrequencies {
    * for YaRN and longrope. In (0, 1e4].
    */
   attentionScale: number;
-  /** Channels that rotate: int(headDim·partialRotaryFactor), even. Channels ≥ rotaryDim pass through. */
+  /**
+   * Channels that rotate: int(headDim·partialRotaryFactor), even; they start at `rotaryOffset` (0 by
+   * default), and the other channels pass through.
+   */
   rotaryDim: number;
   /** Number of position axes: sections.length for `'mrope'`, 2 for `'axial2d'`. Present only when it exceeds 1. */
   axes?: number;
@@ -1597,7 +1610,7 @@ export interface Posenc {
    * @typeParam S - `returnScores` as written: `true` makes `scores` present in the result type.
    * @typeParam O - The type of `args.out`, returned as `out`.
    * @param args - Tensors, sizes, positions, masks and the encoding ({@link AttentionArgs}).
-   * @returns `out` [heads, qLen, headDim]; `weights` (softmax) and `scores` (final pre-softmax logits after
+   * @returns `out` [heads, qLen, valueDim] (headDim unless given); `weights` (softmax) and `scores` (final pre-softmax logits after
    * scale, bias and masking; masked = −Infinity), both [heads, qLen, kLen], when requested ({@link AttentionResult}).
    * @example
    * ```ts
@@ -1608,6 +1621,16 @@ export interface Posenc {
    * const { out, weights } = pe.attention({ q, k, v, heads, kvHeads, headDim, qLen, kLen, causal: true,
    *   encoding: { kind: 'alibi' }, returnWeights: true });
    * // out [4, 1, 16]; weights [4, 1, 8]; the query sits at position 7, after every key
+   * ```
+   * @example
+   * ```ts
+   * // DeepSeek V3 (MLA): q·k heads of 128 + 64 channels, RoPE on the trailing 64, values of 128
+   * const heads = 16, qLen = 4, kLen = 4, headDim = 192, valueDim = 128;
+   * const q = new Float32Array(heads * qLen * headDim).fill(0.01), k = new Float32Array(heads * kLen * headDim).fill(0.02);
+   * const v = new Float32Array(heads * kLen * valueDim).fill(0.5);
+   * const { out } = pe.attention({ q, k, v, heads, headDim, valueDim, qLen, kLen, causal: true,
+   *   encoding: { kind: 'rope', partialRotaryFactor: 64 / 192, rotaryOffset: 128, layout: 'interleaved' } });
+   * // out [16, 4, 128]
    * ```
    */
   attention<W extends boolean = false, S extends boolean = false, O extends FloatOut = Float32Array>(
@@ -1720,14 +1743,21 @@ export interface AttentionArgs {
   q: FloatInput;
   /** Keys [kvHeads, kLen, headDim], unrotated (a rope encoding rotates them). Required. */
   k: FloatInput;
-  /** Values [kvHeads, kLen, headDim]. Required. */
+  /** Values [kvHeads, kLen, valueDim] (valueDim = headDim unless given). Required. */
   v: FloatInput;
   /** Query heads. A positive integer, a multiple of kvHeads. Required. */
   heads: number;
   /** Key/value heads; fewer than heads = grouped-query attention. A positive integer dividing heads. @defaultValue `heads` */
   kvHeads?: number;
-  /** Channels per head. A positive integer. Required. */
+  /** Channels per head of q and k (the q·k dot product). A positive integer. Required. */
   headDim: number;
+  /**
+   * Channels per head of v and of `out`, when they differ from headDim: DeepSeek V2 / V3 and Kimi K2 (MLA)
+   * score over q·k heads of `qk_nope_head_dim + qk_rope_head_dim` = 192 channels and weigh values of
+   * `v_head_dim` = 128 (with a rope encoding's `rotaryOffset`: 128). A positive integer.
+   * @defaultValue `headDim`
+   */
+  valueDim?: number;
   /** Queries per head. A positive integer. Required. */
   qLen: number;
   /** Keys per head. A positive integer. Required. */
@@ -1783,7 +1813,7 @@ export interface AttentionArgs {
   returnWeights?: boolean;
   /** Also return the final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity). @defaultValue `false` */
   returnScores?: boolean;
-  /** Write `out` [heads, qLen, headDim] here instead of allocating (see {@link FloatOut}). */
+  /** Write `out` [heads, qLen, valueDim] here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
@@ -1793,7 +1823,7 @@ export interface AttentionArgs {
  * for, and optional when the flag is only known as a `boolean`.
  */
 export type AttentionResult<W extends boolean = false, S extends boolean = false, O extends FloatOut = Float32Array> = {
-  /** The attention output [heads, qLen, headDim] (or `args.out`). */
+  /** The attention output [heads, qLen, valueDim] (valueDim = headDim unless given; or `args.out`). */
   out: O;
 } & ([W] extends [false] ? {} : [W] extends [true] ? {
   /** Softmax weights [heads, qLen, kLen]; masked entries are 0. */
@@ -1821,8 +1851,15 @@ export interface KVCacheOptions {
   batch?: number;
   /** Key/value heads. A positive integer. Required. */
   kvHeads: number;
-  /** Channels per head. A positive integer. Required. */
+  /** Channels per head of keys (and of the queries {@link KVCache.attend} takes). A positive integer. Required. */
   headDim: number;
+  /**
+   * Channels per head of values, and of {@link KVCache.attend}'s `out`, when they differ from headDim
+   * (DeepSeek MLA: keys of 192, values of 128): {@link KVCache.append} then takes v [batch, kvHeads, T,
+   * valueDim]. A positive integer.
+   * @defaultValue `headDim`
+   */
+  valueDim?: number;
   /** Slots per batch row, in tokens. A positive integer, at least sinks + window. Required. */
   capacity: number;
   /**
@@ -1916,7 +1953,7 @@ export interface AttendOptions {
   sinkLogits?: FloatInput;
   /** Gemma 2's logit soft-capping, as {@link AttentionArgs.softcap}. A positive finite number. @defaultValue none */
   softcap?: number;
-  /** Write `out` [batch, heads, qLen, headDim] here instead of allocating (see {@link FloatOut}). */
+  /** Write `out` [batch, heads, qLen, valueDim] here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
@@ -1939,7 +1976,7 @@ export interface KVCache {
    * their logical positions. T is k.length / (batch·kvHeads·headDim).
    *
    * @param k - Raw keys [batch, kvHeads, T, headDim].
-   * @param v - Values [batch, kvHeads, T, headDim].
+   * @param v - Values [batch, kvHeads, T, valueDim] (the cache's valueDim: headDim unless set).
    * @param options - Explicit positions and a padding mask ({@link AppendOptions}).
    * @returns The cache, for chaining.
    * @throws `RangeError` when a row without a window would exceed its capacity.
@@ -1961,7 +1998,7 @@ export interface KVCache {
    *
    * @param q - Queries [batch, heads, qLen, headDim], unrotated.
    * @param options - Heads, score terms, positions, causal, scale ({@link AttendOptions}).
-   * @returns `out` [batch, heads, qLen, headDim].
+   * @returns `out` [batch, heads, qLen, valueDim] (the cache's valueDim: headDim unless set).
    * @example
    * ```ts
    * const cache = new pe.KVCache({ kvHeads: 2, headDim: 16, capacity: 64, rope: { base: 10000 } });
@@ -1971,7 +2008,7 @@ export interface KVCache {
    * ```
    */
   attend<O extends FloatOut = Float32Array>(q: FloatInput, options: AttendOptions & { out?: O }): {
-    /** The attention output [batch, heads, qLen, headDim] (or `options.out`). */
+    /** The attention output [batch, heads, qLen, valueDim] (or `options.out`). */
     out: O
   };
   /**

@@ -41,7 +41,7 @@ export const REFUSED = [{ group: 'DeepSeek V2, V3 (MLA)', fixtures: ['deepseek-v
 // The table text between the markers (the begin marker included), from measurements: fixture -> [{ layer, plan,
 // attention, cache }]; `pe` reads the refused configs.
 export function planTable(measured, pe) {
-  const lines = [BEGIN, '', '| family | config.json: layer (type): what it computes | max error: attention / cache |', '|---|---|---|'];
+  const lines = [BEGIN, '| family | config.json: layer (type): what it computes | max error: attention / cache |', '|---|---|---|'];
   const groups = [...new Set(CASES.map((c) => c.group))];
   for (const group of groups) {
     const cases = CASES.filter((c) => c.group === group);

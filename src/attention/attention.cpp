@@ -116,6 +116,10 @@ void requireSinkLogits(View<float> sinkLogits, int heads) {
     requireFiniteValues(sinkLogits.data, sinkLogits.size, "sinkLogits");
 }
 
+void requireValueDim(int valueDim) {
+    if (valueDim != 0) requireSize(valueDim, "valueDim", limits::kMaxHeadDim);  // 0: headDim
+}
+
 float checkedSoftcap(const std::optional<double>& softcap) {
     if (!softcap) return 0;
     requirePositiveFinite(*softcap, "softcap");
@@ -142,18 +146,20 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     requireSize(d.heads, "heads", limits::kMaxHeads);
     requireSize(d.kvHeads, "kvHeads", limits::kMaxHeads);
     requireSize(d.headDim, "headDim", limits::kMaxHeadDim);
+    detail::requireValueDim(d.valueDim);
     requirePositive(d.qLen, "qLen");
     requirePositive(d.kLen, "kLen");
     if (d.heads % d.kvHeads != 0)
         fail("heads", "(" + std::to_string(d.heads) + ") must be a multiple of kvHeads (" + std::to_string(d.kvHeads) + ")");
     const std::size_t qn = elementCount({d.heads, d.qLen, d.headDim}, "q");
     const std::size_t kn = elementCount({d.kvHeads, d.kLen, d.headDim}, "k");
+    const std::size_t vn = elementCount({d.kvHeads, d.kLen, d.valueChannels()}, "v");
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
     requireSize(r.q, qn, "q", "[heads, qLen, headDim]");
     requireSize(r.k, kn, "k", "[kvHeads, kLen, headDim]");
-    requireSize(r.v, kn, "v", "[kvHeads, kLen, headDim]");
+    requireSize(r.v, vn, "v", d.valueDim != 0 ? "[kvHeads, kLen, valueDim]" : "[kvHeads, kLen, headDim]");
     // a large call keeps the pool's workers awake across its passes (and wakes them now, while it checks)
-    const detail::PoolHold hold(2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(d.headDim));
+    const detail::PoolHold hold(static_cast<double>(d.heads) * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(d.headDim + d.valueChannels()));
 
     // RoPE without temperature runs in one pass on the pool what would otherwise be six: the finiteness
     // scans of q, k and v, the rotated copies of q and k, their norms (the overflow check) and the
@@ -165,7 +171,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     const auto requireFiniteInputs = [&] {
         requireFiniteValues(r.q.data, qn, "q");
         requireFiniteValues(r.k.data, kn, "k");
-        requireFiniteValues(r.v.data, kn, "v");
+        requireFiniteValues(r.v.data, vn, "v");
     };
     if (!onePass) requireFiniteInputs();
 
@@ -250,11 +256,11 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
                     kernels::packKeyRange(c.dst + static_cast<std::size_t>(h) * c.tokens * hd, static_cast<std::size_t>(t0), static_cast<std::size_t>(t0) + rows,
                                           hd, packed + static_cast<std::size_t>(h) * packedStride);
             };
-            hooks.extraTasks = (kn + kPiece - 1) / kPiece;
+            hooks.extraTasks = (vn + kPiece - 1) / kPiece;
             hooks.extra = [&](std::size_t p) {
-                if (!kernels::active().allFinite(r.v.data + p * kPiece, std::min(kPiece, kn - p * kPiece))) bad[2].store(true, std::memory_order_relaxed);
+                if (!kernels::active().allFinite(r.v.data + p * kPiece, std::min(kPiece, vn - p * kPiece))) bad[2].store(true, std::memory_order_relaxed);
             };
-            hooks.extraWork = 16.0 * static_cast<double>(kn);
+            hooks.extraWork = 16.0 * static_cast<double>(vn);
             detail::ropeCopies(copies, 2, d.headDim, *freqs, rope->layout, &hooks);
             if (bad[0] || bad[1] || bad[2]) requireFiniteInputs();
             in.q = qRot;
@@ -288,7 +294,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
 AttentionResult attention(const AttentionRequest& r, bool returnWeights, bool returnScores) {
     AttentionResult res;
     const AttentionDims& d = r.dims;
-    res.out.resize(static_cast<std::size_t>(std::max(d.heads, 0)) * std::max(d.qLen, 0) * std::max(d.headDim, 0));
+    res.out.resize(static_cast<std::size_t>(std::max(d.heads, 0)) * std::max(d.qLen, 0) * std::max(d.valueChannels(), 0));
     const std::size_t wn = static_cast<std::size_t>(std::max(d.heads, 0)) * std::max(d.qLen, 0) * std::max(d.kLen, 0);
     if (returnWeights) res.weights.resize(wn);
     if (returnScores) res.scores.resize(wn);

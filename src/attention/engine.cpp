@@ -27,14 +27,15 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 using BlockRange = AttentionWorkspace::BlockRange;
 
-// Reads one float per 64-byte line of key block b (packed) and its value rows (see `streaming`).
-float touchBlock(const float* Kp, const float* V, std::size_t b, int kLen, std::size_t hd) {
+// Reads one float per 64-byte line of key block b (packed, hd channels) and its value rows (vd
+// channels) (see `streaming`).
+float touchBlock(const float* Kp, const float* V, std::size_t b, int kLen, std::size_t hd, std::size_t vd) {
     const std::size_t B = kernels::kKeyBlock, keys = std::min<std::size_t>(B, static_cast<std::size_t>(kLen) - b * B);
     const float* k = Kp + b * hd * B;
-    const float* v = V + b * B * hd;
+    const float* v = V + b * B * vd;
     float s = 0;
     for (std::size_t x = 0; x < hd * B; x += 16) s += k[x];
-    for (std::size_t x = 0; x < keys * hd; x += 16) s += v[x];
+    for (std::size_t x = 0; x < keys * vd; x += 16) s += v[x];
     return s;
 }
 
@@ -51,7 +52,7 @@ struct Run {
     ScoreTerm& term;
     const AttentionOutputs& out;
     AttentionWorkspace& ws;
-    std::size_t hd, ld;  // head dim; stored row length (kLen rounded up to whole blocks)
+    std::size_t hd, vd, ld;  // q / k channels; value / output channels (valueDim); stored row length (kLen rounded up to whole blocks)
     bool materialize;    // weights or scores requested: rows are stored, softmax at the end
     std::size_t valueRows;
     const float* valueTable;
@@ -103,7 +104,7 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
         const float* qc = run.term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
         for (std::size_t c = 0; c < hd; ++c) qTile[c * t.nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
         s.row = run.materialize ? sc.rows.data() + r * run.ld : nullptr;
-        detail::softmaxBegin(t.sm[r], sc.acc.data() + r * hd, hd, sc.wsum.data() + r * run.valueRows, run.valueRows);
+        detail::softmaxBegin(t.sm[r], sc.acc.data() + r * run.vd, run.vd, sc.wsum.data() + r * run.valueRows, run.valueRows);
     }
 }
 
@@ -126,7 +127,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
             for (int r = 0; r < t.nr; ++r) std::fill(t.st[r].row + j0, t.st[r].row + j1, kNegInf);
         return -1;
     }
-    if (run.streaming && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.hd);
+    if (run.streaming && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.hd, run.vd);
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
     int used = n;
@@ -149,6 +150,21 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
         }
     }
     t.scoreTile(sc.qTile.data(), Kp + b * run.hd * B, run.hd, S, static_cast<std::size_t>(used));
+    // The mask, then the stored row: after every term (and the cap) has been added.
+    const auto maskRow = [&](int r) {
+        const RowState& s = t.st[r];
+        float* sb = S + r * B;
+        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
+            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
+        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
+            for (int j = j0; j < j0 + used; ++j)
+                if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
+        if (run.materialize) {
+            std::copy(sb, sb + used, s.row + j0);
+            std::fill(s.row + j0 + used, s.row + j1, kNegInf);
+        }
+    };
+    const bool capped = in.softcap > 0;
     for (int r = 0; r < t.nr; ++r) {
         RowState& s = t.st[r];
         float* sb = S + r * B;
@@ -164,24 +180,22 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
             run.K.axpy(in.scale, cb, sb, static_cast<std::size_t>(used));
         }
         if (run.hasBias) run.term.addBias(s.h, s.qPos, j0, j0 + used, in.kPos, sb);
-        if (in.softcap > 0) run.K.softcap(sb, static_cast<std::size_t>(used), in.softcap);  // before the mask: masked stays -inf
-        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
-            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
-        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
-            for (int j = j0; j < j0 + used; ++j)
-                if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
-        if (run.materialize) {
-            std::copy(sb, sb + used, s.row + j0);
-            std::fill(s.row + j0 + used, s.row + j1, kNegInf);
-        }
+        if (!capped) maskRow(r);
+    }
+    if (capped) {
+        // Gemma 2's soft-capping, every row of the tile in one kernel call (a skipped row's scores are
+        // capped too and never read), before the mask: masked stays -inf
+        run.K.softcap(S, static_cast<std::size_t>(t.nr), static_cast<std::size_t>(used), in.softcap);
+        for (int r = 0; r < t.nr; ++r)
+            if (!skip[r]) maskRow(r);
     }
     return used;
 }
 
 // The online softmax of the tile's rows over key block b's `used` keys, and P.V (softmax.hpp).
 void softmaxBlock(const Run& run, Slot& sc, Tile& t, const float* V, int j0, int used, const bool live[]) {
-    detail::softmaxUpdate(run.K, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.hd,
-                          run.hd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
+    detail::softmaxUpdate(run.K, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.vd,
+                          run.vd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
 }
 
 // Row r's sink logit (gpt-oss), or -inf when the call has none.
@@ -195,7 +209,7 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
     const std::size_t kLen = static_cast<std::size_t>(d.kLen);
     if (run.out.scores) std::copy(s.row, s.row + kLen, run.out.scores + rowOffset);
     const bool live = true;
-    detail::softmaxUpdate(run.K, 1, &sm, s.row, kLen, &live, V, run.hd, 0, run.valueRows,
+    detail::softmaxUpdate(run.K, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows,
                           [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); });
     if (run.out.weights) detail::softmaxWeights(sm, s.row, kLen, run.out.weights + rowOffset, sinkOf(run, s));
 }
@@ -204,10 +218,10 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
 // not all finite marks the slot of the thread that wrote it (checked here, while the row is in cache,
 // instead of in a pass over the whole output after the run).
 void finishRow(const Run& run, const RowState& s, const detail::SoftmaxRow& sm, Slot& sc) {
-    const std::size_t hd = run.hd;
-    float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * hd;
-    detail::softmaxFinish(run.K, sm, hd, run.valueRows, run.valueTable, o, sinkOf(run, s));
-    if (sm.l != 0 && !run.K.allFinite(o, hd)) sc.nonFinite = true;
+    const std::size_t vd = run.vd;
+    float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * vd;
+    detail::softmaxFinish(run.K, sm, vd, run.valueRows, run.valueTable, o, sinkOf(run, s));
+    if (sm.l != 0 && !run.K.allFinite(o, vd)) sc.nonFinite = true;
 }
 
 }  // namespace
@@ -223,7 +237,7 @@ void mergeChunks(const Run& run, const detail::SoftmaxPartials& parts, const Att
         s.h = tile.kvHead * group + (tile.row0 + r) / qLen;
         s.i = (tile.row0 + r) % qLen;
         detail::SoftmaxRow sm;
-        detail::softmaxBegin(sm, sc.acc.data(), run.hd, sc.wsum.data(), run.valueRows);
+        detail::softmaxBegin(sm, sc.acc.data(), run.vd, sc.wsum.data(), run.valueRows);
         parts.merge(run.K, partial, chunks, static_cast<std::size_t>(r), sm);
         finishRow(run, s, sm, sc);
     }
@@ -234,7 +248,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     AttentionWorkspace local;
     AttentionWorkspace& ws = workspace ? *workspace : local;
     const AttentionDims& d = in.dims;
-    const std::size_t hd = static_cast<std::size_t>(d.headDim);
+    const std::size_t hd = static_cast<std::size_t>(d.headDim), vd = static_cast<std::size_t>(d.valueChannels());
     const std::size_t ld = (static_cast<std::size_t>(d.kLen) + kBlock - 1) / kBlock * kBlock;
     const std::size_t stride = in.kvStride ? in.kvStride : static_cast<std::size_t>(d.kLen);  // keys per kv head in storage
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
@@ -252,7 +266,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         sc.qTile.resize(R * hd);
         sc.scores.resize(R * B);
         sc.content.resize(B);
-        sc.acc.resize(R * hd);
+        sc.acc.resize(R * vd);
         sc.wsum.resize(R * valueRows);
         if (materialize) sc.rows.resize(R * ld);
         sc.kvHead = sc.begunHead = -1;
@@ -262,7 +276,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     // so before computing on a block the engine reads one float per 64-byte line of the next one: its
     // misses are then in flight during this block's arithmetic (a decode step over 32768 cached
     // tokens about 15 % faster in wasm). Two or four blocks ahead are no better.
-    const bool streaming = static_cast<std::size_t>(d.kLen) * hd * 2 * sizeof(float) > (std::size_t(1) << 21);
+    const bool streaming = static_cast<std::size_t>(d.kLen) * (hd + vd) * sizeof(float) > (std::size_t(1) << 21);
     // Causal-only masks: each block's run of consecutive key positions, if it is one (see Run::causalOnly).
     const bool causalOnly = in.mask.causal && in.mask.window == 0 && in.mask.chunk == 0 && !in.mask.keyMask && in.mask.sinks == 0;
     if (causalOnly) {
@@ -274,9 +288,9 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             ws.runStart[b] = consecutive ? in.kPos[j0] : kNoRun;
         }
     }
-    const Run run{in, term, out, ws, hd, ld, materialize, valueRows, term.valueTable(), streaming, K, causalOnly, term.hasContent(), term.hasBias()};
+    const Run run{in, term, out, ws, hd, vd, ld, materialize, valueRows, term.valueTable(), streaming, K, causalOnly, term.hasContent(), term.hasBias()};
     // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
-    const double work = 2.0 * d.heads * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd);
+    const double work = static_cast<double>(d.heads) * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd + vd);  // q.k and P.V
 
     // Keys packed for the score kernel, every kv head first (tasks of all kv heads then run at once).
     const float* packedBase = in.kPacked;
@@ -322,7 +336,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     // Runs key blocks [b0, b1) for one tile in scratch `sc`; leaves the rows' states in `tile`.
     auto runTile = [&](const AttentionWorkspace::TileRows& tr, Slot& sc, Tile& tile, std::size_t b0, std::size_t b1) {
         const float* Kp = packedBase + static_cast<std::size_t>(tr.kvHead) * packedStride;
-        const float* V = in.v + tr.kvHead * stride * hd;
+        const float* V = in.v + tr.kvHead * stride * vd;
         if (sc.kvHead != tr.kvHead) sc.kvHead = tr.kvHead, sc.begunHead = -1;
         tile.nr = tr.rows;
         beginTile(run, sc, tile, tr.kvHead, group, tr.row0, mixHeads, keyRowsBase ? keyRowsBase + tr.kvHead * keyRowsStride : nullptr,
@@ -344,7 +358,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const bool split = !materialize && concurrent && nChunks > 1 && nTiles < kSplitBelowTiles;
 
     if (split) {
-        const detail::SoftmaxPartials parts{R, hd, valueRows};
+        const detail::SoftmaxPartials parts{R, vd, valueRows};
         const std::size_t per = parts.floats();
         ws.partials.resize(nTiles * nChunks * per);
         detail::parallelFor(nTiles * nChunks, work, [&](std::size_t task, int slot) {

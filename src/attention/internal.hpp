@@ -26,6 +26,8 @@ void requireScoreBound(double qNorm, double kNorm, double gain);  // the same ch
 [[noreturn]] void failNonFiniteResult(float scale);
 // sinkLogits: empty, or one finite logit per query head.
 void requireSinkLogits(View<float> sinkLogits, int heads);
+// valueDim: 0 (= headDim) or a size in [1, limits::kMaxHeadDim].
+void requireValueDim(int valueDim);
 // softcap: none, or a positive finite number; the engine's value (0 = none).
 float checkedSoftcap(const std::optional<double>& softcap);
 // The largest Euclidean norm among `rows` vectors of headDim floats.

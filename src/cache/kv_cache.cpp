@@ -19,6 +19,7 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     requirePositive(c.batch, "batch");
     requireSize(c.kvHeads, "kvHeads", limits::kMaxHeads);
     requireSize(c.headDim, "headDim", limits::kMaxHeadDim);
+    detail::requireValueDim(c.valueDim);
     requirePositive(c.capacity, "capacity");
     requireNonNegative(c.window, "window");
     requireNonNegative(c.sinks, "sinks");
@@ -31,17 +32,17 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
         RopeConfig rc = c.rope->config;
         rc.headDim = c.headDim;
         freqs_ = ropeFrequencies(rc);
-        if (freqs_->rotaryDim > c.headDim) fail("rope", "rotary dim exceeds headDim");
+        if (freqs_->rotaryOffset + freqs_->rotaryDim > c.headDim) fail("rope", "rotary channels exceed headDim");
         config_.rope->config = rc;
         tables_.emplace(*freqs_, c.rope->layout);
     }
     if (c.dynamic == KVCacheConfig::DynamicNtk::hf && !(c.rope && c.rope->config.scaling.type == RopeScalingType::dynamic))
         fail("dynamic", "'hf' applies only to a rope with dynamic NTK scaling");
     const std::size_t slots = elementCount({c.batch, c.capacity}, "capacity");
-    elementCount({c.batch, c.kvHeads, c.capacity, c.headDim}, "capacity");  // the key and value stores
+    elementCount({c.batch, c.kvHeads, c.capacity, std::max(c.headDim, valueChannels())}, "capacity");  // the key and value stores
     slots_ = c.capacity;
     keys_.assign(static_cast<std::size_t>(c.batch) * c.kvHeads * packedSize(), 0.0f);
-    values_.assign(slots * c.kvHeads * c.headDim, 0.0f);
+    values_.assign(slots * c.kvHeads * static_cast<std::size_t>(valueChannels()), 0.0f);
     scratchKey_.resize(static_cast<std::size_t>(c.headDim));
     scratchRingToken_.assign(static_cast<std::size_t>(c.window), -1);
     pos_.assign(slots, -1);
@@ -101,17 +102,21 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     const KVCacheConfig& c = config_;
     requirePositive(T, "T");
     const std::size_t A = static_cast<std::size_t>(axes());
-    const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    const std::size_t n = elementCount({c.batch, c.kvHeads, T, c.headDim}, "k");
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), vd = static_cast<std::size_t>(valueChannels());
+    // k's and v's sizes, both within what memory can address when the wider one is
+    const std::size_t rows = elementCount({c.batch, c.kvHeads, T, std::max(c.headDim, valueChannels())}, "k") / static_cast<std::size_t>(std::max(c.headDim, valueChannels()));
+    const std::size_t n = rows * hd, vn = rows * vd;
     if (k.size != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(k.size) + ")");
-    if (v.size != n) fail("v", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(v.size) + ")");
+    if (v.size != vn)
+        fail("v", std::string("must be [batch, kvHeads, T, ") + (c.valueDim != 0 ? "valueDim" : "headDim") + "] = " + std::to_string(vn) +
+                      " elements (got " + std::to_string(v.size) + ")");
     const std::size_t bt = static_cast<std::size_t>(c.batch) * T;
     // the sequence index of each token as given (multi-axis: maskPositions; else positions); empty = the row's next
     const View<std::int32_t> seq = detail::checkCachePositions(positions, maskPositions, A, {c.batch, T, "T"}, "positions");
     const char* seqField = A == 1 ? "positions" : "maskPositions";
     if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
     requireFiniteValues(k.data, n, "k");
-    requireFiniteValues(v.data, n, "v");
+    requireFiniteValues(v.data, vn, "v");
     if (c.window > 0 && static_cast<std::int64_t>(c.capacity) + T > std::numeric_limits<int>::max())
         fail("T", "(" + std::to_string(T) + ") is too many tokens for one append: split it into calls of at most " +
                        std::to_string(std::numeric_limits<int>::max() - c.capacity) + " tokens");
@@ -176,7 +181,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     // capacity on the first call that holds none (a decode step after a long prefill).
     const int wantSlots = c.capacity + held;
     if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity))
-        elementCount({c.batch, c.kvHeads, static_cast<std::int64_t>(c.capacity) + held, c.headDim}, "k");
+        elementCount({c.batch, c.kvHeads, static_cast<std::int64_t>(c.capacity) + held, std::max(c.headDim, valueChannels())}, "k");
     // multi-axis: each real token's rotation position per axis (given, or its sequence index on every axis)
     if (A > 1) {
         scratchAxisPos_.assign(bt * A, 0);
@@ -242,7 +247,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             kernels::unpackKey(packedKeys(m.b, h), static_cast<std::size_t>(m.from), hd, scratchKey_.data());
             kernels::packKey(scratchKey_.data(), static_cast<std::size_t>(m.to), hd, packedKeys(m.b, h));
             const std::size_t base = (static_cast<std::size_t>(m.b) * c.kvHeads + h) * slots_;
-            std::memcpy(&values_[(base + m.to) * hd], &values_[(base + m.from) * hd], hd * sizeof(float));
+            std::memcpy(&values_[(base + m.to) * vd], &values_[(base + m.from) * vd], vd * sizeof(float));
         }
         pos_[slotIndex(m.b, m.to)] = pos_[slotIndex(m.b, m.from)];
         occupied_[slotIndex(m.b, m.to)] = 1;
@@ -255,9 +260,9 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             const int slot = scratchSlots_[at];
             if (slot < 0) continue;
             for (int h = 0; h < c.kvHeads; ++h) {
-                const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * hd;
-                const std::size_t dst = ((static_cast<std::size_t>(b) * c.kvHeads + h) * slots_ + slot) * hd;
-                std::memcpy(&values_[dst], v.data + src, hd * sizeof(float));
+                const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * vd;
+                const std::size_t dst = ((static_cast<std::size_t>(b) * c.kvHeads + h) * slots_ + slot) * vd;
+                std::memcpy(&values_[dst], v.data + src, vd * sizeof(float));
                 const float* key = scratchRows_.data() + (h * committed + token) * hd;
                 kernels::packKey(key, static_cast<std::size_t>(slot), hd, packedKeys(b, h));
                 keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(key, 1, hd));
@@ -316,8 +321,8 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
                          float* out, double scale, View<float> sinkLogits, float softcap) {
     const KVCacheConfig& c = config_;
     const std::size_t A = static_cast<std::size_t>(axes());
-    const std::size_t hd = static_cast<std::size_t>(c.headDim);
-    const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd;
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), vd = static_cast<std::size_t>(valueChannels());
+    const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * hd, outPerRow = static_cast<std::size_t>(heads) * qLen * vd;
     const std::vector<std::int32_t>& qp = scratchQPos_;
     const TemperatureEncoding* temperature = temperaturePart(encoding);
     int kLen = c.capacity;  // the capacity slots and any held past them
@@ -347,7 +352,7 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
     }
     for (int b = 0; b < c.batch; ++b) {
         AttentionInputs in;
-        in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, kLen};
+        in.dims = AttentionDims{heads, c.kvHeads, c.headDim, qLen, kLen, c.valueDim};
         in.kvStride = static_cast<std::size_t>(slots_);
         in.scale = attendScale;
         in.sinkLogits = sinkLogits.empty() ? nullptr : sinkLogits.data;
@@ -355,12 +360,12 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
         in.q = qRot.data() + perRow * b;
         in.k = nullptr;  // keys are stored packed for the engine's score kernel
         in.kPacked = packedKeys(b, 0);
-        in.v = values_.data() + static_cast<std::size_t>(b) * c.kvHeads * slots_ * hd;
+        in.v = values_.data() + static_cast<std::size_t>(b) * c.kvHeads * slots_ * vd;
         in.qPos = qp.data() + static_cast<std::size_t>(b) * qLen;
         in.kPos = pos_.data() + slotIndex(b, 0);
         // the window by logical position, the sink slots exempt (as it was when the keys were appended)
         in.mask = AttentionMask{causal, c.window, occupied_.data() + slotIndex(b, 0), c.window > 0 ? c.sinks : 0, c.chunk};
-        detail::runWithEncoding(in, encoding, AttentionOutputs{out + perRow * b, nullptr, nullptr}, &workspace_);
+        detail::runWithEncoding(in, encoding, AttentionOutputs{out + outPerRow * b, nullptr, nullptr}, &workspace_);
     }
 }
 
@@ -456,17 +461,17 @@ const float* KVCache::packedKeys(int b, int h) const {
 
 void KVCache::resizeSlots(int slots) {
     const KVCacheConfig& c = config_;
-    const std::size_t hd = static_cast<std::size_t>(c.headDim), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), vd = static_cast<std::size_t>(valueChannels()), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
     const std::size_t keep = static_cast<std::size_t>(std::min(slots, slots_));
     const std::size_t oldPacked = packedSize(), newPacked = kernels::packedKeysSize(static_cast<std::size_t>(slots), hd);
     // the new stores are built whole before any member changes (std::bad_alloc leaves the cache as it was)
-    std::vector<float> keys(bh * newPacked, 0.0f), values(bh * slots * hd, 0.0f);
+    std::vector<float> keys(bh * newPacked, 0.0f), values(bh * slots * vd, 0.0f);
     std::vector<std::int32_t> pos(static_cast<std::size_t>(c.batch) * slots, -1);
     std::vector<std::uint8_t> occupied(pos.size(), 0);
     const std::size_t keptPacked = kernels::packedKeysSize(keep, hd);  // whole blocks: a slot's place in a block does not depend on the total
     for (std::size_t i = 0; i < bh; ++i) {
         std::copy_n(keys_.data() + i * oldPacked, keptPacked, keys.data() + i * newPacked);
-        std::copy_n(values_.data() + i * slots_ * hd, keep * hd, values.data() + i * slots * hd);
+        std::copy_n(values_.data() + i * slots_ * vd, keep * vd, values.data() + i * slots * vd);
     }
     for (std::size_t b = 0; b < static_cast<std::size_t>(c.batch); ++b) {
         std::copy_n(pos_.data() + b * slots_, keep, pos.data() + b * slots);
@@ -502,9 +507,9 @@ std::vector<float> KVCache::keys() const {
 
 std::vector<float> KVCache::values() const {
     const KVCacheConfig& c = config_;
-    const std::size_t hd = static_cast<std::size_t>(c.headDim), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
-    std::vector<float> rows(bh * c.capacity * hd);
-    for (std::size_t i = 0; i < bh; ++i) std::copy_n(values_.data() + i * slots_ * hd, static_cast<std::size_t>(c.capacity) * hd, rows.data() + i * c.capacity * hd);
+    const std::size_t vd = static_cast<std::size_t>(valueChannels()), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
+    std::vector<float> rows(bh * c.capacity * vd);
+    for (std::size_t i = 0; i < bh; ++i) std::copy_n(values_.data() + i * slots_ * vd, static_cast<std::size_t>(c.capacity) * vd, rows.data() + i * c.capacity * vd);
     return rows;
 }
 

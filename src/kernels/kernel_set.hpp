@@ -39,8 +39,9 @@ struct KernelSet {
     void (*rotateInterleaved)(float*, const float*, const float*, const float*, std::size_t) noexcept;
     // ALiBi: s[t] += float(negSlope * (qPos - kPos[t])), |..| when symmetric (kernels/bias.hpp)
     void (*linearBias)(float*, const std::int32_t*, std::size_t, std::int32_t, double, bool) noexcept;
-    // Gemma 2's logit soft-capping: s[t] = cap * tanh(s[t] / cap) (kernels/softcap.hpp)
-    void (*softcap)(float*, std::size_t, float) noexcept;
+    // Gemma 2's logit soft-capping: s = cap * tanh(s / cap) on (s, rows, n, cap): rows of n scores, kKeyBlock
+    // floats apart (kernels/softcap.hpp)
+    void (*softcap)(float*, std::size_t, std::size_t, float) noexcept;
 };
 
 // The set in use (chosen once, at first call, unless forced since).

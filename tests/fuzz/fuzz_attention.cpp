@@ -57,6 +57,8 @@ struct Builder<RopeEncoding> {
         RopeEncoding e;
         e.config.base = fuzz::number(w.in, 2, 1e6);
         e.config.partialRotaryFactor = w.in.ConsumeBool() ? 1.0 : 0.5;
+        // MLA: the rotated channels from an offset (past the head: refused, naming rotaryOffset)
+        if (w.in.ConsumeBool()) e.config.rotaryOffset = w.in.ConsumeIntegralInRange<int>(-1, w.d.headDim);
         if (w.in.ConsumeBool()) e.config.xposScaleBase = 512;
         e.layout = w.in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
         return e;
@@ -93,7 +95,7 @@ struct Builder<ShawEncoding> {
     static ShawEncoding make(Draw& w) {
         const int clip = w.in.ConsumeIntegralInRange<int>(0, 6);
         View<float> key = w.floats(w.sz(2 * clip + 1, w.d.headDim), 1.0f);
-        View<float> value = w.in.ConsumeBool() ? w.floats(key.size, 1.0f) : View<float>{};
+        View<float> value = w.in.ConsumeBool() ? w.floats(w.sz(2 * clip + 1, static_cast<std::size_t>(std::max(w.d.valueChannels(), 0))), 1.0f) : View<float>{};
         return ShawEncoding{clip, key, value};
     }
 };
@@ -221,13 +223,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const int kvHeads = in.ConsumeIntegralInRange<int>(1, 3);
     r.dims = AttentionDims{kvHeads * in.ConsumeIntegralInRange<int>(1, 4), kvHeads, in.ConsumeIntegralInRange<int>(1, 20),
                            in.ConsumeIntegralInRange<int>(1, 9), in.ConsumeIntegralInRange<int>(1, 140)};
+    r.dims.valueDim = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(-1, 20) : 0;  // MLA: values of their own width (-1: refused)
     const AttentionDims& d = r.dims;
     // The kind first, so that every kind is reached from short inputs too.
     const std::size_t kind = in.ConsumeIntegralInRange<std::size_t>(0, kAlternatives - 1);
     const float range = in.ConsumeBool() ? 4.0f : 1e19f;
     auto q = fuzz::floats(in, static_cast<std::size_t>(d.heads) * d.qLen * d.headDim, range);
     auto k = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim, range);
-    auto v = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim, 4.0f);
+    auto v = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * std::max(d.valueChannels(), 1), 4.0f);
     r.q = q;
     r.k = k;
     r.v = v;
@@ -256,6 +259,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const std::invalid_argument&) {
         return 0;
     }
+    if (streamed.out.size() != static_cast<std::size_t>(d.heads) * d.qLen * d.valueChannels()) std::abort();  // [heads, qLen, valueDim]
     fuzz::requireFinite(streamed.out, "output");
     fuzz::requireFinite(full.weights, "weights");
     for (std::size_t i = 0; i < streamed.out.size(); ++i)

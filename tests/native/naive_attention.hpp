@@ -1,7 +1,8 @@
 // A naive long-double attention written from the definition, and the random problem it runs on:
 // score(i, j) = scale * (q_i . k_j + content) + bias, masked (key mask, causal, window, chunk), softmax
 // over j (with any sink logit in the denominator), out_i = sum_j w_ij (v_j + valueRow); soft-capping
-// (tanh) between the score and the mask. Each encoding's part (NaiveTerms) is written by the test
+// (tanh) between the score and the mask. Values (and out) may have their own width, valueDim (DeepSeek
+// MLA), the q.k product running over headDim. Each encoding's part (NaiveTerms) is written by the test
 // from that encoding's reference. Shared by test_attention.cpp and test_parity_grid.cpp.
 #pragma once
 #include <doctest/doctest.h>
@@ -30,18 +31,25 @@ struct Problem {
     int chunk = 0;
     std::vector<float> sinkLogits;  // [heads] or empty: gpt-oss's per-head sink logit in every softmax
     double softcap = 0;             // > 0: Gemma 2's logit soft-capping, before the mask
+    int valueDim = 0;               // v's and out's channels; 0 = headDim (setValueDim draws v anew)
+    unsigned seed = 0;
 
     Problem(int heads_, int kvHeads_, int headDim_, int qLen_, int kLen_, unsigned seed)
-        : heads(heads_), kvHeads(kvHeads_), headDim(headDim_), qLen(qLen_), kLen(kLen_) {
+        : heads(heads_), kvHeads(kvHeads_), headDim(headDim_), qLen(qLen_), kLen(kLen_), seed(seed) {
         q = ref::randomVector(static_cast<std::size_t>(heads) * qLen * headDim, seed);
         k = ref::randomVector(static_cast<std::size_t>(kvHeads) * kLen * headDim, seed + 1);
         v = ref::randomVector(static_cast<std::size_t>(kvHeads) * kLen * headDim, seed + 2);
         for (int j = 0; j < kLen; ++j) kPos.push_back(j);
         for (int i = 0; i < qLen; ++i) qPos.push_back(std::max(kLen - qLen, 0) + i);
     }
+    int vd() const { return valueDim != 0 ? valueDim : headDim; }
+    void setValueDim(int d) {
+        valueDim = d;
+        v = ref::randomVector(static_cast<std::size_t>(kvHeads) * kLen * vd(), seed + 3);
+    }
     AttentionRequest request(Encoding e) const {
         AttentionRequest r;
-        r.dims = AttentionDims{heads, kvHeads, headDim, qLen, kLen};
+        r.dims = AttentionDims{heads, kvHeads, headDim, qLen, kLen, valueDim};
         r.q = q;
         r.k = k;
         r.v = v;
@@ -58,7 +66,7 @@ struct Problem {
     }
     const float* qv(int h, int i) const { return q.data() + (static_cast<std::size_t>(h) * qLen + i) * headDim; }
     const float* kv(int h, int j) const { return k.data() + (static_cast<std::size_t>(h / (heads / kvHeads)) * kLen + j) * headDim; }
-    const float* vv(int h, int j) const { return v.data() + (static_cast<std::size_t>(h / (heads / kvHeads)) * kLen + j) * headDim; }
+    const float* vv(int h, int j) const { return v.data() + (static_cast<std::size_t>(h / (heads / kvHeads)) * kLen + j) * vd(); }
     bool allowed(int i, int j) const {
         if (!keyMask.empty() && !keyMask[j]) return false;
         const long d = long(qPos[i]) - kPos[j];
@@ -92,7 +100,8 @@ struct Naive {
 inline Naive naive(const Problem& p, const NaiveTerms& t, ld scale) {
     Naive n;
     const ld inf = std::numeric_limits<ld>::infinity();
-    n.out.assign(static_cast<std::size_t>(p.heads) * p.qLen * p.headDim, 0);
+    const int vd = p.vd();
+    n.out.assign(static_cast<std::size_t>(p.heads) * p.qLen * vd, 0);
     n.weights.assign(static_cast<std::size_t>(p.heads) * p.qLen * p.kLen, 0);
     n.scores.assign(n.weights.size(), -inf);
     for (int h = 0; h < p.heads; ++h)
@@ -118,10 +127,10 @@ inline Naive naive(const Problem& p, const NaiveTerms& t, ld scale) {
                 if (!p.allowed(i, j)) continue;
                 const ld w = std::exp(n.scores[row + j] - m) / l;
                 n.weights[row + j] = w;
-                for (int c = 0; c < p.headDim; ++c) {
+                for (int c = 0; c < vd; ++c) {
                     ld add = p.vv(h, j)[c];
                     if (t.valueRow) add += t.valueRow(h, i, j)[c];
-                    n.out[(static_cast<std::size_t>(h) * p.qLen + i) * p.headDim + c] += w * add;
+                    n.out[(static_cast<std::size_t>(h) * p.qLen + i) * vd + c] += w * add;
                 }
             }
         }

@@ -286,7 +286,7 @@ void checkScoreTile(std::size_t hd) {
 }
 
 void scoreTile() {
-    for (std::size_t hd : {1u, 3u, 8u, 17u, 64u, 128u}) {
+    for (std::size_t hd : {1u, 3u, 8u, 17u, 40u, 64u, 128u, 192u}) {  // 40, 192: MLA's q.k heads (24 + 16, 128 + 64)
         checkScoreTile<1>(hd);
         checkScoreTile<2>(hd);
         checkScoreTile<3>(hd);
@@ -320,7 +320,8 @@ void checkValueTile(std::size_t hd, std::size_t n) {
 }
 
 void valueTile() {
-    for (std::size_t hd : {1u, 5u, 8u, 20u, 64u})
+    // the P.V kernel runs over the values' channels: valueDim when it differs from headDim (MLA: 7, 24, 128)
+    for (std::size_t hd : {1u, 5u, 7u, 8u, 20u, 24u, 64u, 128u})
         for (std::size_t n : {1u, 13u, 64u}) {
             checkValueTile<1>(hd, n);
             checkValueTile<2>(hd, n);
@@ -443,13 +444,16 @@ void alibiLinearBias() {
 void softcapKernel() {
     // scores over the range attention produces (and past it), at caps Gemma 2 uses (50, 30) and others
     Vector<float> base = randomVector(1000, 91, -400.f, 400.f);
-    for (float x : {0.0f, -0.0f, 1e-30f, -1e-7f, 1e-3f, -0.5f, 30.0f, -50.0f, 1e6f, -3e38f, 3e38f}) base.push_back(x);
+    // near 0 (where 1 - e cancels; subnormal scores), past the exponential's floor, and infinite scores
+    for (float x : {0.0f, -0.0f, 1e-30f, -1e-7f, 1e-3f, -0.5f, 30.0f, -50.0f, 1e6f, -3e38f, 3e38f, 1e-40f, -1.4e-45f, 2e-4f, -3e-6f,
+                    std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()})
+        base.push_back(x);
     for (float cap : {50.0f, 30.0f, 1.0f, 0.125f, 1000.0f}) {
         CAPTURE(cap);
         for (std::size_t n : {base.size(), std::size_t(1), std::size_t(3), std::size_t(17)}) {
             Vector<float> a(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(n)), b = a;
-            kernels::softcapScalar(a.data(), n, cap);
-            kernels::softcapSimd(b.data(), n, cap);
+            kernels::softcapScalar(a.data(), 1, n, cap);
+            kernels::softcapSimd(b.data(), 1, n, cap);
             std::size_t mismatches = 0;
             double worst = 0;
             for (std::size_t i = 0; i < n; ++i) {
@@ -463,6 +467,24 @@ void softcapKernel() {
             NOTE("worst error / cap", worst);
             CHECK(worst <= 2e-7);
         }
+        // a tile's rows, kKeyBlock apart: each row as capped alone, the floats between rows untouched
+        for (std::size_t rows : {std::size_t(1), std::size_t(3), std::size_t(8)})
+            for (std::size_t n : {std::size_t(5), std::size_t(50), kernels::kKeyBlock}) {
+                Vector<float> tile(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(rows * kernels::kKeyBlock)), scalar = tile;
+                kernels::softcapSimd(tile.data(), rows, n, cap);
+                kernels::softcapScalar(scalar.data(), rows, n, cap);
+                bool same = true;
+                for (std::size_t r = 0; r < rows; ++r) {
+                    Vector<float> row(base.begin() + static_cast<std::ptrdiff_t>(r * kernels::kKeyBlock),
+                                      base.begin() + static_cast<std::ptrdiff_t>(r * kernels::kKeyBlock + n));
+                    kernels::softcapScalar(row.data(), 1, n, cap);
+                    for (std::size_t i = 0; i < kernels::kKeyBlock; ++i) {
+                        const float want = i < n ? row[i] : base[r * kernels::kKeyBlock + i];
+                        same = same && sameBits(tile[r * kernels::kKeyBlock + i], want) && sameBits(scalar[r * kernels::kKeyBlock + i], want);
+                    }
+                }
+                CHECK(same);
+            }
     }
 }
 }  // namespace
@@ -482,6 +504,6 @@ extern const KernelTestCase kKernelTestCases[] = {
     {"dot / axpy SIMD kernels equal their scalar references", dotAxpy},
     {"RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD equals scalar", ropeKernels},
     {"ALiBi linear bias: SIMD equals scalar bit for bit, both the double-product definition, symmetric or not", alibiLinearBias},
-    {"logit soft-capping: SIMD equals scalar bit for bit, both within 2e-7 cap of cap tanh(s / cap), odd, bounded", softcapKernel},
+    {"logit soft-capping: SIMD equals scalar bit for bit, both within 2e-7 cap of cap tanh(s / cap), odd, bounded; a tile's rows each as alone", softcapKernel},
 };
 extern const std::size_t kKernelTestCaseCount = sizeof kKernelTestCases / sizeof kKernelTestCases[0];

@@ -1,5 +1,5 @@
-// The parity grid (in the spirit of ggml's test-backend-ops): every encoding kind, plain, soft-capped and
-// with sink logits, x every path the engine has — streaming, materialised weights and scores, the decode split over key chunks, the KV cache
+// The parity grid (in the spirit of ggml's test-backend-ops): every encoding kind, plain, soft-capped,
+// with sink logits and with values of their own width (valueDim 7 against q.k's 20: DeepSeek MLA), x every path the engine has — streaming, materialised weights and scores, the decode split over key chunks, the KV cache
 // (prefill in two appends, then attend) and attentionBias for scalar biases — x every kernel set this
 // build and CPU hold x 1 and 3 threads, each against the long-double reference written here from the
 // kind's definition (naive_attention.hpp), and each path bit-identical at 1 and 3 threads.
@@ -118,14 +118,14 @@ void gridCase(SwinEncoding, const Problem& p, GridCase& c) {
 
 // Shaw et al.: idx = clip(j - i, -K, K) + K; q . a^K[idx] scaled with q . k, a^V[idx] added to values.
 void gridCase(ShawEncoding, const Problem& p, GridCase& c) {
-    const int K = 3, d = p.headDim;
+    const int K = 3, d = p.headDim, vd = p.vd();
     const auto& aK = c.table(static_cast<std::size_t>(2 * K + 1) * d, 13);
-    const auto& aV = c.table(static_cast<std::size_t>(2 * K + 1) * d, 14);
+    const auto& aV = c.table(static_cast<std::size_t>(2 * K + 1) * vd, 14);  // the values' width
     c.encoding = c.cacheEncoding = ShawEncoding{K, aK, aV};
     c.scale = rsqrt(d);
     auto idx = [&p, K](int i, int j) { return int(std::clamp<std::int64_t>(std::int64_t(p.kPos[j]) - p.qPos[i], -K, K) + K); };
     c.terms.content = [&p, &aK, idx, d](int h, int i, int j) { return dotLd(p.qv(h, i), aK.data() + idx(i, j) * d, d); };
-    c.terms.valueRow = [&aV, idx, d](int, int i, int j) { return aV.data() + idx(i, j) * d; };
+    c.terms.valueRow = [&aV, idx, vd](int, int i, int j) { return aV.data() + idx(i, j) * vd; };
 }
 
 // Transformer-XL (Dai et al.): (q + u) . k + (q + v) . r[i - j], r given per head for every distance.
@@ -289,6 +289,7 @@ std::vector<float> throughCache(const Problem& p, const GridCase& c) {
     KVCacheConfig config;
     config.kvHeads = p.kvHeads;
     config.headDim = p.headDim;
+    config.valueDim = p.valueDim;
     config.capacity = p.kLen;
     config.rope = c.cacheRope;
     KVCache cache(config);
@@ -299,14 +300,14 @@ std::vector<float> throughCache(const Problem& p, const GridCase& c) {
         std::vector<float> k, v;
         for (int h = 0; h < p.kvHeads; ++h)
             for (int j = part.first; j < part.second; ++j) {
-                const std::size_t at = (static_cast<std::size_t>(h) * p.kLen + j) * p.headDim;
+                const std::size_t at = (static_cast<std::size_t>(h) * p.kLen + j) * p.headDim, vat = (static_cast<std::size_t>(h) * p.kLen + j) * p.vd();
                 k.insert(k.end(), p.k.begin() + at, p.k.begin() + at + p.headDim);
-                v.insert(v.end(), p.v.begin() + at, p.v.begin() + at + p.headDim);
+                v.insert(v.end(), p.v.begin() + vat, p.v.begin() + vat + p.vd());
             }
         const std::vector<std::int32_t> pos(p.kPos.begin() + part.first, p.kPos.begin() + part.second);
         cache.append(k, v, T, pos);
     }
-    std::vector<float> out(p.q.size());
+    std::vector<float> out(static_cast<std::size_t>(p.heads) * p.qLen * p.vd());
     std::optional<double> softcap;
     if (p.softcap > 0) softcap = p.softcap;
     cache.attend(p.q, p.heads, p.qLen, c.cacheEncoding, p.qPos, p.causal, out.data(), std::numeric_limits<double>::quiet_NaN(), {},
@@ -335,6 +336,7 @@ void runGrid(const std::string& kind, const Problem& p, const GridCase& c, bool 
             CAPTURE(decode);
             CAPTURE(p.softcap);
             CAPTURE(p.sinkLogits.size());
+            CAPTURE(p.valueDim);
             const AttentionRequest r = p.request(c.encoding);  // the kind's default scale: the reference's
             Outputs got;
             got.out = attention(r).out;  // streaming
@@ -365,8 +367,10 @@ void runGrid(const std::string& kind, const Problem& p, const GridCase& c, bool 
     }
 }
 
-// Each kind plain, with Gemma 2's soft-capping and with gpt-oss's sink logits.
+// Each kind plain, with Gemma 2's soft-capping, with gpt-oss's sink logits, and with values of 7
+// channels (DeepSeek MLA's valueDim; its own case, since a value table has the values' width).
 // (c.terms read the caller's problem: the copy differs only in softcap and sinks, which they do not read.)
+template <class Kind>
 void runVariants(const std::string& kind, Problem p, const GridCase& c, bool decode) {
     runGrid(kind, p, c, decode);
     p.softcap = 5;  // low enough to bend every kind's logits
@@ -374,6 +378,11 @@ void runVariants(const std::string& kind, Problem p, const GridCase& c, bool dec
     p.softcap = 0;
     p.sinkLogits = ref::randomVector(static_cast<std::size_t>(p.heads), 77, -2, 3);
     runGrid(kind, p, c, decode);
+    p.sinkLogits.clear();
+    p.setValueDim(7);
+    GridCase narrow;
+    gridCase(Kind{}, p, narrow);
+    runGrid(kind, p, narrow, decode);
 }
 
 template <class Kind>
@@ -386,7 +395,7 @@ void gridKind() {
         const Problem p = problem(6, 2, 20, swin ? 15 : 7, swin ? 15 : 45, 1000u + static_cast<unsigned>(kind.size()), swin);
         GridCase c;
         gridCase(Kind{}, p, c);
-        runVariants(kind, p, c, false);
+        runVariants<Kind>(kind, p, c, false);
     }
     // decode: 2 queries over 4500 keys on 2 kv heads, few enough tiles that the engine splits the keys
     // into chunks of kDecodeChunkKeys and merges them
@@ -400,7 +409,7 @@ void gridKind() {
     const Problem p = problem(4, 2, 20, 2, 4500, 2000u + static_cast<unsigned>(kind.size()), false);
     GridCase c;
     gridCase(Kind{}, p, c);
-    runVariants(kind, p, c, true);
+    runVariants<Kind>(kind, p, c, true);
 }
 
 template <std::size_t... I>

@@ -14,9 +14,10 @@
 namespace posenc {
 
 struct AttentionRequest {
-    AttentionDims dims;
+    AttentionDims dims;            // dims.valueDim: v's and out's channels (DeepSeek MLA); 0 = headDim
     View<float> q;                 // [heads, qLen, headDim]
-    View<float> k, v;              // [kvHeads, kLen, headDim]
+    View<float> k;                 // [kvHeads, kLen, headDim]
+    View<float> v;                 // [kvHeads, kLen, valueDim] (headDim when valueDim is 0)
     View<std::int32_t> qPositions; // [qLen]; empty = the last qLen key positions ([axes, qLen] with multi-axis RoPE)
     View<std::int32_t> kPositions; // [kLen]; empty = 0..kLen-1 ([axes, kLen] with multi-axis RoPE)
     // Multi-axis RoPE only (M-RoPE, 2-D axial): the sequence index of each key [kLen], which the causal /
@@ -42,7 +43,8 @@ struct AttentionResult {
 };
 
 // Validates everything, then runs the engine. Outputs are caller buffers of the documented sizes
-// (weights/scores may be null).
+// (out [heads, qLen, valueDim], valueDim = headDim unless given; weights/scores [heads, qLen, kLen],
+// may be null).
 void attention(const AttentionRequest& r, float* out, float* weights = nullptr, float* scores = nullptr);
 AttentionResult attention(const AttentionRequest& r, bool returnWeights = false, bool returnScores = false);
 

@@ -1,6 +1,8 @@
 // The one attention engine. Every score-term encoding runs inside it:
 //   score(i, j) = scale * (qc_i . k_j + content(i, j)) + bias(i, j), masked (causal, window, sinks,
 //   keyMask: attention/mask.hpp), softmax over j, out_i = sum_j w_ij (v_j + valueTerm(i, j)).
+// q and k have headDim channels, v and out valueDim (AttentionDims: DeepSeek MLA's values are narrower
+// than its q.k heads); the score kernel runs over the one, the P.V kernel over the other.
 // RoPE is not applied here: q and k arrive already rotated — `attention` (attention.cpp) rotates
 // copies of them before calling the engine, and the KV cache rotates keys when they are appended and
 // queries when it attends.
@@ -29,7 +31,7 @@ struct AttentionInputs {
     const float* q = nullptr;  // [heads, qLen, headDim]
     const float* k = nullptr;  // [kvHeads, kLen, headDim]; may be null when kPacked is given
     const float* kPacked = nullptr;  // optional: keys already packed, [kvHeads][packedKeysSize(kLen, headDim)]
-    const float* v = nullptr;  // [kvHeads, kLen, headDim]
+    const float* v = nullptr;  // [kvHeads, kLen, valueDim] (dims.valueChannels(): headDim unless valueDim is set)
     // Keys per kv head in k, kPacked and v (0 = kLen): the KV cache attends over the first kLen of
     // more slots than that (keys a long append still needs are held past its capacity).
     std::size_t kvStride = 0;
@@ -47,7 +49,7 @@ struct AttentionInputs {
 };
 
 struct AttentionOutputs {
-    float* out = nullptr;      // [heads, qLen, headDim]
+    float* out = nullptr;      // [heads, qLen, valueDim] (dims.valueChannels())
     float* weights = nullptr;  // optional [heads, qLen, kLen]
     float* scores = nullptr;   // optional [heads, qLen, kLen], masked = -inf
 };

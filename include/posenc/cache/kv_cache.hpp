@@ -27,7 +27,8 @@ namespace posenc {
 struct KVCacheConfig {
     int batch = 1;
     int kvHeads = 0;
-    int headDim = 0;
+    int headDim = 0;   // keys' (and queries') channels
+    int valueDim = 0;  // values' (and attend's output) channels, when they differ (DeepSeek MLA); 0 = headDim
     int capacity = 0;
     int window = 0;  // 0 = no sliding window
     int sinks = 0;
@@ -46,7 +47,8 @@ class KVCache {
 public:
     explicit KVCache(const KVCacheConfig& config);
 
-    // k, v: raw [batch, kvHeads, T, headDim]. positions: [batch * T] (empty = each row continues from
+    // k: raw [batch, kvHeads, T, headDim], v: [batch, kvHeads, T, valueDim] (headDim unless config.valueDim is
+    // set). positions: [batch * T] (empty = each row continues from
     // its next position); mask: [batch * T], 1 = real token (empty = all real).
     // With multi-axis RoPE (M-RoPE, 2-D axial) positions are the rotation's [batch, axes, T] and
     // maskPositions [batch * T] the sequence index each slot keeps (masks, score terms, shift and
@@ -54,7 +56,7 @@ public:
     void append(View<float> k, View<float> v, int T, View<std::int32_t> positions = {}, View<std::uint8_t> mask = {},
                 View<std::int32_t> maskPositions = {});
 
-    // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, headDim]. qPositions [batch * qLen]
+    // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, valueDim]. qPositions [batch * qLen]
     // (empty = each row's last qLen positions, next - qLen .. next - 1). `encoding` adds score terms
     // (alibi, t5, ...; NoEncoding{} for none); the cache's own rope rotates q, so a RopeEncoding here is an
     // error. causal: a query sees no key past its position. scale: NaN = the encoding's default.
@@ -74,7 +76,7 @@ public:
     std::vector<std::int32_t> nextPositions() const;  // [batch]
     const KVCacheConfig& config() const { return config_; }
     // Stored keys (rotated) as [batch, kvHeads, capacity, headDim], unpacked from the engine's layout;
-    // values are stored as they are: [batch, kvHeads, capacity, headDim].
+    // values are stored as they are: [batch, kvHeads, capacity, valueDim].
     std::vector<float> keys() const;
     std::vector<float> values() const;
 
@@ -90,6 +92,7 @@ private:
     int slotFor(Row& row) const;  // advances the row's bookkeeping
     void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles);
     std::size_t packedSize() const;  // floats of one (batch row, kv head)'s packed keys
+    int valueChannels() const { return config_.valueDim != 0 ? config_.valueDim : config_.headDim; }
     float* packedKeys(int b, int h);
     const float* packedKeys(int b, int h) const;
     std::size_t slotIndex(int b, int slot) const { return static_cast<std::size_t>(b) * slots_ + static_cast<std::size_t>(slot); }
@@ -101,7 +104,7 @@ private:
     std::optional<RopeFrequencies> freqs_;
     std::optional<RopeTables> tables_;  // cos/sin for the tokens of one call, reused
     std::vector<float> keys_;    // per (batch row, kv head): packed for the score kernel (kernels::packKeys)
-    std::vector<float> values_;  // [batch, kvHeads, slots_, headDim]
+    std::vector<float> values_;  // [batch, kvHeads, slots_, valueDim]
     std::vector<std::int32_t> pos_;        // [batch, slots_]
     std::vector<std::uint8_t> occupied_;   // [batch, slots_]
     std::vector<Row> rows_;
