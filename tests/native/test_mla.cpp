@@ -302,7 +302,9 @@ TEST_CASE("rotaryOffset with partial rotary, every scaling, xPos and multi-axis:
     configs.push_back({"axial2d", base({})});
     configs.back().second.multiAxis = MultiAxis::axial2d;
     const auto x0 = ref::randomVector(std::size_t(heads) * tokens * D, 61);
-    for (const auto& [name, config] : configs) {
+    for (const auto& entry : configs) {
+        const char* const name = entry.first;  // (a structured binding cannot be captured before C++20: CAPTURE is a lambda)
+        const RopeConfig& config = entry.second;
         CAPTURE(name);
         RopeConfig wide = config, narrow = config;
         wide.headDim = D, wide.partialRotaryFactor = 0.4, wide.rotaryOffset = off;
