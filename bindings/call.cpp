@@ -376,6 +376,14 @@ void ropeConfigFromHF(Value& r) {
     gAnswer.key("value").raw(posenc::toJson(posenc::ropeConfigFromHF(a.text("config"), c)));
 }
 
+// config.json text + a layer -> that layer's attention plan (posenc/attention/hf_plan.hpp).
+void attentionConfigFromHF(Value& r) {
+    const Args a(r), o = options(r, "attentionConfigFromHF");
+    posenc::HfConfigOptions c;
+    read(o, "yarnFactor", c.yarnFactor), read(o, "strict", c.strict), read(o, "unknownModelType", c.unknownModelType);
+    gAnswer.key("value").raw(posenc::toJson(posenc::attentionConfigFromHF(a.text("config"), o.integer("layer"), c)));
+}
+
 // --- score terms, attention, tables -----------------------------------------------------------------
 void attention(Value& r) {
     const Args o = options(r, "attention", {"args", "attention args", ""});
@@ -558,7 +566,7 @@ constexpr Op kOps[] = {
     {"codeDistance", codeDistance}, {"lowRank", lowRank}, {"sparse", sparse}, {"randomFeatures", randomFeatures}, {"axial", axial},
     {"twoLevel", twoLevel}, {"sine2d", [](Value& r) { sine(r, false); }}, {"sine3d", [](Value& r) { sine(r, true); }},
     {"resizeGrid", resizeGrid}, {"ropeFrequencies", ropeFrequencies}, {"applyRope", [](Value& r) { rotate(r, false); }},
-    {"rotateByDelta", [](Value& r) { rotate(r, true); }}, {"ropeConfigFromHF", ropeConfigFromHF}, {"attention", attention},
+    {"rotateByDelta", [](Value& r) { rotate(r, true); }}, {"ropeConfigFromHF", ropeConfigFromHF}, {"attentionConfigFromHF", attentionConfigFromHF}, {"attention", attention},
     {"attentionBias", attentionBias}, {"t5Bucket", t5Bucket}, {"debertaBucket", debertaBucket}, {"alibiSlopes", alibiSlopes},
     {"swinRelativeIndex", swinRelativeIndex}, {"parameterCount", parameterCount}, {"registry", registryTables},
     {"setThreadCount", setThreadCount}, {"copyBytes", copyBytes}, {"cache.create", cacheCreate}, {"cache.delete", cacheDelete},

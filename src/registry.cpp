@@ -150,6 +150,13 @@ constexpr Raw kHfConfig[] = {
     flag("strict", "refuse what the reading would warn about: keys the model type's Hugging Face code ignores, a missing model_type (default: ignore and list them in `warnings`)", POSENC_DEFAULT(HfConfigOptions().strict)),
     pick("unknownModelType", "error|generic", "a model_type posenc does not know: an error naming the nearest known types, or read with the generic Llama rules", POSENC_DEFAULT(HfConfigOptions().unknownModelType)),
 };
+// attentionConfigFromHF: the layer, then the reader's options but layerType (the layer's own type picks its table).
+constexpr Raw kAttentionConfig[] = {
+    atLeast(0, req("layer", "integer", "the decoder layer, 0 … num_hidden_layers − 1")),
+    pick("yarnFactor", "explicit|legacy", "YaRN factor rule: the factor field, or max/original positions (transformers 4.46–4.50)", POSENC_DEFAULT(HfConfigOptions().yarnFactor)),
+    flag("strict", "refuse what the reading would warn about: keys the model type's Hugging Face code ignores, a missing model_type (default: ignore and list them in `warnings`)", POSENC_DEFAULT(HfConfigOptions().strict)),
+    pick("unknownModelType", "error|generic", "a model_type posenc does not know: an error naming the nearest known types, or read with the generic Llama rules", POSENC_DEFAULT(HfConfigOptions().unknownModelType)),
+};
 constexpr Raw kAttention[] = {
     req("q", "FloatInput", "[heads, qLen, headDim]"),
     req("k", "KVInput", "[kvHeads, kLen, headDim]: floats, or f16 / bf16 bits with kvType"),
@@ -259,6 +266,7 @@ constexpr RawTable kTables[] = {
     {"shape", "HeadsShape", {part(kShape)}},
     {"scaling", "RopeScaling", {}, From::scaling},
     {"ropeConfigFromHF", "HfConfigOptions", {part(kHfConfig)}},
+    {"attentionConfigFromHF", "AttentionConfigOptions", {part(kAttentionConfig)}},
     {"attention", "AttentionArgs", {part(kAttention)}},
     {"", "", {}, From::kindTables},
     {"KVCache", "KVCacheOptions", {part(kKVCache)}},

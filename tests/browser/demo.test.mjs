@@ -681,6 +681,43 @@ test("a config's layers, unread keys and query temperature, as the model's code 
   assert.deepEqual(consoleErrors, []);
 });
 
+test("each layer type's attention plan, and one layer run live against the family's float64 reference", async () => {
+  const preset = async (name) => { await page.selectOption('#rope-preset', name); await page.waitForTimeout(50); };
+  const rows = () => page.$$eval('#rope-plan tbody tr', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+  // Llama 4 Scout: RoPE layers chunked (8192), every fourth NoPE with the query temperature
+  await preset('Llama 4 Scout (chunked RoPE + NoPE)');
+  assert.deepEqual((await rows()).map((r) => r.slice(0, 3)), [['chunked_attention × 36 (first: 0)', 'RoPE', 'chunk 8192'], ['full_attention × 12 (first: 3)', 'NoPE + temperature', 'all before']]);
+  let live = await page.evaluate(() => window.posencDemo.ropePlan);
+  assert.equal(live.layer, 0);
+  assert.ok(live.maxDiff < 1e-5, `Llama 4 layer 0 differs from its reference by ${live.maxDiff}`);
+  // Gemma 3: sliding layers (window 1024) and global ones, scaled by query_pre_attn_scalar^-1/2
+  await preset('Gemma 3 4B (local + global)');
+  const g = await rows();
+  assert.deepEqual(g.map((r) => r.slice(0, 3)), [['sliding_attention × 29 (first: 0)', 'RoPE', 'window 1024'], ['full_attention × 5 (first: 5)', 'RoPE', 'all before']]);
+  assert.match(g[0][3], /^query_pre_attn_scalar\^-1\/2 \(default 256\)$/);
+  live = await page.evaluate(() => window.posencDemo.ropePlan);
+  assert.ok(live.maxDiff < 1e-5, `Gemma 3 layer 0 differs from its reference by ${live.maxDiff}`);
+  assert.match(await page.textContent('#rope-plan-caption'), /against a float64 reference written from gemma3_text's transformers code: largest difference \d\.\de-\d+/);
+  await page.locator('#rope-plan-fig').screenshot({ path: join(shots, 'rope-plan-gemma3.png') });
+  // every preset plans and runs (or says why not)
+  for (const name of await page.$$eval('#rope-preset option', (os) => os.map((o) => o.value).filter(Boolean))) {
+    await preset(name);
+    live = await page.evaluate(() => window.posencDemo.ropePlan);
+    assert.ok(live && (live.error || live.maxDiff === undefined || live.maxDiff < 1e-5), `${name}: ${JSON.stringify(live)}`);
+  }
+  // a config that cannot be planned says why: DeepSeek's latent attention
+  await preset('DeepSeek-V3 (YaRN x40, mscale)');
+  assert.match(await page.textContent('#rope-plan-caption'), /No plan: RangeError: config\.qk_(nope|rope)_head_dim/);
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.waitForTimeout(300);
+  await preset('Gemma 3 4B (local + global)');
+  await page.locator('#rope-plan-fig').screenshot({ path: join(shots, 'rope-plan-gemma3-390.png') });
+  assert.ok(await page.$eval('#rope-plan-fig', (f) => f.getBoundingClientRect().right <= document.documentElement.clientWidth + 0.5));
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForTimeout(300);
+  assert.deepEqual(consoleErrors, []);
+});
+
 test('the methods table filters by family and by property, and says how many it shows', async () => {
   const visible = () => page.$$eval('#compare-body tr', (rs) => rs.filter((r) => !r.hidden && r.getClientRects().length).map((r) => r.dataset.kind));
   const all = await visible();
