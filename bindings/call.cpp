@@ -107,7 +107,21 @@ public:
         for (const Value& e : at(k).elements()) out.push_back(e.text());
         return out;
     }
-    View<float> floats(const char* k) const override { return tensor<float>(k); }
+    // A float tensor; a Uint16Array's bits (placed as {"@": ..., "bits": 16}) are refused here: they are
+    // values only with kvType (halves below).
+    View<float> floats(const char* k) const override {
+        if (has(k) && at(k).find("bits"))
+            posenc::failType(k, "must be a Float32Array, not an integer array (got Uint16Array): fp16 / bf16 data in a Uint16Array holds bit "
+                                "patterns, not values — pass kvType: 'f16' or 'bf16' with k and v as such bits, or decode it first");
+        return tensor<float>(k);
+    }
+    // K or V as f16 / bf16 bit patterns (with kvType), placed from a Uint16Array.
+    View<std::uint16_t> halves(const char* k, const char* type) const {
+        if (!at(k).find("bits"))
+            posenc::failType(k, std::string("must be a Uint16Array of ") + type + " bit patterns with kvType '" + type +
+                                    "' (got float values: leave kvType out to pass floats)");
+        return tensor<std::uint16_t>(k);
+    }
     std::unique_ptr<posenc::registry::Source> object(const char* k) const override { return std::make_unique<Args>(at(k)); }
 
     // A tensor given as {"@": [offset, length]}; empty when absent.
@@ -171,10 +185,10 @@ void requireSize(View<T> t, Count n, const char* field, const std::string& shape
 }
 
 // A tensor whose leading count is implied by its length (`perItem` elements each): that count.
-int countOf(View<float> t, Count perItem, const char* field, const std::string& shape) {
-    if (t.size == 0 || perItem == 0 || t.size % perItem != 0)
-        posenc::fail(field, "must be " + shape + ": a positive multiple of " + std::to_string(perItem) + " elements (got " + std::to_string(t.size) + ")");
-    return static_cast<int>(t.size / perItem);
+int countOf(std::size_t size, Count perItem, const char* field, const std::string& shape) {
+    if (size == 0 || perItem == 0 || size % perItem != 0)
+        posenc::fail(field, "must be " + shape + ": a positive multiple of " + std::to_string(perItem) + " elements (got " + std::to_string(size) + ")");
+    return static_cast<int>(size / perItem);
 }
 
 // An encoding (checked by the caller): one, or a combination.
@@ -362,13 +376,27 @@ void ropeConfigFromHF(Value& r) {
     gAnswer.key("value").raw(posenc::toJson(posenc::ropeConfigFromHF(a.text("config"), c)));
 }
 
+// config.json text + a layer -> that layer's attention plan (posenc/attention/hf_plan.hpp).
+void attentionConfigFromHF(Value& r) {
+    const Args a(r), o = options(r, "attentionConfigFromHF");
+    posenc::HfConfigOptions c;
+    read(o, "yarnFactor", c.yarnFactor), read(o, "strict", c.strict), read(o, "unknownModelType", c.unknownModelType);
+    gAnswer.key("value").raw(posenc::toJson(posenc::attentionConfigFromHF(a.text("config"), o.integer("layer"), c)));
+}
+
 // --- score terms, attention, tables -----------------------------------------------------------------
 void attention(Value& r) {
     const Args o = options(r, "attention", {"args", "attention args", ""});
     posenc::AttentionRequest q;
     const int heads = o.integer("heads");
-    q.dims = posenc::AttentionDims{heads, o.integer("kvHeads", heads), o.integer("headDim"), o.integer("qLen"), o.integer("kLen")};
-    q.q = o.floats("q"), q.k = o.floats("k"), q.v = o.floats("v");
+    q.dims = posenc::AttentionDims{heads, o.integer("kvHeads", heads), o.integer("headDim"), o.integer("qLen"), o.integer("kLen"), o.integer("valueDim")};
+    q.q = o.floats("q");
+    if (o.has("kvType")) {  // k and v as f16 / bf16 bits
+        q.kvType = static_cast<posenc::KVType>(o.integer("kvType"));
+        q.kBits = o.halves("k", posenc::kvTypeName(*q.kvType)), q.vBits = o.halves("v", posenc::kvTypeName(*q.kvType));
+    } else {
+        q.k = o.floats("k"), q.v = o.floats("v");
+    }
     q.qPositions = o.tensor<std::int32_t>("qPositions"), q.kPositions = o.tensor<std::int32_t>("kPositions");
     q.maskPositions = o.tensor<std::int32_t>("maskPositions"), q.keyMask = o.tensor<std::uint8_t>("keyMask");
     q.causal = o.flag("causal"), q.window = o.integer("window"), q.chunk = o.integer("chunk");
@@ -378,7 +406,7 @@ void attention(Value& r) {
     if (o.has("softcap")) q.softcap = o.number("softcap");
     const Args a(r);
     const Count wn = Count(heads) * q.dims.qLen * q.dims.kLen;
-    float* out = floatOut(a, "out", q.q.size);
+    float* out = floatOut(a, "out", q.q.size / std::max(q.dims.headDim, 1) * q.dims.valueChannels());
     float* weights = o.flag("returnWeights") ? floatOut(a, "weights", wn) : nullptr;
     float* scores = o.flag("returnScores") ? floatOut(a, "scores", wn) : nullptr;
     posenc::attention(q, out, weights, scores);
@@ -455,15 +483,18 @@ void copyBytes(Value& r) {
 void cacheCreate(Value& r) {
     const Args o = options(r, "KVCache");
     posenc::KVCacheConfig c;
-    read(o, "batch", c.batch), read(o, "kvHeads", c.kvHeads), read(o, "headDim", c.headDim), read(o, "capacity", c.capacity);
-    read(o, "window", c.window), read(o, "sinks", c.sinks), read(o, "chunk", c.chunk), read(o, "dynamic", c.dynamic);
+    read(o, "batch", c.batch), read(o, "kvHeads", c.kvHeads), read(o, "headDim", c.headDim), read(o, "valueDim", c.valueDim), read(o, "capacity", c.capacity);
+    read(o, "window", c.window), read(o, "sinks", c.sinks), read(o, "chunk", c.chunk), read(o, "dynamic", c.dynamic), read(o, "storage", c.storage);
     if (o.has("rope")) c.rope = posenc::registry::ropeFrom(*o.object("rope"));
-    const Count slots = Count(c.batch) * c.capacity * c.kvHeads * c.headDim;  // refused before the cache builds its tables
-    if (slots * 8 > (Count(1) << 32) - (Count(1) << 26)) posenc::fail("capacity:", std::to_string(slots) + " key/value floats do not fit the 4 GiB wasm heap");
+    // refused before the cache builds its tables: what the 4 GiB heap cannot hold beside the module
+    const Count bytes = posenc::KVCache::storageBytes(c);
+    if (bytes > (Count(1) << 32) - (Count(1) << 26))
+        posenc::fail("capacity", "(" + std::to_string(c.capacity) + ") needs " + std::to_string(bytes) + " bytes for keys and values (storage '" +
+                                     posenc::storageName(c.storage) + "'), more than the 4 GiB wasm heap can hold");
     auto cache = std::make_unique<posenc::KVCache>(c);
     gCaches.insert(cache.get());
     gAnswer.key("value").number(static_cast<double>(reinterpret_cast<std::uintptr_t>(cache.release())));
-    gAnswer.key("batch").number(c.batch).key("capacity").number(c.capacity);
+    gAnswer.key("batch").number(c.batch).key("capacity").number(c.capacity).key("storage").string(posenc::storageName(c.storage));
 }
 
 void cacheDelete(Value& r) {
@@ -472,18 +503,27 @@ void cacheDelete(Value& r) {
     delete c;
 }
 
-// k, v: [batch, kvHeads, T, headDim], T implied by their length.
+// k: [batch, kvHeads, T, headDim], v: [batch, kvHeads, T, valueDim], T implied by k's length.
 void cacheAppend(Value& r) {
     const Args a(r);
     posenc::KVCache& c = cacheOf(a);
     const Args o = options(r, "KVCache.append", {"options", "append options", ""});
     const posenc::KVCacheConfig& cfg = c.config();
-    const int tokens = countOf(a.floats("k"), Count(cfg.batch) * cfg.kvHeads * cfg.headDim, "k", "[batch, kvHeads, T, headDim]");
+    const Count perToken = Count(cfg.batch) * cfg.kvHeads * cfg.headDim;
+    if (o.has("kvType")) {  // k and v as f16 / bf16 bits
+        const auto type = static_cast<posenc::KVType>(o.integer("kvType"));
+        const View<std::uint16_t> k = a.halves("k", posenc::kvTypeName(type)), v = a.halves("v", posenc::kvTypeName(type));
+        const int tokens = countOf(k.size, perToken, "k", "[batch, kvHeads, T, headDim]");
+        return c.append(k, v, type, tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"), o.tensor<std::int32_t>("maskPositions"));
+    }
+    const int tokens = countOf(a.floats("k").size, perToken, "k", "[batch, kvHeads, T, headDim]");
     c.append(a.floats("k"), a.floats("v"), tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"),
              o.tensor<std::int32_t>("maskPositions"));
 }
 
-// q: [batch, heads, qLen, headDim], qLen implied by its length.
+void cacheBytes(Value& r) { gAnswer.key("value").number(static_cast<double>(cacheOf(Args(r)).bytes())); }
+
+// q: [batch, heads, qLen, headDim], qLen implied by its length; out [batch, heads, qLen, valueDim].
 void cacheAttend(Value& r) {
     const Args a(r);
     posenc::KVCache& c = cacheOf(a);
@@ -497,9 +537,9 @@ void cacheAttend(Value& r) {
         posenc::fail("heads", "(" + std::to_string(heads) + ") does not fit q: q holds " + std::to_string(q.size / rows) +
                                   " head vectors per batch row ([batch = " + std::to_string(cfg.batch) + ", heads, qLen, headDim = " +
                                   std::to_string(cfg.headDim) + "]), not a multiple of heads");
-    const int qLen = countOf(q, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
+    const int qLen = countOf(q.size, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
     c.attend(q, heads, qLen, encodingOf(o), o.tensor<std::int32_t>("qPositions"), o.flag("causal") || !o.has("causal"),
-             floatOut(a, "out", q.size), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"),
+             floatOut(a, "out", q.size / std::max(cfg.headDim, 1) * (cfg.valueDim > 0 ? cfg.valueDim : cfg.headDim)), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"),
              o.floats("sinkLogits"), o.has("softcap") ? std::optional<double>(o.number("softcap")) : std::nullopt);
 }
 
@@ -526,12 +566,12 @@ constexpr Op kOps[] = {
     {"codeDistance", codeDistance}, {"lowRank", lowRank}, {"sparse", sparse}, {"randomFeatures", randomFeatures}, {"axial", axial},
     {"twoLevel", twoLevel}, {"sine2d", [](Value& r) { sine(r, false); }}, {"sine3d", [](Value& r) { sine(r, true); }},
     {"resizeGrid", resizeGrid}, {"ropeFrequencies", ropeFrequencies}, {"applyRope", [](Value& r) { rotate(r, false); }},
-    {"rotateByDelta", [](Value& r) { rotate(r, true); }}, {"ropeConfigFromHF", ropeConfigFromHF}, {"attention", attention},
+    {"rotateByDelta", [](Value& r) { rotate(r, true); }}, {"ropeConfigFromHF", ropeConfigFromHF}, {"attentionConfigFromHF", attentionConfigFromHF}, {"attention", attention},
     {"attentionBias", attentionBias}, {"t5Bucket", t5Bucket}, {"debertaBucket", debertaBucket}, {"alibiSlopes", alibiSlopes},
     {"swinRelativeIndex", swinRelativeIndex}, {"parameterCount", parameterCount}, {"registry", registryTables},
     {"setThreadCount", setThreadCount}, {"copyBytes", copyBytes}, {"cache.create", cacheCreate}, {"cache.delete", cacheDelete},
     {"cache.append", cacheAppend}, {"cache.attend", cacheAttend}, {"cache.shift", cacheShift}, {"cache.renumber", cacheRenumber},
-    {"cache.positions", cachePositions}, {"cache.nextPositions", cacheNextPositions},
+    {"cache.positions", cachePositions}, {"cache.nextPositions", cacheNextPositions}, {"cache.bytes", cacheBytes},
 };
 
 enum Status : int { kOk = 0, kRangeError = 1, kTypeError = 2, kInternalError = 3 };

@@ -233,9 +233,9 @@ export interface RopeScaling {
 export type RopeLayout = 'half' | 'interleaved';
 
 /**
- * Everything that defines a rotary encoding (RoPE, Su et al. 2021). Pair i of the first rotaryDim
- * channels turns by position·invFreq[i] radians, with invFreq[i] = base^(−2i/rotaryDim) before
- * {@link RopeScaling | scaling}; the remaining channels pass through. The same object (as returned by
+ * Everything that defines a rotary encoding (RoPE, Su et al. 2021). Pair i of the rotaryDim channels
+ * from `rotaryOffset` (the first ones by default) turns by position·invFreq[i] radians, with
+ * invFreq[i] = base^(−2i/rotaryDim) before {@link RopeScaling | scaling}; the remaining channels pass through. The same object (as returned by
  * {@link Posenc.ropeConfigFromHF}) is accepted by {@link Posenc.ropeFrequencies},
  * {@link Posenc.applyRope}, a `{ kind: 'rope' }` {@link RopeEncoding} and a {@link KVCacheOptions.rope}.
  */
@@ -258,6 +258,16 @@ export interface RopeOptions {
    * @defaultValue `1`
    */
   partialRotaryFactor?: number;
+  /**
+   * The first rotated channel: channels [rotaryOffset, rotaryOffset + rotaryDim) of each head rotate, in
+   * either {@link RopeLayout | layout} (pairs i and i + rotaryDim/2, or 2i and 2i + 1, counted from
+   * rotaryOffset), and every other channel passes through. DeepSeek V2 / V3 and Kimi K2 (MLA) rotate the
+   * trailing `qk_rope_head_dim` channels of heads of `qk_nope_head_dim + qk_rope_head_dim`: rotaryOffset =
+   * `qk_nope_head_dim` with partialRotaryFactor = rope / (nope + rope), e.g. 128 and 64/192. An integer ≥ 0;
+   * rotaryOffset + rotaryDim > headDim is a `RangeError` naming rotaryOffset.
+   * @defaultValue `0`
+   */
+  rotaryOffset?: number;
   /**
    * Frequency schedule for longer contexts (HF `rope_scaling` / `rope_parameters`).
    * @defaultValue none: the default frequencies
@@ -406,6 +416,72 @@ export interface HfConfigOptions {
   unknownModelType?: 'error' | 'generic';
 }
 
+/** Options of {@link Posenc.attentionConfigFromHF}: the layer, and how to read the config.json (as {@link HfConfigOptions}, but
+ * for `layerType`: the layer's own type chooses its rotary table). */
+export interface AttentionConfigOptions {
+  /** The decoder layer, 0 … num_hidden_layers − 1 (past it: a `RangeError` naming `layer` and num_hidden_layers). */
+  layer: number;
+  /**
+   * YaRN's factor when `rope_scaling` gives `factor` and max_position_embeddings /
+   * original_max_position_embeddings disagrees with it ({@link HfConfigOptions.yarnFactor}).
+   * @defaultValue `'explicit'`
+   */
+  yarnFactor?: 'explicit' | 'legacy';
+  /**
+   * Refuse what the reading would otherwise report in `warnings` ({@link HfConfigOptions.strict}).
+   * @defaultValue `false`
+   */
+  strict?: boolean;
+  /**
+   * A `model_type` posenc does not know: an error, or `'generic'`: the Llama rules, and Llama's attention (scale
+   * head_dim^−½, no window, no soft-capping) — say so only if that is the model's ({@link HfConfigOptions.unknownModelType}).
+   * @defaultValue `'error'`
+   */
+  unknownModelType?: 'error' | 'generic';
+}
+
+/** Which layer a plan is for, as the config makes it ({@link Posenc.attentionConfigFromHF}'s `layer`). */
+export interface AttentionPlanLayer extends HfLayer {
+  /** The layer index asked for. */
+  readonly index: number;
+}
+
+/**
+ * One decoder layer's attention, as its model's transformers code computes it: {@link Posenc.attentionConfigFromHF}.
+ * Frozen; spread its parts into the calls (`{ ...plan.attention, q, k, v, qLen, kLen }`).
+ */
+export interface AttentionPlan {
+  /**
+   * For {@link Posenc.attention}: heads, kvHeads, headDim, causal, scale (always given: the family's), encoding
+   * (the layer type's rope table, `{ kind: 'none' }` on NoPE layers, the query temperature, ALiBi, or rope and
+   * temperature together), and window, chunk and softcap when the layer has them.
+   */
+  readonly attention: Readonly<Pick<AttentionArgs, 'heads' | 'kvHeads' | 'headDim' | 'causal' | 'scale' | 'encoding' | 'window' | 'chunk' | 'softcap'>>;
+  /**
+   * For `new pe.KVCache({ capacity, ...plan.cache })`: kvHeads, headDim, and rope, window and chunk when the layer
+   * has them (a chunked layer's cache also keeps `window` = chunk: it holds one chunk, as Hugging Face's does).
+   * `capacity` must hold the window.
+   */
+  readonly cache: Readonly<Pick<KVCacheOptions, 'kvHeads' | 'headDim' | 'rope' | 'window' | 'chunk'>>;
+  /** For {@link KVCache.attend}: heads, scale, and the encoding on top of the cache's rope (temperature, ALiBi) and softcap. */
+  readonly attend: Readonly<Pick<AttendOptions, 'heads' | 'scale' | 'encoding' | 'softcap'>>;
+  /**
+   * Checkpoint tensors the layer needs besides q, k and v, by the option that takes them: `['sinkLogits']` for
+   * gpt-oss (its per-head `sinks`), `[]` otherwise.
+   */
+  readonly requires: readonly 'sinkLogits'[];
+  /** The layer: index, type, rope (false: NoPE or ALiBi), window, chunk, temperature. */
+  readonly layer: AttentionPlanLayer;
+  /** Where the scale comes from, in the config's words: `'head_dim^-1/2 (head_dim 128)'`, `'query_pre_attn_scalar^-1/2 (224)'`, `'attention_multiplier (0.015625)'`. */
+  readonly scaleRule: string;
+  /** Present when the reading ignored or assumed something (as {@link Posenc.ropeConfigFromHF}'s `warnings`). */
+  readonly warnings?: readonly string[];
+  /** Keys the model type's code does not read (not enumerable). */
+  readonly ignored: readonly HfIgnoredKey[];
+  /** The model_type whose rules were followed (not enumerable). */
+  readonly modelType: string;
+}
+
 /** What {@link Posenc.ropeFrequencies} returns: the angle each rotary pair turns by per position, and the scale. */
 export interface RopeFrequencies {
   /**
@@ -419,7 +495,10 @@ export interface RopeFrequencies {
    * for YaRN and longrope. In (0, 1e4].
    */
   attentionScale: number;
-  /** Channels that rotate: int(headDim·partialRotaryFactor), even. Channels ≥ rotaryDim pass through. */
+  /**
+   * Channels that rotate: int(headDim·partialRotaryFactor), even; they start at `rotaryOffset` (0 by
+   * default), and the other channels pass through.
+   */
   rotaryDim: number;
   /** Number of position axes: sections.length for `'mrope'`, 2 for `'axial2d'`. Present only when it exceeds 1. */
   axes?: number;
@@ -1095,6 +1174,47 @@ export interface Posenc {
     readonly attention: HfAttentionShape;
   };
   /**
+   * One decoder layer's attention from a parsed Hugging Face `config.json`, as the model's own transformers code
+   * computes it: objects to spread into {@link Posenc.attention}, `new pe.KVCache` and {@link KVCache.attend}. Read
+   * by the same reader as {@link Posenc.ropeConfigFromHF} (C++: `posenc::attentionConfigFromHF`).
+   *
+   * The plan holds the head counts; the softmax scale as the family's code computes it (head_dim^−½; Gemma 2 / 3
+   * query_pre_attn_scalar^−½; Granite attention_multiplier; MPT attn_config.softmax_scale); the rotary table of the
+   * layer's type (Gemma 3's local and global tables), or none on NoPE layers (Llama 4, SmolLM3, Cohere2, EXAONE 4);
+   * the query temperature (Llama 4's NoPE layers, Ministral 3); the sliding window (keys with q − k ≥ window masked,
+   * as Hugging Face's mask) or chunk; ALiBi (Bloom, MPT); logit soft-capping (Gemma 2's `attn_logit_softcapping`;
+   * `final_logit_softcapping` caps the LM head's logits, not attention, and is not part of it); and `requires`:
+   * checkpoint tensors the caller brings (gpt-oss's sink logits).
+   *
+   * q, k and v are the projections as the model's code holds them right before RoPE (after any q / k norm; Llama 4's
+   * L2 norm, which its code applies after RoPE, may be applied before it: rotations keep norms), in posenc's
+   * [heads, tokens, headDim] layout. Phi-3's longrope switches to its long factors when a sequence passes
+   * `original_max_position_embeddings`: add `seqLen` to the rope options then, as Hugging Face does.
+   *
+   * @param config - The parsed config.json object.
+   * @param options - The layer and the reading's options ({@link AttentionConfigOptions}).
+   * @returns The plan ({@link AttentionPlan}).
+   * @throws `RangeError` naming `layer` and num_hidden_layers for a layer past the config's, or the key that makes
+   * the layer's attention one posenc cannot reproduce (Falcon's `alibi`, Gemma's `use_bidirectional_attention` on a
+   * sliding layer, ...); `TypeError` for an unknown option (`layerType` included) or a value of the wrong JSON type;
+   * every error of {@link Posenc.ropeConfigFromHF}.
+   * @example
+   * ```ts
+   * // google/gemma-2-2b-it's attention keys: layer 0 slides over 4096 keys, caps logits at 50, scales by 256^-1/2
+   * const config = { model_type: 'gemma2', hidden_size: 2304, num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256,
+   *   num_hidden_layers: 26, query_pre_attn_scalar: 256, attn_logit_softcapping: 50.0, sliding_window: 4096, rope_theta: 10000.0 };
+   * const plan = pe.attentionConfigFromHF(config, { layer: 0 });  // plan.attention.window === 4096, softcap === 50
+   * const qLen = 2, kLen = 3;
+   * const q = new Float32Array(8 * qLen * 256).fill(0.1), k = new Float32Array(4 * kLen * 256).fill(0.2), v = k.slice();
+   * const { out } = pe.attention({ q, k, v, qLen, kLen, ...plan.attention });
+   * const cache = new pe.KVCache({ capacity: 4096, ...plan.cache });  // the capacity holds the window
+   * cache.append(k, v);
+   * const step = cache.attend(q, { ...plan.attend });  // equals `out`
+   * cache.delete();
+   * ```
+   */
+  attentionConfigFromHF(config: object, options: AttentionConfigOptions): AttentionPlan;
+  /**
    * Applies RoPE to head vectors: the first rotaryDim channels of each vector turn by position·invFreq
    * and are multiplied by attentionScale (as Hugging Face and ggml fold it into cos/sin); channels
    * ≥ rotaryDim pass through. An odd rotary dim is a `RangeError`. Angles are formed in float64, so
@@ -1490,7 +1610,7 @@ export interface Posenc {
    * @typeParam S - `returnScores` as written: `true` makes `scores` present in the result type.
    * @typeParam O - The type of `args.out`, returned as `out`.
    * @param args - Tensors, sizes, positions, masks and the encoding ({@link AttentionArgs}).
-   * @returns `out` [heads, qLen, headDim]; `weights` (softmax) and `scores` (final pre-softmax logits after
+   * @returns `out` [heads, qLen, valueDim] (headDim unless given); `weights` (softmax) and `scores` (final pre-softmax logits after
    * scale, bias and masking; masked = −Infinity), both [heads, qLen, kLen], when requested ({@link AttentionResult}).
    * @example
    * ```ts
@@ -1501,6 +1621,16 @@ export interface Posenc {
    * const { out, weights } = pe.attention({ q, k, v, heads, kvHeads, headDim, qLen, kLen, causal: true,
    *   encoding: { kind: 'alibi' }, returnWeights: true });
    * // out [4, 1, 16]; weights [4, 1, 8]; the query sits at position 7, after every key
+   * ```
+   * @example
+   * ```ts
+   * // DeepSeek V3 (MLA): q·k heads of 128 + 64 channels, RoPE on the trailing 64, values of 128
+   * const heads = 16, qLen = 4, kLen = 4, headDim = 192, valueDim = 128;
+   * const q = new Float32Array(heads * qLen * headDim).fill(0.01), k = new Float32Array(heads * kLen * headDim).fill(0.02);
+   * const v = new Float32Array(heads * kLen * valueDim).fill(0.5);
+   * const { out } = pe.attention({ q, k, v, heads, headDim, valueDim, qLen, kLen, causal: true,
+   *   encoding: { kind: 'rope', partialRotaryFactor: 64 / 192, rotaryOffset: 128, layout: 'interleaved' } });
+   * // out [16, 4, 128]
    * ```
    */
   attention<W extends boolean = false, S extends boolean = false, O extends FloatOut = Float32Array>(
@@ -1614,16 +1744,34 @@ export interface MethodDescription {
 export interface AttentionArgs {
   /** Queries [heads, qLen, headDim]. Required. */
   q: FloatInput;
-  /** Keys [kvHeads, kLen, headDim], unrotated (a rope encoding rotates them). Required. */
-  k: FloatInput;
-  /** Values [kvHeads, kLen, headDim]. Required. */
-  v: FloatInput;
+  /**
+   * Keys [kvHeads, kLen, headDim], unrotated (a rope encoding rotates them): floats, or with `kvType` a
+   * Uint16Array of f16 / bf16 bit patterns (a Uint16Array without `kvType` is a `TypeError`). Required.
+   */
+  k: FloatInput | Uint16Array;
+  /** Values [kvHeads, kLen, valueDim] (valueDim = headDim unless given): floats, or with `kvType` a Uint16Array of bit patterns. Required. */
+  v: FloatInput | Uint16Array;
+  /**
+   * `k` and `v` are Uint16Arrays of IEEE binary16 (`'f16'`) or bfloat16 (`'bf16'`) bit patterns, the layout
+   * browser runtimes hold fp16 tensors in. The result equals attention over the float values they stand
+   * for, bit for bit; the values (and, without a rope encoding, the keys) are read in that format, with no
+   * float copy. A pattern that is not a finite number is a `RangeError` naming its index.
+   * @defaultValue none: `k` and `v` are floats
+   */
+  kvType?: 'f16' | 'bf16';
   /** Query heads. A positive integer, a multiple of kvHeads. Required. */
   heads: number;
   /** Key/value heads; fewer than heads = grouped-query attention. A positive integer dividing heads. @defaultValue `heads` */
   kvHeads?: number;
-  /** Channels per head. A positive integer. Required. */
+  /** Channels per head of q and k (the q·k dot product). A positive integer. Required. */
   headDim: number;
+  /**
+   * Channels per head of v and of `out`, when they differ from headDim: DeepSeek V2 / V3 and Kimi K2 (MLA)
+   * score over q·k heads of `qk_nope_head_dim + qk_rope_head_dim` = 192 channels and weigh values of
+   * `v_head_dim` = 128 (with a rope encoding's `rotaryOffset`: 128). A positive integer.
+   * @defaultValue `headDim`
+   */
+  valueDim?: number;
   /** Queries per head. A positive integer. Required. */
   qLen: number;
   /** Keys per head. A positive integer. Required. */
@@ -1679,7 +1827,7 @@ export interface AttentionArgs {
   returnWeights?: boolean;
   /** Also return the final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity). @defaultValue `false` */
   returnScores?: boolean;
-  /** Write `out` [heads, qLen, headDim] here instead of allocating (see {@link FloatOut}). */
+  /** Write `out` [heads, qLen, valueDim] here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
@@ -1689,7 +1837,7 @@ export interface AttentionArgs {
  * for, and optional when the flag is only known as a `boolean`.
  */
 export type AttentionResult<W extends boolean = false, S extends boolean = false, O extends FloatOut = Float32Array> = {
-  /** The attention output [heads, qLen, headDim] (or `args.out`). */
+  /** The attention output [heads, qLen, valueDim] (valueDim = headDim unless given; or `args.out`). */
   out: O;
 } & ([W] extends [false] ? {} : [W] extends [true] ? {
   /** Softmax weights [heads, qLen, kLen]; masked entries are 0. */
@@ -1717,8 +1865,15 @@ export interface KVCacheOptions {
   batch?: number;
   /** Key/value heads. A positive integer. Required. */
   kvHeads: number;
-  /** Channels per head. A positive integer. Required. */
+  /** Channels per head of keys (and of the queries {@link KVCache.attend} takes). A positive integer. Required. */
   headDim: number;
+  /**
+   * Channels per head of values, and of {@link KVCache.attend}'s `out`, when they differ from headDim
+   * (DeepSeek MLA: keys of 192, values of 128): {@link KVCache.append} then takes v [batch, kvHeads, T,
+   * valueDim]. A positive integer.
+   * @defaultValue `headDim`
+   */
+  valueDim?: number;
   /** Slots per batch row, in tokens. A positive integer, at least sinks + window. Required. */
   capacity: number;
   /**
@@ -1754,6 +1909,17 @@ export interface KVCacheOptions {
    * Only with `rope.scaling.type` `'dynamic'`. @defaultValue `'fixed'`
    */
   dynamic?: 'fixed' | 'hf';
+  /**
+   * How keys (after RoPE) and values are held: `'f32'` as given; `'f16'` (IEEE binary16) or `'bf16'`
+   * (bfloat16), rounded to nearest even (half the bytes); `'q8'`, ggml's Q8_0: each 32 channels of a key
+   * or value one fp16 scale max|x| / 127 and 32 int8 round(x / scale) (34 bytes per 32 values; `headDim`
+   * must be a multiple of 32). {@link KVCache.attend} reads the stored format directly and equals float32
+   * attention over the stored values; `shift` / `renumber` convert to float, rotate and convert back. A
+   * key or value the storage cannot hold (beyond f16's 65504; a Q8_0 scale beyond it, |x| ≥ 8321040) is a
+   * `RangeError` naming it, and the cache is left as it was. {@link KVCache.bytes} says what it holds.
+   * @defaultValue `'f32'`
+   */
+  storage?: 'f32' | 'f16' | 'bf16' | 'q8';
 }
 
 /**
@@ -1778,6 +1944,12 @@ export interface AppendOptions {
    * @defaultValue each row's next positions
    */
   maskPositions?: IntInput;
+  /**
+   * `k` and `v` are Uint16Arrays of f16 / bf16 bit patterns (as in {@link AttentionArgs.kvType}); each is
+   * appended as the float it stands for, then stored in the cache's `storage`.
+   * @defaultValue none: `k` and `v` are floats
+   */
+  kvType?: 'f16' | 'bf16';
 }
 
 /** Options of {@link KVCache.attend}. */
@@ -1812,7 +1984,7 @@ export interface AttendOptions {
   sinkLogits?: FloatInput;
   /** Gemma 2's logit soft-capping, as {@link AttentionArgs.softcap}. A positive finite number. @defaultValue none */
   softcap?: number;
-  /** Write `out` [batch, heads, qLen, headDim] here instead of allocating (see {@link FloatOut}). */
+  /** Write `out` [batch, heads, qLen, valueDim] here instead of allocating (see {@link FloatOut}). */
   out?: FloatOut;
 }
 
@@ -1830,15 +2002,29 @@ export interface KVCache {
   readonly batch: number;
   /** Slots per batch row, as constructed. */
   readonly capacity: number;
+  /** How keys and values are held ({@link KVCacheOptions.storage}), as constructed. */
+  readonly storage: 'f32' | 'f16' | 'bf16' | 'q8';
+  /**
+   * Bytes the cache holds for keys and values: every slot of `capacity` (allocated at construction; keys
+   * in blocks of 64 slots), plus keys held past capacity for the last append while it holds any.
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ kvHeads: 8, headDim: 64, capacity: 1024, storage: 'f16' });
+   * cache.bytes;   // 2097152: 8 kv heads × 1024 slots × 64 channels × 2 bytes, for keys and for values
+   * cache.delete();
+   * ```
+   */
+  readonly bytes: number;
   /**
    * Appends T tokens per row. Keys are raw (unrotated): the cache rotates them with its own `rope` at
    * their logical positions. T is k.length / (batch·kvHeads·headDim).
    *
-   * @param k - Raw keys [batch, kvHeads, T, headDim].
-   * @param v - Values [batch, kvHeads, T, headDim].
+   * @param k - Raw keys [batch, kvHeads, T, headDim]: floats, or with `kvType` f16 / bf16 bits.
+   * @param v - Values [batch, kvHeads, T, valueDim] (the cache's valueDim: headDim unless set), likewise.
    * @param options - Explicit positions and a padding mask ({@link AppendOptions}).
    * @returns The cache, for chaining.
-   * @throws `RangeError` when a row without a window would exceed its capacity.
+   * @throws `RangeError` when a row without a window would exceed its capacity, or when the cache's
+   * `storage` cannot hold a key (after RoPE) or value.
    * @example
    * ```ts
    * const cache = new pe.KVCache({ batch: 2, kvHeads: 1, headDim: 8, capacity: 16, rope: {} });
@@ -1848,7 +2034,7 @@ export interface KVCache {
    * cache.delete();
    * ```
    */
-  append(k: FloatInput, v: FloatInput, options?: AppendOptions): this;
+  append(k: FloatInput | Uint16Array, v: FloatInput | Uint16Array, options?: AppendOptions): this;
   /**
    * Attends queries to the cached keys at their logical positions: each query sees the keys its
    * position allows (causal; with a window, p − window < j ≤ p and the sinks), including keys the last
@@ -1857,7 +2043,7 @@ export interface KVCache {
    *
    * @param q - Queries [batch, heads, qLen, headDim], unrotated.
    * @param options - Heads, score terms, positions, causal, scale ({@link AttendOptions}).
-   * @returns `out` [batch, heads, qLen, headDim].
+   * @returns `out` [batch, heads, qLen, valueDim] (the cache's valueDim: headDim unless set).
    * @example
    * ```ts
    * const cache = new pe.KVCache({ kvHeads: 2, headDim: 16, capacity: 64, rope: { base: 10000 } });
@@ -1867,7 +2053,7 @@ export interface KVCache {
    * ```
    */
   attend<O extends FloatOut = Float32Array>(q: FloatInput, options: AttendOptions & { out?: O }): {
-    /** The attention output [batch, heads, qLen, headDim] (or `options.out`). */
+    /** The attention output [batch, heads, qLen, valueDim] (or `options.out`). */
     out: O
   };
   /**

@@ -52,9 +52,11 @@ export interface NoneEncoding {
 /**
  * RoPE inside attention: q and k are rotated at their logical positions (keys with the key-side xPos
  * scale), then plain dot products (scale 1/√headDim). The other keys are {@link RopeOptions} (all optional:
- * headDim, when given, must equal the attention's). Multi-axis RoPE is a `RangeError` here: rotate with
- * {@link Posenc.applyRope}, then attend with kind `'none'`. Not accepted by {@link KVCache.attend} (the
- * cache has its own `rope`) nor by {@link Posenc.attentionBias}.
+ * headDim, when given, must equal the attention's); `rotaryOffset` rotates channels from an offset
+ * (DeepSeek MLA: the trailing `qk_rope_head_dim` of each head, the values' own width in `valueDim`).
+ * Multi-axis RoPE is a `RangeError` here: rotate with {@link Posenc.applyRope}, then attend with kind
+ * `'none'`. Not accepted by {@link KVCache.attend} (the cache has its own `rope`) nor by
+ * {@link Posenc.attentionBias}.
  */
 export interface RopeEncoding extends Partial<RopeOptions> {
   /** `'rope'`. */
@@ -155,7 +157,7 @@ export interface ShawEncoding {
   /** a^K: [2K + 1, headDim], row idx. Required. */
   keyTable: FloatInput;
   /**
-   * a^V: [2K + 1, headDim], added to the values.
+   * a^V: [2K + 1, headDim] (valueDim channels when the attention's `valueDim` is given), added to the values.
    * @defaultValue none (no value term)
    */
   valueTable?: FloatInput;

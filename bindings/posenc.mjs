@@ -4,7 +4,7 @@ import createPosencModule from '../dist/posenc_wasm.mjs';
 import { instantiate } from './load-wasm.mjs';
 import * as v from './validate.mjs';
 import { HeapBuffer, withScope, heap } from './heap.mjs';
-import { makeRopeConfigFromHF } from './rope-config.mjs';
+import { makeRopeConfigFromHF, makeAttentionConfigFromHF } from './rope-config.mjs';
 import { installRegistry, wire, outOf } from './options.mjs';
 import { makeKVCacheClass } from './kv-cache.mjs';
 import { makeAdditive } from './additive.mjs';
@@ -106,6 +106,7 @@ function makeApi(m) {
     parameterCount,
     ropeFrequencies,
     ropeConfigFromHF: makeRopeConfigFromHF(call),
+    attentionConfigFromHF: makeAttentionConfigFromHF(call),
     applyRope,
     rotateByDelta,
     attention,

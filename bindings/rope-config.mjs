@@ -23,6 +23,29 @@ export function makeRopeConfigFromHF(call) {
   };
 }
 
+// One decoder layer's attention plan (src/attention/hf_plan.cpp): objects to spread into pe.attention,
+// new pe.KVCache and cache.attend, frozen; `requires` names the checkpoint tensors the caller brings.
+export function makeAttentionConfigFromHF(call) {
+  return function attentionConfigFromHF(config, options) {
+    if (config === null || typeof config !== 'object' || Array.isArray(config) || ArrayBuffer.isView(config))
+      throw new TypeError(`config must be a parsed config.json object (got ${v.describe(config)})`);
+    const r = call('attentionConfigFromHF', (s) => ({ config: jsonText(config), options: wire(s, options, 'attentionConfigFromHF') })).value;
+    const plan = { attention: r.attention, cache: r.cache, attend: r.attend, requires: r.requires, layer: r.layer, scaleRule: r.scaleRule };
+    // the keys the model type's code does not read, as ropeConfigFromHF lists them (not enumerable)
+    Object.defineProperties(plan, { modelType: { value: r.modelType, enumerable: false }, ignored: { value: r.ignored, enumerable: false } });
+    if (r.warnings.length) plan.warnings = r.warnings;
+    return deepFreeze(plan);
+  };
+}
+
+function deepFreeze(x) {
+  if (x && typeof x === 'object' && !Object.isFrozen(x)) {
+    Object.freeze(x);
+    for (const key of Object.getOwnPropertyNames(x)) deepFreeze(x[key]);
+  }
+  return x;
+}
+
 // JSON.stringify would turn NaN and Infinity into null (read as "absent"), drop functions and
 // throw on BigInt or cycles without naming the key: each is an error naming its path here.
 function jsonText(config) {

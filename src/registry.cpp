@@ -31,6 +31,8 @@ constexpr Raw kRopeKind[] = {{"kind", "", "rope"}};  // only 'rope': lets a rope
 constexpr Raw kHeadDim[] = {req("headDim", "integer", "channels per head")};  // ropeFrequencies: replaces the optional one
 
 constexpr Raw kOut = opt("out", "FloatOut", "write the result here instead of allocating");
+// K / V given as f16 or bf16 bit patterns (a Uint16Array) instead of floats; no default: floats.
+constexpr Raw kKvType = {"kvType", "", "f16|bf16"};  // "k and v are Uint16Array bit patterns of this format"
 
 constexpr Raw kSinusoidal[] = {
     req("dim", "integer", "width of each row"),
@@ -148,13 +150,22 @@ constexpr Raw kHfConfig[] = {
     flag("strict", "refuse what the reading would warn about: keys the model type's Hugging Face code ignores, a missing model_type (default: ignore and list them in `warnings`)", POSENC_DEFAULT(HfConfigOptions().strict)),
     pick("unknownModelType", "error|generic", "a model_type posenc does not know: an error naming the nearest known types, or read with the generic Llama rules", POSENC_DEFAULT(HfConfigOptions().unknownModelType)),
 };
+// attentionConfigFromHF: the layer, then the reader's options but layerType (the layer's own type picks its table).
+constexpr Raw kAttentionConfig[] = {
+    atLeast(0, req("layer", "integer", "the decoder layer, 0 … num_hidden_layers − 1")),
+    pick("yarnFactor", "explicit|legacy", "YaRN factor rule: the factor field, or max/original positions (transformers 4.46–4.50)", POSENC_DEFAULT(HfConfigOptions().yarnFactor)),
+    flag("strict", "refuse what the reading would warn about: keys the model type's Hugging Face code ignores, a missing model_type (default: ignore and list them in `warnings`)", POSENC_DEFAULT(HfConfigOptions().strict)),
+    pick("unknownModelType", "error|generic", "a model_type posenc does not know: an error naming the nearest known types, or read with the generic Llama rules", POSENC_DEFAULT(HfConfigOptions().unknownModelType)),
+};
 constexpr Raw kAttention[] = {
     req("q", "FloatInput", "[heads, qLen, headDim]"),
-    req("k", "FloatInput", "[kvHeads, kLen, headDim]"),
-    req("v", "FloatInput", "[kvHeads, kLen, headDim]"),
+    req("k", "KVInput", "[kvHeads, kLen, headDim]: floats, or f16 / bf16 bits with kvType"),
+    req("v", "KVInput", "[kvHeads, kLen, valueDim]: floats, or f16 / bf16 bits with kvType"),
+    kKvType,
     req("heads", "integer"),
     opt("kvHeads", "integer", "fewer than heads: grouped-query attention (default: heads)"),
     req("headDim", "integer"),
+    opt("valueDim", "integer", "channels of v and out when they differ from headDim (DeepSeek MLA; default: headDim)"),
     req("qLen", "integer"),
     req("kLen", "integer"),
     opt("qPositions", "IntInput", "default: the last qLen key positions"),
@@ -177,6 +188,7 @@ constexpr Raw kKVCache[] = {
     num("batch", "integer", "", POSENC_DEFAULT(KVCacheConfig().batch)),
     req("kvHeads", "integer"),
     req("headDim", "integer"),
+    opt("valueDim", "integer", "channels of the values (and attend's output) when they differ from headDim (DeepSeek MLA; default: headDim)"),
     req("capacity", "integer", "slots per row"),
     opt("window", "integer", "keep only the last window tokens (ring buffer) after the sinks"),
     atLeast(0, num("sinks", "integer", "first tokens that are always kept", POSENC_DEFAULT(KVCacheConfig().sinks))),
@@ -184,11 +196,14 @@ constexpr Raw kKVCache[] = {
     opt("rope", "KVCacheRope", "rotates keys at their logical positions"),
     pick("dynamic", "fixed|hf", "dynamic NTK: 'fixed' keeps the configured schedule; 'hf' re-derives it as the cache grows (as Hugging Face)",
          POSENC_DEFAULT(KVCacheConfig().dynamic)),
+    pick("storage", "f32|f16|bf16|q8", "how keys (after RoPE) and values are held: float32, f16, bf16 or ggml's Q8_0 (headDim a multiple of 32)",
+         POSENC_DEFAULT(KVCacheConfig().storage)),
 };
 constexpr Raw kAppend[] = {
     opt("positions", "IntInput", "[batch·T] (default: each row's next positions); [batch, axes, T] with multi-axis rope"),
     opt("mask", "MaskInput", "[batch·T], 1 = real token"),
     opt("maskPositions", "IntInput", "multi-axis rope: [batch·T] sequence index each slot keeps (default: each row's next positions)"),
+    kKvType,
 };
 constexpr Raw kAttend[] = {
     req("heads", "integer"),
@@ -251,6 +266,7 @@ constexpr RawTable kTables[] = {
     {"shape", "HeadsShape", {part(kShape)}},
     {"scaling", "RopeScaling", {}, From::scaling},
     {"ropeConfigFromHF", "HfConfigOptions", {part(kHfConfig)}},
+    {"attentionConfigFromHF", "AttentionConfigOptions", {part(kAttentionConfig)}},
     {"attention", "AttentionArgs", {part(kAttention)}},
     {"", "", {}, From::kindTables},
     {"KVCache", "KVCacheOptions", {part(kKVCache)}},

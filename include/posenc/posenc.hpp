@@ -13,6 +13,7 @@
 #include "posenc/attention/attention.hpp"
 #include "posenc/attention/encoding.hpp"
 #include "posenc/attention/engine.hpp"
+#include "posenc/attention/hf_plan.hpp"
 #include "posenc/cache/kv_cache.hpp"
 #include "posenc/describe.hpp"
 #include "posenc/kernels.hpp"

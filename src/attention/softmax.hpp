@@ -19,7 +19,7 @@ namespace posenc::detail {
 // whose value-table row (Shaw's a^V) is v.
 struct SoftmaxRow {
     float m = -std::numeric_limits<float>::infinity(), l = 0;
-    float* acc = nullptr;   // [headDim]
+    float* acc = nullptr;   // [valueDim] (the values' channels)
     float* wsum = nullptr;  // [valueRows]
 };
 
@@ -37,10 +37,12 @@ inline void softmaxBegin(SoftmaxRow& s, float* acc, std::size_t hd, float* wsum,
 // s + r * kKeyBlock (nr = 1: one row of any length). The tile kernel raises each live row's m and l and
 // turns its scores into p (zeros for a row that is not live or sees only -inf); then each row's value
 // weights are rescaled and take the block's p, and valueTile rescales acc and adds P.V (V: the block's
-// value rows). The rows' acc are consecutive (row r at rows[0].acc + r * hd). valueIndex(r, j): the
-// value-table row of key j for row r (called only when valueRows > 0).
+// value rows of hd channels: the values' channels, valueDim). The rows' acc are consecutive (row r at
+// rows[0].acc + r * hd). valueIndex(r, j): the value-table row of key j for row r (called only when
+// valueRows > 0). V is in the values' stored format `valueFormat` (kernels/kv_format.hpp), read by that
+// format's kernel.
 template <class ValueIndex>
-void softmaxUpdate(const kernels::KernelSet& K, int nr, SoftmaxRow* rows, float* s, std::size_t n, const bool* live, const float* V,
+void softmaxUpdate(const kernels::KernelSet& K, int valueFormat, int nr, SoftmaxRow* rows, float* s, std::size_t n, const bool* live, const void* V,
                    std::size_t hd, int j0, std::size_t valueRows, ValueIndex valueIndex) {
     constexpr std::size_t B = kernels::kKeyBlock;
     float m[kQueryTile], l[kQueryTile], corr[kQueryTile];
@@ -55,13 +57,13 @@ void softmaxUpdate(const kernels::KernelSet& K, int nr, SoftmaxRow* rows, float*
             for (std::size_t j = 0; j < n; ++j) row.wsum[valueIndex(r, j0 + static_cast<int>(j))] += s[r * B + j];
         }
     }
-    if (contributes) K.valueTile[nr - 1](s, n, V, hd, rows[0].acc, corr);
+    if (contributes) K.kv[valueFormat].value[nr - 1](s, n, V, hd, rows[0].acc, corr);
 }
 
 // The decode split: each chunk of keys leaves every row's state as floats (m, l, acc, wsum), merged
 // afterwards in chunk order, so the result does not depend on which thread ran which chunk.
 struct SoftmaxPartials {
-    std::size_t rows, hd, valueRows;  // rows per tile (the kernel set's tileRows)
+    std::size_t rows, hd, valueRows;  // rows per tile (the kernel set's tileRows); hd: the values' channels (valueDim)
     std::size_t floats() const { return rows * (2 + hd + valueRows); }  // one (tile, chunk)
     void store(const SoftmaxRow& s, std::size_t r, float* p) const {
         p[r] = s.m;

@@ -1,4 +1,6 @@
 // The 'relativeKey' kind (scores/relative_key.hpp): BERT's relative_key / relative_key_query embeddings.
+#include <algorithm>
+
 #include "encodings/kind_spec.hpp"
 #include "posenc/common/errors.hpp"
 
@@ -27,7 +29,12 @@ const KindSpec& specOf<RelativeKeyEncoding>() {
     static const KindSpec spec = [] {
         KindSpec k = kind<K>("relativeKey", "RelativeKeyEncoding", Family::score, kFields);
         buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
-            auto term = std::make_unique<RelativeKeyTerm>(x, in.dims.headDim, in.dims.kLen);
+            std::int64_t qMin = 0, qMax = 0;
+            for (int i = 0; i < in.dims.qLen; ++i) {
+                qMin = i == 0 ? in.qPos[i] : std::min<std::int64_t>(qMin, in.qPos[i]);
+                qMax = i == 0 ? in.qPos[i] : std::max<std::int64_t>(qMax, in.qPos[i]);
+            }
+            auto term = std::make_unique<RelativeKeyTerm>(x, in.dims.headDim, in.dims.kLen, qMin, qMax);
             const auto [lo, hi] = allowedDeltaRange(in);
             if (lo <= hi && (lo <= -x.maxPosition || hi >= x.maxPosition))
                 fail("encoding.maxPosition", "(" + std::to_string(x.maxPosition) + ") is too small: attended distances i - j span [" +

@@ -56,6 +56,7 @@ constexpr KindField kFields[] = {
     opt<&K::config, &C::headDim>("headDim", "integer", "channels per head"),
     num<&K::config, &C::base>("base", "number", "rotary base θ"),
     num<&K::config, &C::partialRotaryFactor>("partialRotaryFactor", "number", "fraction of the head channels that rotate"),
+    atLeast(0, num<&K::config, &C::rotaryOffset>("rotaryOffset", "integer", "first rotated channel (DeepSeek MLA: qk_nope_head_dim)")),
     custom(registry::opt("scaling", "RopeScaling"), "frequency schedule for longer contexts",
     [](const registry::Source& s, const char* key, void* o) {
     if (!s.has(key)) return;
@@ -78,9 +79,11 @@ constexpr KindField kFields[] = {
 
 /// RoPE inside attention: q and k are rotated at their logical positions (keys with the key-side xPos
 /// scale), then plain dot products (scale 1/√headDim). The other keys are {@link RopeOptions} (all optional:
-/// headDim, when given, must equal the attention's). Multi-axis RoPE is a `RangeError` here: rotate with
-/// {@link Posenc.applyRope}, then attend with kind `'none'`. Not accepted by {@link KVCache.attend} (the
-/// cache has its own `rope`) nor by {@link Posenc.attentionBias}.
+/// headDim, when given, must equal the attention's); `rotaryOffset` rotates channels from an offset
+/// (DeepSeek MLA: the trailing `qk_rope_head_dim` of each head, the values' own width in `valueDim`).
+/// Multi-axis RoPE is a `RangeError` here: rotate with {@link Posenc.applyRope}, then attend with kind
+/// `'none'`. Not accepted by {@link KVCache.attend} (the cache has its own `rope`) nor by
+/// {@link Posenc.attentionBias}.
 template <>
 const KindSpec& specOf<RopeEncoding>() {
     static const KindSpec spec = [] {

@@ -12,8 +12,9 @@ constexpr KindField kFields[] = {
     atLeast(registry::kNoMin, req<&K::clip>("clip", "integer", "K: relative distances are clipped to [−K, K]")),
     /// a^K: [2K + 1, headDim], row idx.
     req<&K::keyTable>("keyTable", "FloatInput", "[2K+1, headDim]"),
-    /// a^V: [2K + 1, headDim], added to the values. @defaultValue none (no value term)
-    opt<&K::valueTable>("valueTable", "FloatInput", "[2K+1, headDim], added to the values"),
+    /// a^V: [2K + 1, headDim] (valueDim channels when the attention's `valueDim` is given), added to the values.
+    /// @defaultValue none (no value term)
+    opt<&K::valueTable>("valueTable", "FloatInput", "[2K+1, valueDim], added to the values"),
 };
 }  // namespace
 
@@ -25,7 +26,7 @@ template <>
 const KindSpec& specOf<ShawEncoding>() {
     static const KindSpec spec = [] {
         KindSpec k = kind<K>("shaw", "ShawEncoding", Family::score, kFields);
-        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ShawTerm>(x, in.dims.headDim); });
+        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ShawTerm>(x, in.dims.headDim, in.dims.valueDim); });
         k.perQueryState = true;
         k.shapeInterface = "ShawShape";
         static constexpr registry::Raw kShape[] = {registry::atLeast(0, size("clip")), size("headDim"), registry::flag("values", "", [] { return 1.0; })};

@@ -14,9 +14,10 @@ namespace posenc {
 
 RopeTables::RopeTables(const RopeFrequencies& f, RopeLayout layout)
     : invFreq_(f.invFreq), axisOfPair_(f.axisOfPair), xposScaleBase_(f.xposScaleBase), layout_(layout), rotaryDim_(f.rotaryDim),
-      width_(static_cast<std::size_t>(f.rotaryDim / 2)) {
+      offset_(static_cast<std::size_t>(std::max(f.rotaryOffset, 0))), width_(static_cast<std::size_t>(f.rotaryDim / 2)) {
     if (f.rotaryDim <= 0 || f.rotaryDim % 2 != 0 || f.invFreq.size() != static_cast<std::size_t>(f.rotaryDim / 2))
         fail("rotaryDim", "must be even and match invFreq (got " + std::to_string(f.rotaryDim) + ")");
+    if (f.rotaryOffset < 0) fail("rotaryOffset", "must be a non-negative integer (got " + std::to_string(f.rotaryOffset) + ")");
     for (double z : f.xposZeta) logZeta_.push_back(std::log(z));
     cd_.resize(width_);
     sd_.resize(width_);
@@ -67,18 +68,25 @@ void RopeTables::build(const double* positions, std::size_t count, double scale,
 void RopeTables::rotate(float* v, std::size_t t) const noexcept {
     const float* c = c_.data() + t * width_;
     const float* s = s_.data() + t * width_;
-    if (layout_ == RopeLayout::half) kernels::active().rotateHalf(v, v, c, s, width_);
-    else kernels::active().rotateInterleaved(v, v, c, s, width_);
+    float* x = v + offset_;  // the rotated channels: [offset, offset + rotaryDim)
+    if (layout_ == RopeLayout::half) kernels::active().rotateHalf(x, x, c, s, width_);
+    else kernels::active().rotateInterleaved(x, x, c, s, width_);
 }
 
 void RopeTables::rotateRows(float* dst, const float* src, std::size_t rows, std::size_t stride) const noexcept {
-    // one kernel for the whole run of rows (tokens 0..rows-1 of these tables)
+    // one kernel for the whole run of rows (tokens 0..rows-1 of these tables); the rotated channels are
+    // [offset_, end), the rest of a row (partial rotary, or an offset range) copied when dst != src
     const kernels::KernelSet& k = kernels::active();
     const auto kernel = layout_ == RopeLayout::half ? k.rotateHalf : k.rotateInterleaved;
-    const std::size_t rotated = 2 * width_;
+    const std::size_t end = offset_ + 2 * width_;
     for (std::size_t t = 0; t < rows; ++t) {
-        kernel(dst + t * stride, src + t * stride, c_.data() + t * width_, s_.data() + t * width_, width_);
-        if (dst != src) std::copy(src + t * stride + rotated, src + (t + 1) * stride, dst + t * stride + rotated);  // partial rotary: the rest
+        const float* from = src + t * stride;
+        float* to = dst + t * stride;
+        kernel(to + offset_, from + offset_, c_.data() + t * width_, s_.data() + t * width_, width_);
+        if (dst != src) {
+            std::copy(from, from + offset_, to);
+            std::copy(from + end, from + stride, to + end);
+        }
     }
 }
 
@@ -89,6 +97,9 @@ void checkShape(int heads, int tokens, int headDim, const RopeFrequencies& f) {
     requireSize(headDim, "headDim", limits::kMaxHeadDim);
     if (f.rotaryDim > headDim)
         fail("rotaryDim", "(" + std::to_string(f.rotaryDim) + ") exceeds headDim (" + std::to_string(headDim) + ")");
+    if (f.rotaryOffset < 0 || f.rotaryOffset > headDim - f.rotaryDim)
+        fail("rotaryOffset", "(" + std::to_string(f.rotaryOffset) + ") + rotaryDim (" + std::to_string(f.rotaryDim) + ") exceeds headDim (" +
+                                 std::to_string(headDim) + ")");
 }
 
 // One rotation of a pass: src [heads, tokens, headDim] rotated by angle multipliers m ([axes, tokens]:

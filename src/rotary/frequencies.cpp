@@ -160,8 +160,13 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         base = base * std::pow(1 + s.factor * (L / Lmax - 1), static_cast<double>(R) / (R - 2));
     }
 
+    // the rotated channels must lie within the head (rotaryDimOf checked headDim)
+    if (c.rotaryOffset < 0 || c.rotaryOffset > c.headDim - R)
+        fail("rotaryOffset", "must be in [0, headDim - rotaryDim] = [0, " + std::to_string(c.headDim - R) + "] (got " + std::to_string(c.rotaryOffset) + ")");
+
     RopeFrequencies f;
     f.rotaryDim = R;
+    f.rotaryOffset = c.rotaryOffset;
     f.invFreq.resize(static_cast<std::size_t>(R / 2));
     for (int i = 0; i < R / 2; ++i) f.invFreq[i] = 1.0 / std::pow(base, 2.0 * i / R);
 

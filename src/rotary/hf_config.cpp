@@ -11,6 +11,7 @@
 
 #include "common/edit_distance.hpp"
 #include "common/json.hpp"
+#include "rotary/hf_reader.hpp"
 #include "posenc/common/errors.hpp"
 #include "posenc/registry.hpp"
 
@@ -211,7 +212,8 @@ constexpr const char* kReadByAll[] = {
 constexpr const char* kReadBySome[] = {
     "rope_interleave", "rope_local_base_freq", "sliding_window_pattern", "global_rope_theta", "local_rope_theta", "no_rope_layers",
     "no_rope_layer_interval", "attn_temperature_tuning", "attn_scale", "floor_scale", "attention_chunk_size", "use_sliding_window",
-    "max_window_layers", "alibi"};
+    "max_window_layers", "alibi", "query_pre_attn_scalar", "attn_logit_softcapping", "attention_multiplier", "use_bidirectional_attention",
+    "new_decoder_architecture"};
 // Keys published configs carry that lie within the edit limit of a key read above, and are not
 // misspellings of it: SmolLM2's rope_interleaved, Qwen2.5's use_mrope, StableLM-epoch's rotary_scaling_factor,
 // DeepSeek's v_head_dim, Transformer-XL's d_head, Bloom's n_embed, vision models' hidden_sizes,
@@ -325,7 +327,9 @@ const NamedType kScalingNames[] = {
 // --- the reader ----------------------------------------------------------------------------------
 class Reader {
 public:
-    Reader(const Json& root, const HfConfigOptions& options) : options_(options) {
+    // plan >= 0: reading for attentionConfigFromHF's layer `plan` (readLayer).
+    Reader(const Json& root, const HfConfigOptions& options, int plan = -1) : options_(options), wanted_(options.layerType) {
+        if (plan >= 0) plan_ = PlanLayer{plan, {}};
         if (!root.isObject()) failType("config", "must be a JSON object (got " + describeJson(root) + ")");
         // Multimodal configs (Qwen2.5-VL, Gemma 3, Llama 4, Mistral 3) keep the language model's
         // fields in text_config.
@@ -373,8 +377,49 @@ public:
         return out_;
     }
 
+    // One decoder layer's reading for attentionConfigFromHF: the attention shape first (it says which
+    // layer type, and so which rotary table, the layer uses), then that table, then the attention terms
+    // the family's code applies. Bloom and MPT have no rotary table: their terms are ALiBi's.
+    detail::HfLayerReading readLayer() {
+        checkModelType();
+        const bool alibi = out_.modelType == "bloom" || out_.modelType == "mpt";
+        if (!family_->notRotary.empty() && !alibi)
+            fail(key("model_type"), "'" + out_.modelType + "' " + std::string(family_->notRotary) + ": posenc has no attention plan for it");
+        if (out_.modelType == "falcon" && field("alibi") && boolean(*field("alibi"), key("alibi")))
+            fail(key("alibi"), "is true: Falcon's ALiBi bias is built from bfloat16 slopes and scaled by 1/sqrt(head_dim) together with q.k "
+                               "(modeling_falcon build_alibi_tensor, FalconAttention.forward): posenc's alibi cannot reproduce it");
+        refuseMisspeltKeys(*c_, where_, allKeys(), readKeys());
+        refuseLatentAttention();
+        if (alibi) {
+            attentionShape();
+            for (HfLayer& l : out_.attention.layers) l.rope = false;
+            pickLayer();
+            alibiTerms();
+        } else {
+            refuseUnknownRotaryKeys();
+            headDim();
+            attentionShape();
+            pickLayer();
+            chooseParameters();
+            layout();
+            base();
+            rotaryFraction();
+            scaling();
+            temperature();
+            attentionTerms();
+        }
+        return {out_, terms_, plan_->index};
+    }
+
 private:
     const HfConfigOptions& options_;
+    std::string wanted_;  // the rotary table asked for: options.layerType, or the plan's layer's type
+    struct PlanLayer {
+        int index;
+        std::string type;  // its layer type, once attentionShape has run
+    };
+    std::optional<PlanLayer> plan_;
+    detail::HfAttentionTerms terms_;
     const Json* c_;
     std::string where_;
     const Json* params_ = nullptr;  // rope_parameters or rope_scaling (possibly one layer type's)
@@ -447,12 +492,16 @@ private:
         const std::string& t = out_.modelType;
         if (k == "rope_interleave") return !family_->interleaveFlag.empty();
         if (k == "rope_local_base_freq") return family_->tables == LayerTables::gemma3;
-        if (k == "sliding_window_pattern") return family_->tables == LayerTables::gemma3 || t == "cohere2";
+        if (k == "sliding_window_pattern") return family_->tables == LayerTables::gemma3 || t == "cohere2" || t == "exaone4";
         if (k == "global_rope_theta" || k == "local_rope_theta") return family_->tables == LayerTables::modernbert;
         if (k == "no_rope_layers" || k == "no_rope_layer_interval") return family_->nopeLayers.find("no_rope_layers") != std::string_view::npos;
         if (k == "attn_temperature_tuning" || k == "attn_scale" || k == "floor_scale" || k == "attention_chunk_size") return isLlama4();
-        if (k == "use_sliding_window" || k == "max_window_layers") return windowFromMaxWindowLayers();
-        if (k == "alibi") return t == "falcon";
+        if (k == "use_sliding_window") return windowFromMaxWindowLayers();
+        if (k == "max_window_layers") return windowFromMaxWindowLayers() && t != "smollm3";
+        if (k == "alibi" || k == "new_decoder_architecture") return t == "falcon";
+        if (k == "query_pre_attn_scalar" || k == "attn_logit_softcapping") return t == "gemma2" || family_->tables == LayerTables::gemma3;
+        if (k == "attention_multiplier") return t == "granite" || t == "granitemoe";
+        if (k == "use_bidirectional_attention") return t == "gemma" || t == "gemma2" || family_->tables == LayerTables::gemma3;
         return false;
     }
     bool isLlama4() const { return out_.modelType == "llama4" || out_.modelType == "llama4_text"; }
@@ -497,7 +546,7 @@ private:
             "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_dim",
             "rope_pct", "rotary_emb_base", "qk_rope_head_dim", "rope_interleave", "rope_local_base_freq",
             "max_position_embeddings", "original_max_position_embeddings", "mrope_interleaved", "no_rope_layers",
-            "global_rope_theta", "local_rope_theta"};
+            "no_rope_layer_interval", "global_rope_theta", "local_rope_theta"};
         for (const auto& member : c_->members()) {
             const std::string& k = member.key;
             const Json& v = member.value;
@@ -521,6 +570,7 @@ private:
         elsewhere("global_rope_theta", family_->tables == LayerTables::modernbert, "ModernBERT (model_type 'modernbert')");
         elsewhere("local_rope_theta", family_->tables == LayerTables::modernbert, "ModernBERT (model_type 'modernbert')");
         elsewhere("no_rope_layers", family_->nopeLayers.find("no_rope_layers") != std::string::npos, "Llama 4 and SmolLM3");
+        elsewhere("no_rope_layer_interval", family_->nopeLayers.find("no_rope_layers") != std::string::npos, "Llama 4 and SmolLM3");
         // GPT-J / CodeGen fix base 10000 in their code and read no scaling: such a field has no effect in
         // the model, so it is ignored (listed) rather than applied.
         if (family_->fixedBase)
@@ -577,6 +627,111 @@ private:
         for (HfLayer& l : out_.attention.layers) l.temperature = family_->llama4Beta || !l.rope;
     }
 
+    // --- attention terms (attentionConfigFromHF) ----------------------------------------------------
+    // Multi-head latent attention (DeepSeek V2 / V3, Kimi K2: modeling_deepseek_v3.py DeepseekV3Attention) rotates the
+    // trailing qk_rope_head_dim channels of each qk_nope_head_dim + qk_rope_head_dim head and has v_head_dim value
+    // channels: a plan needs a rotary channel offset and a value width posenc's attention does not have yet.
+    void refuseLatentAttention() const {
+        const char* keys[] = {"qk_nope_head_dim", "qk_rope_head_dim", "kv_lora_rank", "v_head_dim"};
+        for (const char* k : keys)
+            if (const Json* v = field(k))
+                fail(key(k), "(" + describeJson(*v) + "): multi-head latent attention (DeepSeek V2 / V3, Kimi K2) rotates the last qk_rope_head_dim "
+                             "channels of each q/k head (after qk_nope_head_dim) and has v_head_dim value channels; posenc's attention "
+                             "cannot express that channel offset and value width yet, so there is no plan for it");
+    }
+
+    // The layer asked for: it must exist (the config must say how many layers there are).
+    void pickLayer() {
+        const auto& layers = out_.attention.layers;
+        if (!out_.attention.heads)
+            fail(key("num_attention_heads"), "is required to plan a layer's attention (or n_head, num_heads, n_heads)");
+        if (!out_.attention.headDim) fail(where_, "needs head_dim, or hidden_size and num_attention_heads, to plan a layer's attention");
+        if (layers.empty())
+            fail(key("num_hidden_layers"), "is required to plan a layer's attention (which layers slide, chunk or skip RoPE depends on it)");
+        if (plan_->index >= static_cast<int>(layers.size()))
+            fail("layer", "must be below " + key("num_hidden_layers") + " (" + std::to_string(layers.size()) + "): the layers are 0 .. " +
+                              std::to_string(layers.size() - 1) + " (got " + std::to_string(plan_->index) + ")");
+        plan_->type = layers[static_cast<std::size_t>(plan_->index)].type;
+    }
+
+    // A positive finite number at `name`, or `fallback` (the config class's default) when the key is absent.
+    // `nullMeans` is what an explicit null stands for (0 = none).
+    double positiveNumber(const char* name, double fallback, double nullMeans) const {
+        const Json* v = c_->find(name);
+        if (!v) return fallback;
+        if (v->isNull()) return nullMeans;
+        const double x = number(*v, key(name));
+        if (!(x > 0) || !std::isfinite(x)) fail(key(name), "must be a positive number (got " + show(x) + ")");
+        return x;
+    }
+
+    // Softmax scale, soft-capping, sink logits and causality as the model type's attention code applies them
+    // (transformers modeling_<type>.py, the Attention class's __init__; docs/hf-families.md lists them).
+    void attentionTerms() {
+        detail::HfAttentionTerms& t = terms_;
+        const std::string& type = out_.modelType;
+        const int hd = out_.attention.headDim;
+        t.scale = 1 / std::sqrt(static_cast<double>(hd));
+        t.scaleRule = "head_dim^-1/2 (head_dim " + std::to_string(hd) + ")";
+        const bool gemma2or3 = type == "gemma2" || family_->tables == LayerTables::gemma3;
+        if (gemma2or3) {
+            // Gemma2Attention / Gemma3Attention: scaling = query_pre_attn_scalar**-0.5 (class default 256)
+            const double s = positiveNumber("query_pre_attn_scalar", 256, 0);
+            if (s == 0) failType(key("query_pre_attn_scalar"), "is null: Gemma's attention scale is query_pre_attn_scalar^-1/2");
+            t.scale = 1 / std::sqrt(s);
+            t.scaleRule = c_->find("query_pre_attn_scalar") ? "query_pre_attn_scalar^-1/2 (" + show(s) + ")"
+                                                             : "query_pre_attn_scalar^-1/2 (the class default, 256)";
+            // attn_logit_softcapping: Gemma2Config default 50.0, Gemma3TextConfig default None; null = none
+            t.softcap = positiveNumber("attn_logit_softcapping", type == "gemma2" ? 50 : 0, 0);
+        }
+        if (type == "granite" || type == "granitemoe") {
+            // GraniteAttention: scaling = config.attention_multiplier (class default 1.0)
+            t.scale = positiveNumber("attention_multiplier", 1, 0);
+            if (t.scale == 0) failType(key("attention_multiplier"), "is null: Granite's attention scale is attention_multiplier");
+            t.scaleRule = c_->find("attention_multiplier") ? "attention_multiplier (" + show(t.scale) + ")" : "attention_multiplier (the class default, 1)";
+        }
+        if (type == "gemma" || gemma2or3) {
+            // use_bidirectional_attention (EmbeddingGemma): is_causal = False; the sliding layers then see
+            // |q - k| < window, both ways, which posenc's one-sided window cannot express.
+            const Json* b = field("use_bidirectional_attention");
+            if (b && boolean(*b, key("use_bidirectional_attention"))) {
+                if (plan_->type == "sliding_attention")
+                    fail(key("use_bidirectional_attention"), "is true: this sliding-window layer then admits keys on both sides of the query "
+                                                             "(|q - k| < window), which posenc's window (0 <= qPos - kPos < window) cannot express");
+                t.causal = false;
+            }
+        }
+        t.sinkLogits = type == "gpt_oss";  // GptOssAttention.sinks: one learned logit per head
+    }
+
+    // Bloom and MPT: ALiBi with the paper's slopes (alibiSlopes), added unscaled to scale q.k.
+    void alibiTerms() {
+        detail::HfAttentionTerms& t = terms_;
+        t.rotary = false;
+        t.alibi = true;
+        const int hd = out_.attention.headDim;
+        if (!out_.attention.heads || !hd) fail(where_, "needs the attention heads and the hidden size to plan " + out_.modelType + "'s attention");
+        t.scale = 1 / std::sqrt(static_cast<double>(hd));
+        t.scaleRule = "head_dim^-1/2 (head_dim " + std::to_string(hd) + ")";
+        if (out_.modelType != "mpt") return;
+        // MptAttention: softmax_scale = attn_config.softmax_scale, else 1 / sqrt(d_model / n_heads); the ALiBi
+        // tensor is build_mpt_alibi_tensor(n_heads, max_seq_len) with its default alibi_bias_max of 8, whatever
+        // the config says, and is used whatever attn_config.alibi says.
+        const Json* a = field("attn_config");
+        if (!a) return;
+        if (!a->isObject()) failType(key("attn_config"), "must be an object (got " + describeJson(*a) + ")");
+        const std::string where = key("attn_config");
+        if (const Json* s = find(*a, "softmax_scale")) {
+            t.scale = number(*s, where + ".softmax_scale");
+            if (!(t.scale > 0) || !std::isfinite(t.scale)) fail(where + ".softmax_scale", "must be a positive number (got " + show(t.scale) + ")");
+            t.scaleRule = "attn_config.softmax_scale (" + show(t.scale) + ")";
+        }
+        if (const Json* m = find(*a, "alibi_bias_max"); m && !(m->isNumber() && m->number() == 8))
+            ignoreOrFail(where + ".alibi_bias_max", *m, "Hugging Face's mpt code builds the ALiBi slopes with alibi_bias_max 8 whatever the config says");
+        if (const Json* on = find(*a, "alibi"); on && !(on->isBoolean() && on->boolean()))
+            ignoreOrFail(where + ".alibi", *on, "Hugging Face's mpt code adds the ALiBi bias whatever the config says");
+    }
+
     // --- attention shape ---------------------------------------------------------------------------
     std::int64_t integerField(std::initializer_list<const char*> names, std::int64_t fallback) const {
         for (const char* n : names)
@@ -594,6 +749,14 @@ private:
         }
         if (!kv)
             if (const Json* mq = field("multi_query"); mq && mq->isBoolean() && mq->boolean()) kv = 1;  // Falcon-7B
+        if (out_.modelType == "falcon") {
+            // FalconAttention: num_kv_heads with new_decoder_architecture, else 1 under multi_query (whatever
+            // num_kv_heads, which FalconConfig serialises as the head count, says), else num_kv_heads
+            const Json* arch = field("new_decoder_architecture");
+            const Json* mq = field("multi_query");
+            const bool newArch = arch && boolean(*arch, key("new_decoder_architecture"));
+            if (!newArch && mq && boolean(*mq, key("multi_query"))) kv = 1;
+        }
         a.kvHeads = kv ? boundedSize(kv, key("num_key_value_heads"), limits::kMaxHeads) : a.heads;
         if (a.heads && a.heads % a.kvHeads != 0)
             fail(key("num_key_value_heads"), "(" + std::to_string(a.kvHeads) + ") must divide the attention heads (" + std::to_string(a.heads) + ")");
@@ -606,7 +769,8 @@ private:
         } else if (family_->headDimDefault > 0) {
             a.headDim = family_->headDimDefault;
         } else if (a.heads) {
-            const std::int64_t hidden = integerField({"hidden_size", "n_embd", "d_model"}, 0);
+            // BloomConfig: n_embed, when given, replaces hidden_size
+            const std::int64_t hidden = out_.modelType == "bloom" ? integerField({"n_embed", "hidden_size"}, 0) : integerField({"hidden_size", "n_embd", "d_model"}, 0);
             a.headDim = hidden ? boundedSize(hidden / a.heads, key("hidden_size") + " / " + key("num_attention_heads"), limits::kMaxHeadDim)
                                : out_.rope.headDim;
         } else {
@@ -659,6 +823,12 @@ private:
             pattern("sliding_window_pattern", 4);
         } else if (isLlama4()) {
             for (std::int64_t i = 0; i < layers; ++i) types[i] = rope[i] ? "chunked_attention" : "full_attention";
+        } else if (type == "smollm3") {
+            // SmolLM3Config: sliding on the NoPE layers, only with use_sliding_window
+            const Json* use = field("use_sliding_window");
+            const bool on = use && boolean(*use, key("use_sliding_window"));
+            for (std::int64_t i = 0; i < layers; ++i)
+                if (on && window && !rope[i]) types[i] = "sliding_attention";
         } else if (windowFromMaxWindowLayers()) {
             // sliding only with use_sliding_window, from layer max_window_layers on
             const Json* use = field("use_sliding_window");
@@ -666,6 +836,13 @@ private:
             const std::int64_t from = field("max_window_layers") ? static_cast<std::int64_t>(number(*field("max_window_layers"), key("max_window_layers"))) : 28;  // the classes' default
             for (std::int64_t i = 0; i < layers; ++i)
                 if (on && window && i >= from) types[i] = "sliding_attention";
+        } else if (type == "exaone4" && window) {
+            // Exaone4Config: every sliding_window_pattern-th layer global (an integer; default 4)
+            const Json* p = field("sliding_window_pattern");
+            if (p && !p->isNumber())
+                fail(key("sliding_window_pattern"), "(" + describeJson(*p) + ") is not an integer, and the config has no layer_types: Hugging Face's "
+                                                    "Exaone4Config computes the layer types from an integer pattern (give layer_types)");
+            pattern("sliding_window_pattern", 4);
         } else if (type == "mistral" || type == "mixtral" || type == "ministral3" || type == "phi3" || type == "starcoder2" || type == "ministral") {
             for (std::int64_t i = 0; i < layers; ++i)
                 if (window) types[i] = "sliding_attention";  // sliding_window (when not null) on every layer
@@ -720,27 +897,31 @@ private:
         } else if (isLocalGlobal()) {
             layerTypes = {"full_attention", "sliding_attention"};
         }
+        if (plan_) wanted_ = layerTypes.empty() ? std::string() : plan_->type;  // the layer's table, where there are several
         if (layerTypes.empty() && nopeOnFullAttention()) {
             // One table, used by the sliding-window layers only (Cohere2, hybrid EXAONE 4).
-            if (options_.layerType == "full_attention")
+            if (wanted_ == "full_attention")
                 fail("layerType", "'full_attention': " + out_.modelType + "'s full-attention layers use no rotary embedding (NoPE)");
-            if (!options_.layerType.empty() && options_.layerType != "sliding_attention")
-                fail("layerType", "must be 'sliding_attention' or 'full_attention' for " + out_.modelType + " (got '" + options_.layerType + "')");
+            if (!wanted_.empty() && wanted_ != "sliding_attention")
+                fail("layerType", "must be 'sliding_attention' or 'full_attention' for " + out_.modelType + " (got '" + wanted_ + "')");
             return;
         }
         if (layerTypes.empty()) {
-            if (!options_.layerType.empty())
-                fail("layerType", "'" + options_.layerType + "' was asked for, but this config has one rotary table for every layer" +
+            if (!wanted_.empty())
+                fail("layerType", "'" + wanted_ + "' was asked for, but this config has one rotary table for every layer" +
                                       (family_->nopeLayers.empty() ? std::string() : " that rotates (" + std::string(family_->nopeLayers) + " skips RoPE)"));
             return;
         }
         std::string list;
         for (const auto& t : layerTypes) list += (list.empty() ? "'" : ", '") + t + "'";
-        if (options_.layerType.empty())
+        if (wanted_.empty())
             fail(where_, "has one rotary table per layer type (" + list + "): pass layerType to choose one");
-        if (std::find(layerTypes.begin(), layerTypes.end(), options_.layerType) == layerTypes.end())
-            fail("layerType", "must be one of " + list + " for this config (got '" + options_.layerType + "')");
-        layerType_ = options_.layerType;
+        if (std::find(layerTypes.begin(), layerTypes.end(), wanted_) == layerTypes.end()) {
+            if (plan_)
+                fail(source_, "has no rotary table for layer " + std::to_string(plan_->index) + "'s type '" + wanted_ + "' (it has " + list + ")");
+            fail("layerType", "must be one of " + list + " for this config (got '" + wanted_ + "')");
+        }
+        layerType_ = wanted_;
         if (params_ && isKeyedByLayerType(*params_)) {
             source_ += "." + layerType_;
             params_ = find(*params_, layerType_);
@@ -1050,17 +1231,19 @@ bool HfRopeConfig::isGiven(std::string_view name) const {
     return std::find(given.begin(), given.end(), name) != given.end();
 }
 
-HfRopeConfig ropeConfigFromHF(std::string_view text, const HfConfigOptions& options) {
-    Json root;
+namespace {
+
+Json parseConfig(std::string_view text) {
     try {
-        root = json::parse(text);
+        return json::parse(text);
     } catch (const json::ParseError& e) {  // a syntax error, or a number beyond double's range (8e1515)
         fail("config", std::string("is not valid JSON: ") + e.what());
     }
-    Reader reader(root, options);
-    HfRopeConfig out = reader.read();
-    // Every range check of the schedule, before the caller uses it; the message names the config.json
-    // key the offending value came from (ropeFrequencies names posenc's own option).
+}
+
+// Every range check of the schedule, before the caller uses it; the message names the config.json
+// key the offending value came from (ropeFrequencies names posenc's own option).
+void checkSchedule(const HfRopeConfig& out, const Reader& reader) {
     try {
         ropeFrequencies(out.rope);
     } catch (const std::invalid_argument& e) {
@@ -1074,14 +1257,35 @@ HfRopeConfig ropeConfigFromHF(std::string_view text, const HfConfigOptions& opti
         if (!from) throw std::invalid_argument("config: " + message);
         throw std::invalid_argument(*from + message.substr(best));
     }
+}
+
+}  // namespace
+
+HfRopeConfig ropeConfigFromHF(std::string_view text, const HfConfigOptions& options) {
+    const Json root = parseConfig(text);
+    Reader reader(root, options);
+    HfRopeConfig out = reader.read();
+    checkSchedule(out, reader);
     return out;
 }
 
-std::string toJson(const HfRopeConfig& r) {
+detail::HfLayerReading detail::readHfLayer(std::string_view text, int layer, const HfConfigOptions& options) {
+    if (layer < 0) fail("layer", "must be a layer index >= 0 (got " + std::to_string(layer) + ")");
+    if (!options.layerType.empty())
+        fail("layerType", "is not an option here: the layer's own type (from `layer`) chooses its rotary table");
+    const Json root = parseConfig(text);
+    Reader reader(root, options, layer);
+    HfLayerReading out = reader.readLayer();
+    if (out.terms.rotary) checkSchedule(out.config, reader);
+    return out;
+}
+
+void detail::writeRopeOptions(json::Writer& w, const HfRopeConfig& r, const char* kind) {
     const RopeConfig& c = r.rope;
     const RopeScaling& s = c.scaling;
-    json::Writer w;
-    w.open('{').key("rope").open('{').key("headDim").number(c.headDim).key("base").number(c.base);
+    w.open('{');
+    if (kind) w.key("kind").string(kind);
+    w.key("headDim").number(c.headDim).key("base").number(c.base);
     w.key("layout").string(r.layout == RopeLayout::half ? "half" : "interleaved");
     if (r.isGiven("partialRotaryFactor")) w.key("partialRotaryFactor").number(c.partialRotaryFactor);
     if (r.isGiven("multiAxis")) w.key("multiAxis").string("mrope");
@@ -1100,7 +1304,14 @@ std::string toJson(const HfRopeConfig& r) {
         if (r.isGiven("scaling.longFactor")) w.key("longFactor").numbers(s.longFactor);
         w.close('}');
     }
-    w.close('}').key("ignored").open('[');
+    w.close('}');
+}
+
+std::string toJson(const HfRopeConfig& r) {
+    json::Writer w;
+    w.open('{').key("rope");
+    detail::writeRopeOptions(w, r);
+    w.key("ignored").open('[');
     for (const HfIgnoredKey& i : r.ignored) w.open('{').key("key").string(i.key).key("value").raw(i.value).key("reason").string(i.reason).close('}');
     w.close(']').key("warnings").strings(r.warnings).key("temperature");
     if (r.temperature) {

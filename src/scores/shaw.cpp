@@ -8,16 +8,19 @@
 
 namespace posenc {
 
-POSENC_COLD ShawTerm::ShawTerm(const ShawEncoding& e, int headDim) : e_(e), headDim_(headDim) {
+POSENC_COLD ShawTerm::ShawTerm(const ShawEncoding& e, int headDim, int valueDim) : e_(e), headDim_(headDim) {
     if (e.clip < 0) fail("encoding.clip", "must be >= 0 (got " + std::to_string(e.clip) + ")");
     const std::size_t rows = elementCount({2 * static_cast<std::int64_t>(e.clip) + 1}, "encoding.clip");
     const std::size_t want = elementCount({2 * static_cast<std::int64_t>(e.clip) + 1, headDim}, "encoding.keyTable");
     if (e.keyTable.size != want)
         fail("encoding.keyTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.keyTable.size) + ")");
-    if (!e.valueTable.empty() && e.valueTable.size != want)
-        fail("encoding.valueTable", "must be [2*clip+1, headDim] = " + std::to_string(want) + " elements (got " + std::to_string(e.valueTable.size) + ")");
+    const bool ownValueDim = valueDim != 0 && valueDim != headDim;
+    const std::size_t wantValues = elementCount({2 * static_cast<std::int64_t>(e.clip) + 1, ownValueDim ? valueDim : headDim}, "encoding.valueTable");
+    if (!e.valueTable.empty() && e.valueTable.size != wantValues)
+        fail("encoding.valueTable", std::string("must be [2*clip+1, ") + (ownValueDim ? "valueDim" : "headDim") + "] = " + std::to_string(wantValues) +
+                                        " elements (got " + std::to_string(e.valueTable.size) + ")");
     requireFiniteValues(e.keyTable.data, want, "encoding.keyTable");
-    if (!e.valueTable.empty()) requireFiniteValues(e.valueTable.data, want, "encoding.valueTable");
+    if (!e.valueTable.empty()) requireFiniteValues(e.valueTable.data, wantValues, "encoding.valueTable");
     qa_.resize(rows * kQueryTile);
 }
 

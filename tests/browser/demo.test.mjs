@@ -406,6 +406,45 @@ test('KV-cache simulator: each mistake moves the output (0 when off), the cache 
   assert.deepEqual(consoleErrors, []);
 });
 
+test('KV storage: bytes per token of each storage for real model shapes, what fits the 4 GiB heap, speed and error measured in the page', async () => {
+  await page.waitForFunction(() => window.posencDemo.cacheStore?.measured, null, { timeout: 60000 });
+  let s = await page.evaluate(() => window.posencDemo.cacheStore);
+  // Llama-3.2-3B, 28 layers × 8 kv heads × 128, 32768 tokens: float32 keys and values are 28 · 8 · 2 · 128 · 4 bytes a token
+  const heap = 4 * 2 ** 30 - 64 * 2 ** 20;
+  const perToken = { f32: 28 * 8 * 2 * 128 * 4, f16: 28 * 8 * 2 * 128 * 2, bf16: 28 * 8 * 2 * 128 * 2, q8: 28 * 8 * 2 * (128 / 32) * 34 };
+  assert.deepEqual([s.storage, s.model, s.context], ['f32', 'llama-3.2-3b', 32768]);
+  for (const storage of ['f32', 'f16', 'bf16', 'q8']) {
+    await page.click(`#cache-storage [data-value="${storage}"]`);
+    s = await page.evaluate(() => window.posencDemo.cacheStore);
+    assert.equal(s.tokenBytes, perToken[storage], storage);
+    assert.equal(s.total, perToken[storage] * 32768);
+    assert.equal(s.fits, perToken[storage] * 32768 <= heap, `${storage} fits`);
+    assert.equal(s.maxContext, Math.floor(heap / perToken[storage] / 64) * 64, `${storage} context in the heap`);
+    assert.ok(s.steps[storage] > 0, `${storage}: a measured step`);
+    assert.match(await page.textContent('#cache-store-speed'), /ms/);
+  }
+  assert.equal(s.maxContext, 69376);  // q8: the README's table
+  // the error each storage adds: none for f32, about f16's 2^-11 rounding, more for bf16 and 8 bits
+  assert.equal(s.errors.f32, 0);
+  assert.ok(s.errors.f16 > 0 && s.errors.f16 < 5e-3, `f16 ${s.errors.f16}`);
+  assert.ok(s.errors.bf16 > s.errors.f16 && s.errors.q8 > s.errors.f16, JSON.stringify(s.errors));
+  await page.locator('#cache-store').screenshot({ path: join(shots, 'section-cache-store.png') });
+  await page.selectOption('#cache-model', 'llama-3.2-1b');
+  const context = (log2) => page.$eval('#cache-context', (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, String(log2));
+  await context(17);  // 131072 tokens
+  s = await page.evaluate(() => window.posencDemo.cacheStore);
+  assert.equal(s.context, 131072);
+  assert.equal(s.tokenBytes, 16 * 8 * 2 * 2 * 34);
+  assert.equal(s.fits, true);  // q8: 2.2 GiB
+  assert.equal(await page.textContent('#cache-context-out'), '131 072');
+  await page.click('#cache-storage [data-value="f32"]');
+  assert.equal((await page.evaluate(() => window.posencDemo.cacheStore)).fits, false);  // 8 GiB
+  await page.locator('#cache-store').screenshot({ path: join(shots, 'section-cache-store-1b.png') });
+  await page.selectOption('#cache-model', 'llama-3.2-3b');
+  await context(15);
+  assert.deepEqual(consoleErrors, []);
+});
+
 test('every redraw after an input takes under 50 ms (one control per panel, three times each)', async (t) => {
   const input = (id, value) => async () => page.$eval(`#${id}`, (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
   const click = (sel) => async () => page.click(sel);
@@ -421,6 +460,7 @@ test('every redraw after an input takes under 50 ms (one control per panel, thre
     scores: [click('#scores-kind [data-value="t5-causal"]'), input('scores-heads', '12'), click('#scores-kind [data-value="alibi"]')],
     relative: [click('#rel-heads [data-value="8"]'), input('rel-T', '48'), input('rel-T', '32')],
     cache: [click('#cache-append1'), click('#cache-append10'), click('#cache-reset')],
+    'cache-store': [click('#cache-storage [data-value="q8"]'), select('cache-model', 'llama-3.1-8b'), input('cache-context', '17')],
     'cache-sim': [click('#sim-slots'), input('sim-N', '40'), click('#sim-slots')],
     compare: [click('#compare-family [data-value="score"]'), click('#compare-family [data-value="additive"]'), click('#compare-family [data-value="all"]')],
     speed: [click('#speed-op [data-value="attention"]'), click('#speed-op [data-value="rope"]'), click('#speed-op [data-value="attention"]')],
@@ -638,6 +678,43 @@ test("a config's layers, unread keys and query temperature, as the model's code 
   }
   await preset('Llama 3.1 8B (llama3)');
   assert.equal(await page.isVisible('#rope-masks-fig'), false);  // every layer full attention: no figure
+  assert.deepEqual(consoleErrors, []);
+});
+
+test("each layer type's attention plan, and one layer run live against the family's float64 reference", async () => {
+  const preset = async (name) => { await page.selectOption('#rope-preset', name); await page.waitForTimeout(50); };
+  const rows = () => page.$$eval('#rope-plan tbody tr', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+  // Llama 4 Scout: RoPE layers chunked (8192), every fourth NoPE with the query temperature
+  await preset('Llama 4 Scout (chunked RoPE + NoPE)');
+  assert.deepEqual((await rows()).map((r) => r.slice(0, 3)), [['chunked_attention × 36 (first: 0)', 'RoPE', 'chunk 8192'], ['full_attention × 12 (first: 3)', 'NoPE + temperature', 'all before']]);
+  let live = await page.evaluate(() => window.posencDemo.ropePlan);
+  assert.equal(live.layer, 0);
+  assert.ok(live.maxDiff < 1e-5, `Llama 4 layer 0 differs from its reference by ${live.maxDiff}`);
+  // Gemma 3: sliding layers (window 1024) and global ones, scaled by query_pre_attn_scalar^-1/2
+  await preset('Gemma 3 4B (local + global)');
+  const g = await rows();
+  assert.deepEqual(g.map((r) => r.slice(0, 3)), [['sliding_attention × 29 (first: 0)', 'RoPE', 'window 1024'], ['full_attention × 5 (first: 5)', 'RoPE', 'all before']]);
+  assert.match(g[0][3], /^query_pre_attn_scalar\^-1\/2 \(default 256\)$/);
+  live = await page.evaluate(() => window.posencDemo.ropePlan);
+  assert.ok(live.maxDiff < 1e-5, `Gemma 3 layer 0 differs from its reference by ${live.maxDiff}`);
+  assert.match(await page.textContent('#rope-plan-caption'), /against a float64 reference written from gemma3_text's transformers code: largest difference \d\.\de-\d+/);
+  await page.locator('#rope-plan-fig').screenshot({ path: join(shots, 'rope-plan-gemma3.png') });
+  // every preset plans and runs (or says why not)
+  for (const name of await page.$$eval('#rope-preset option', (os) => os.map((o) => o.value).filter(Boolean))) {
+    await preset(name);
+    live = await page.evaluate(() => window.posencDemo.ropePlan);
+    assert.ok(live && (live.error || live.maxDiff === undefined || live.maxDiff < 1e-5), `${name}: ${JSON.stringify(live)}`);
+  }
+  // a config that cannot be planned says why: DeepSeek's latent attention
+  await preset('DeepSeek-V3 (YaRN x40, mscale)');
+  assert.match(await page.textContent('#rope-plan-caption'), /No plan: RangeError: config\.qk_(nope|rope)_head_dim/);
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.waitForTimeout(300);
+  await preset('Gemma 3 4B (local + global)');
+  await page.locator('#rope-plan-fig').screenshot({ path: join(shots, 'rope-plan-gemma3-390.png') });
+  assert.ok(await page.$eval('#rope-plan-fig', (f) => f.getBoundingClientRect().right <= document.documentElement.clientWidth + 0.5));
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForTimeout(300);
   assert.deepEqual(consoleErrors, []);
 });
 

@@ -8,6 +8,7 @@
 #include "common.hpp"
 #include <posenc/posenc.hpp>
 
+#include <cstring>
 #include <deque>
 #include <type_traits>
 #include <utility>
@@ -57,6 +58,8 @@ struct Builder<RopeEncoding> {
         RopeEncoding e;
         e.config.base = fuzz::number(w.in, 2, 1e6);
         e.config.partialRotaryFactor = w.in.ConsumeBool() ? 1.0 : 0.5;
+        // MLA: the rotated channels from an offset (past the head: refused, naming rotaryOffset)
+        if (w.in.ConsumeBool()) e.config.rotaryOffset = w.in.ConsumeIntegralInRange<int>(-1, w.d.headDim);
         if (w.in.ConsumeBool()) e.config.xposScaleBase = 512;
         e.layout = w.in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
         return e;
@@ -93,7 +96,7 @@ struct Builder<ShawEncoding> {
     static ShawEncoding make(Draw& w) {
         const int clip = w.in.ConsumeIntegralInRange<int>(0, 6);
         View<float> key = w.floats(w.sz(2 * clip + 1, w.d.headDim), 1.0f);
-        View<float> value = w.in.ConsumeBool() ? w.floats(key.size, 1.0f) : View<float>{};
+        View<float> value = w.in.ConsumeBool() ? w.floats(w.sz(2 * clip + 1, static_cast<std::size_t>(std::max(w.d.valueChannels(), 0))), 1.0f) : View<float>{};
         return ShawEncoding{clip, key, value};
     }
 };
@@ -221,13 +224,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const int kvHeads = in.ConsumeIntegralInRange<int>(1, 3);
     r.dims = AttentionDims{kvHeads * in.ConsumeIntegralInRange<int>(1, 4), kvHeads, in.ConsumeIntegralInRange<int>(1, 20),
                            in.ConsumeIntegralInRange<int>(1, 9), in.ConsumeIntegralInRange<int>(1, 140)};
+    r.dims.valueDim = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(-1, 20) : 0;  // MLA: values of their own width (-1: refused)
     const AttentionDims& d = r.dims;
     // The kind first, so that every kind is reached from short inputs too.
     const std::size_t kind = in.ConsumeIntegralInRange<std::size_t>(0, kAlternatives - 1);
     const float range = in.ConsumeBool() ? 4.0f : 1e19f;
     auto q = fuzz::floats(in, static_cast<std::size_t>(d.heads) * d.qLen * d.headDim, range);
     auto k = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim, range);
-    auto v = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim, 4.0f);
+    auto v = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * std::max(d.valueChannels(), 1), 4.0f);
     r.q = q;
     r.k = k;
     r.v = v;
@@ -249,6 +253,38 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (in.ConsumeBool()) r.scale = fuzz::number(in, -2, 2);
     Draw w{in, d, {}};
     r.encoding = pick(w, kind, true, std::make_index_sequence<kAlternatives>());
+    if (in.ConsumeIntegralInRange<int>(0, 4) == 0) {
+        // K and V as f16 / bf16 bits: refused as the floats they stand for would be, else equal to attention
+        // over those floats bit for bit (values past f16 become infinities: refused by both)
+        const KVType type = in.ConsumeBool() ? KVType::f16 : KVType::bf16;
+        std::vector<std::uint16_t> kb(k.size()), vb(v.size());
+        std::vector<float> kf(k.size()), vf(v.size());
+        for (std::size_t i = 0; i < k.size(); ++i) {
+            kb[i] = type == KVType::f16 ? floatToF16(k[i]) : floatToBf16(k[i]);
+            vb[i] = type == KVType::f16 ? floatToF16(v[i]) : floatToBf16(v[i]);
+            kf[i] = type == KVType::f16 ? f16ToFloat(kb[i]) : bf16ToFloat(kb[i]);
+            vf[i] = type == KVType::f16 ? f16ToFloat(vb[i]) : bf16ToFloat(vb[i]);
+        }
+        AttentionRequest a = r, b = r;
+        a.k = {}, a.v = {}, a.kvType = type, a.kBits = kb, a.vBits = vb;
+        b.k = kf, b.v = vf;
+        const bool weights = in.ConsumeBool();
+        AttentionResult ra, rb;
+        bool threwA = false, threwB = false;
+        try { ra = attention(a, weights); } catch (const std::invalid_argument&) { threwA = true; }
+        try { rb = attention(b, weights); } catch (const std::invalid_argument&) { threwB = true; }
+        if (threwA != threwB) {
+            std::fprintf(stderr, "kvType bits %s where their floats %s\n", threwA ? "refused" : "accepted", threwB ? "are refused" : "are not");
+            std::abort();
+        }
+        const auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
+            return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
+        };
+        if (!threwA && (!same(ra.out, rb.out) || !same(ra.weights, rb.weights))) {
+            std::fprintf(stderr, "kvType bits give other bits than their floats\n");
+            std::abort();
+        }
+    }
     AttentionResult streamed, full;
     try {
         streamed = attention(r);
@@ -256,6 +292,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const std::invalid_argument&) {
         return 0;
     }
+    if (streamed.out.size() != static_cast<std::size_t>(d.heads) * d.qLen * d.valueChannels()) std::abort();  // [heads, qLen, valueDim]
     fuzz::requireFinite(streamed.out, "output");
     fuzz::requireFinite(full.weights, "weights");
     for (std::size_t i = 0; i < streamed.out.size(); ++i)

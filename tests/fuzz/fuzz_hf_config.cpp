@@ -1,6 +1,7 @@
-// libFuzzer target: config.json text into ropeConfigFromHF. Any input either reads or throws
+// libFuzzer target: config.json text into ropeConfigFromHF (and attentionConfigFromHF). Any input either reads or throws
 // std::invalid_argument (posenc::WrongType included; never another exception, a crash or a hang); what reads must give
 // frequencies and a rotation that are finite. Seeded with tests/fixtures/hf.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,8 +11,35 @@
 
 using namespace posenc;
 
+// attentionConfigFromHF on the same text, for a layer the first byte picks: it plans or throws
+// std::invalid_argument; a plan's own parts must be what attention and the cache accept (a cache is built from it).
+static void plan(std::string_view text, int layer, const HfConfigOptions& reading) {
+    HfConfigOptions options = reading;
+    options.layerType.clear();
+    AttentionPlan p;
+    try {
+        p = attentionConfigFromHF(text, layer, options);
+    } catch (const std::invalid_argument&) {
+        return;
+    }
+    const AttentionDims& d = p.attention.dims;
+    bool bad = d.heads <= 0 || d.kvHeads <= 0 || d.heads % d.kvHeads != 0 || d.headDim <= 0 || !(p.attention.scale > 0) ||
+               !std::isfinite(p.attention.scale) || p.attend.heads != d.heads || p.cache.kvHeads != d.kvHeads || p.cache.headDim != d.headDim ||
+               p.attention.window < 0 || p.attention.chunk < 0 || (p.attention.softcap && !(*p.attention.softcap > 0));
+    if (!bad && d.headDim <= 512 && d.kvHeads <= 64) {
+        KVCacheConfig c = p.cache;
+        c.capacity = std::max(1, c.window);
+        if (c.capacity <= 8192) KVCache cache(c);  // must not throw: the plan's cache options are valid
+    }
+    if (bad) {
+        std::fprintf(stderr, "attentionConfigFromHF planned an invalid layer: %.*s\n", static_cast<int>(text.size()), text.data());
+        std::abort();
+    }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    if (size > 0) plan(text, data[0] % 8, HfConfigOptions{});
     HfConfigOptions options;
     if (size > 0 && data[0] % 3 == 0) options.layerType = data[0] % 2 ? "full_attention" : "sliding_attention";
     // unknown model types are errors by default: read some generically, so the generic rules stay fuzzed

@@ -1,10 +1,13 @@
-// libFuzzer target: random sequences of KV-cache operations (append with positions or padding,
-// attend, shift, renumber) on a small cache with sinks, a sliding window and RoPE. Checked:
+// libFuzzer target: random sequences of KV-cache operations (append with positions or padding, as floats
+// or f16 / bf16 bits, attend, shift, renumber) on a small cache with sinks, a sliding window and RoPE
+// (partial, from a drawn rotaryOffset, either layout), values of their own width (valueDim) or headDim's,
+// and a K/V storage (f32, f16, bf16, q8; keys or values past what it holds, now and then). Checked:
 //  - a call that throws leaves positions, next positions, keys and values exactly as they were;
 //  - every attend equals attention() over a cache rebuilt from scratch: the raw tokens it should
 //    still hold (the first `sinks`, then the last `window`, and the keys the last append pushed out
 //    of the window that its own tokens still see) at their current logical positions, each query
-//    seeing the keys within `window` positions of it and the sinks (and, with `chunk`, only its own chunk's).
+//    seeing the keys within `window` positions of it and the sinks (and, with `chunk`, only its own chunk's)
+//    (float32 storage; the others round what they hold, checked in tests/native/test_kv_storage.cpp).
 #include <algorithm>
 #include <memory>
 
@@ -15,7 +18,7 @@ using namespace posenc;
 
 namespace {
 struct Token {
-    std::vector<float> k, v;  // [kvHeads, headDim], raw
+    std::vector<float> k, v;  // [kvHeads, headDim] raw, [kvHeads, valueDim]
     std::int64_t pos;
     int call = 0;  // which append brought it
 };
@@ -37,15 +40,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.window = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(1, 10) : 0;
     c.sinks = in.ConsumeIntegralInRange<int>(0, 3);
     c.chunk = c.sinks == 0 && in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(1, 8) : 0;  // Llama 4's chunked layers
+    c.valueDim = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(-1, 9) : 0;  // MLA: values of their own width (-1: refused)
     const bool rope = in.ConsumeBool();
-    if (rope) c.rope = RopeEncoding{};
+    if (rope) {
+        RopeEncoding e;
+        e.config.partialRotaryFactor = in.ConsumeBool() ? 1.0 : 0.5;
+        e.config.rotaryOffset = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(-1, c.headDim) : 0;  // past the head: refused
+        e.layout = in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
+        c.rope = e;
+    }
+    c.storage = static_cast<KVStorage>(in.ConsumeIntegralInRange<int>(0, 3));
+    if (c.storage == KVStorage::q8 && in.ConsumeBool()) c.headDim = 32, c.valueDim = in.ConsumeBool() ? 64 : 0;  // else refused: q8 needs multiples of 32
+    const bool exact = c.storage == KVStorage::f32;
     std::unique_ptr<KVCache> cache;
     try {
         cache = std::make_unique<KVCache>(c);
     } catch (const std::invalid_argument&) {
         return 0;
     }
-    const std::size_t hd = static_cast<std::size_t>(c.headDim);
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), vd = static_cast<std::size_t>(c.valueDim > 0 ? c.valueDim : c.headDim);
     std::vector<Token> kept;  // the model: tokens in append order that the cache should still hold
     std::vector<Token> held;  // pushed out of the window by the last append, still seen by its tokens
     std::int64_t next = 0;
@@ -58,14 +71,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (op <= 1) {  // append T tokens
                 const int T = in.ConsumeIntegralInRange<int>(1, 4);
                 auto k = fuzz::floats(in, static_cast<std::size_t>(c.kvHeads) * T * hd, 2.0f);
-                auto v = fuzz::floats(in, k.size(), 2.0f);
+                auto v = fuzz::floats(in, static_cast<std::size_t>(c.kvHeads) * T * vd, 2.0f);
+                if (!exact && in.ConsumeIntegralInRange<int>(0, 5) == 0) {  // past f16 (7e4), past a Q8_0 scale (1e7), near bf16's top (3.39e38)
+                    const float big[] = {7e4f, 1e7f, 3.39e38f};
+                    const float x = big[in.ConsumeIntegralInRange<int>(0, 2)];
+                    if (in.ConsumeBool()) k[in.ConsumeIntegralInRange<std::size_t>(0, k.size() - 1)] = x;
+                    else v[in.ConsumeIntegralInRange<std::size_t>(0, v.size() - 1)] = x;
+                }
                 std::vector<std::int32_t> pos;
                 std::vector<std::uint8_t> mask;
                 if (in.ConsumeBool())
                     for (int t = 0; t < T; ++t) pos.push_back(in.ConsumeIntegralInRange<std::int32_t>(-2, 5000));
                 if (in.ConsumeBool())
                     for (int t = 0; t < T; ++t) mask.push_back(in.ConsumeIntegralInRange<int>(0, 4) != 0);
-                cache->append(k, v, T, pos, mask);
+                if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // as f16 / bf16 bits: the floats they stand for replace k and v
+                    const KVType type = in.ConsumeBool() ? KVType::f16 : KVType::bf16;
+                    std::vector<std::uint16_t> kb(k.size()), vb(v.size());
+                    const auto toBits = [&](std::vector<float>& x, std::vector<std::uint16_t>& bits) {
+                        for (std::size_t i = 0; i < x.size(); ++i) {
+                            bits[i] = type == KVType::f16 ? floatToF16(x[i]) : floatToBf16(x[i]);
+                            x[i] = type == KVType::f16 ? f16ToFloat(bits[i]) : bf16ToFloat(bits[i]);
+                        }
+                    };
+                    toBits(k, kb), toBits(v, vb);
+                    cache->append(kb, vb, type, T, pos, mask);
+                } else {
+                    cache->append(k, v, T, pos, mask);
+                }
                 held.clear();
                 std::int64_t first = -1;  // the call's smallest position
                 {
@@ -79,13 +111,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 }
                 for (int t = 0; t < T; ++t) {
                     if (!mask.empty() && !mask[t]) continue;
-                    Token tok{std::vector<float>(static_cast<std::size_t>(c.kvHeads) * hd), std::vector<float>(static_cast<std::size_t>(c.kvHeads) * hd),
+                    Token tok{std::vector<float>(static_cast<std::size_t>(c.kvHeads) * hd), std::vector<float>(static_cast<std::size_t>(c.kvHeads) * vd),
                               pos.empty() ? next : pos[t], step};
-                    for (int h = 0; h < c.kvHeads; ++h)
-                        for (std::size_t x = 0; x < hd; ++x) {
-                            tok.k[h * hd + x] = k[(static_cast<std::size_t>(h) * T + t) * hd + x];
-                            tok.v[h * hd + x] = v[(static_cast<std::size_t>(h) * T + t) * hd + x];
-                        }
+                    for (int h = 0; h < c.kvHeads; ++h) {
+                        for (std::size_t x = 0; x < hd; ++x) tok.k[h * hd + x] = k[(static_cast<std::size_t>(h) * T + t) * hd + x];
+                        for (std::size_t x = 0; x < vd; ++x) tok.v[h * vd + x] = v[(static_cast<std::size_t>(h) * T + t) * vd + x];
+                    }
                     next = tok.pos + 1;
                     kept.push_back(tok);
                     if (c.window > 0 && static_cast<int>(kept.size()) > c.sinks + c.window) {
@@ -128,22 +159,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 std::vector<std::int32_t> qp;
                 for (int i = 0; i < qLen; ++i) qp.push_back(in.ConsumeIntegralInRange<std::int32_t>(0, 9000));
                 const bool causal = in.ConsumeBool();
-                std::vector<float> out(q.size());
+                std::vector<float> out(static_cast<std::size_t>(heads) * qLen * vd);
                 cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
                 fuzz::requireFinite(out, "attend output");
-                if (!model) continue;
+                if (!model || !exact) continue;
                 std::vector<Token> keys = kept;
                 keys.insert(keys.end(), held.begin(), held.end());
                 const int n = static_cast<int>(keys.size());
-                std::vector<float> k(static_cast<std::size_t>(c.kvHeads) * std::max(n, 1) * hd), v(k.size());
+                std::vector<float> k(static_cast<std::size_t>(c.kvHeads) * std::max(n, 1) * hd), v(static_cast<std::size_t>(c.kvHeads) * std::max(n, 1) * vd);
                 std::vector<std::int32_t> kp;
                 for (int j = 0; j < n; ++j) {
                     kp.push_back(static_cast<std::int32_t>(keys[j].pos));
-                    for (int h = 0; h < c.kvHeads; ++h)
-                        for (std::size_t x = 0; x < hd; ++x) {
-                            k[(static_cast<std::size_t>(h) * n + j) * hd + x] = keys[j].k[h * hd + x];
-                            v[(static_cast<std::size_t>(h) * n + j) * hd + x] = keys[j].v[h * hd + x];
-                        }
+                    for (int h = 0; h < c.kvHeads; ++h) {
+                        for (std::size_t x = 0; x < hd; ++x) k[(static_cast<std::size_t>(h) * n + j) * hd + x] = keys[j].k[h * hd + x];
+                        for (std::size_t x = 0; x < vd; ++x) v[(static_cast<std::size_t>(h) * n + j) * vd + x] = keys[j].v[h * vd + x];
+                    }
                 }
                 // one query at a time: the window and sinks as a key mask written from the definition
                 for (int i = 0; i < qLen; ++i) {
@@ -157,13 +187,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         keyMask.push_back(ok);
                         any |= ok;
                     }
-                    std::vector<float> want(static_cast<std::size_t>(heads) * hd, 0.0f);  // no visible key: zeros
+                    std::vector<float> want(static_cast<std::size_t>(heads) * vd, 0.0f);  // no visible key: zeros
                     std::vector<float> qi;
                     for (int h = 0; h < heads; ++h) qi.insert(qi.end(), q.begin() + (static_cast<std::size_t>(h) * qLen + i) * hd, q.begin() + (static_cast<std::size_t>(h) * qLen + i + 1) * hd);
                     if (any) {
                         std::vector<std::int32_t> qpi = {qp[i]};
                         AttentionRequest r;
-                        r.dims = AttentionDims{heads, c.kvHeads, c.headDim, 1, n};
+                        r.dims = AttentionDims{heads, c.kvHeads, c.headDim, 1, n, c.valueDim};
                         r.q = qi;
                         r.k = k;
                         r.v = v;
@@ -171,12 +201,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         r.kPositions = kp;
                         r.keyMask = keyMask;
                         r.causal = causal;
-                        if (rope) r.encoding = RopeEncoding{};
+                        if (rope) r.encoding = *c.rope;
                         want = attention(r).out;
                     }
                     for (int h = 0; h < heads; ++h)
-                        for (std::size_t x = 0; x < hd; ++x) {
-                            const float got = out[(static_cast<std::size_t>(h) * qLen + i) * hd + x], w = want[h * hd + x];
+                        for (std::size_t x = 0; x < vd; ++x) {
+                            const float got = out[(static_cast<std::size_t>(h) * qLen + i) * vd + x], w = want[h * vd + x];
                             if (std::fabs(got - w) > 1e-3f * (1.0f + std::fabs(w))) {
                                 std::fprintf(stderr, "attend differs from the rebuilt cache (query %d, head %d): %g vs %g\n", i, h, got, w);
                                 std::abort();

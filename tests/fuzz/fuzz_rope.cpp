@@ -1,9 +1,11 @@
 // libFuzzer target: RoPE configurations and schedules, then applyRope with drawn shapes and positions.
-// Accepted configurations must give finite, positive frequencies and finite rotations.
+// Accepted configurations must give finite, positive frequencies within the head (rotaryOffset +
+// rotaryDim <= headDim) and finite rotations that leave every channel outside the rotated range as it was.
 #include "common.hpp"
 #include <posenc/posenc.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 using namespace posenc;
@@ -46,6 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.seqLen = in.ConsumeIntegralInRange<std::int64_t>(-4, 1 << 22);
     c.convention = in.ConsumeBool() ? RopeConvention::hf : RopeConvention::ggml;
     if (in.ConsumeIntegralInRange<int>(0, 7) == 0) c.xposScaleBase = fuzz::number(in, 1, 2048);
+    if (in.ConsumeBool()) c.rotaryOffset = in.ConsumeIntegralInRange<int>(-2, 82);  // MLA's trailing rope channels; past the head: refused
     RopeFrequencies f;
     try {
         f = ropeFrequencies(c);
@@ -53,6 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     bool bad = f.rotaryDim <= 0 || f.rotaryDim % 2 || f.rotaryDim > c.headDim || !std::isfinite(f.attentionScale) || f.attentionScale <= 0;
+    bad |= f.rotaryOffset != c.rotaryOffset || f.rotaryOffset < 0 || f.rotaryOffset + f.rotaryDim > c.headDim;
     for (double w : f.invFreq) bad |= !std::isfinite(w) || w < 0;
     if (bad) {
         std::fprintf(stderr, "accepted config gives bad frequencies: headDim %d base %g partial %g scaling %d factor %g L0 %lld seqLen %lld -> rotaryDim %d scale %g invFreq[0] %g\n",
@@ -66,12 +70,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::int32_t> positions(static_cast<std::size_t>(tokens));
     for (auto& p : positions) p = in.ConsumeIntegral<std::int32_t>();
     auto x = fuzz::floats(in, static_cast<std::size_t>(heads) * tokens * c.headDim, 100.0f);
+    const auto x0 = x;
     const auto layout = in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
     const auto role = in.ConsumeBool() ? RopeRole::query : RopeRole::key;
     try {
         applyRope(x.data(), heads, tokens, c.headDim, positions.data(), f, layout, role);
     } catch (const std::invalid_argument&) {
         return 0;
+    }
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const int channel = static_cast<int>(i % static_cast<std::size_t>(c.headDim));
+        const bool rotated = channel >= f.rotaryOffset && channel < f.rotaryOffset + f.rotaryDim;
+        if (!rotated && std::memcmp(&x[i], &x0[i], sizeof(float)) != 0) {
+            std::fprintf(stderr, "channel %d outside the rotated range [%d, %d) changed\n", channel, f.rotaryOffset, f.rotaryOffset + f.rotaryDim);
+            std::abort();
+        }
     }
     for (float v : x)
         if (!std::isfinite(v)) {

@@ -7,138 +7,14 @@
 #include <limits>
 
 #include <posenc/posenc.hpp>
+#include "naive_attention.hpp"
 #include "reference.hpp"
 
 using namespace posenc;
 using ref::ld;
+using namespace attn_ref;
 
 namespace {
-
-struct Problem {
-    int heads = 4, kvHeads = 4, headDim = 16, qLen = 5, kLen = 9;
-    std::vector<float> q, k, v;
-    std::vector<std::int32_t> qPos, kPos;
-    std::vector<std::uint8_t> keyMask;
-    bool causal = false;
-    int window = 0;
-    int chunk = 0;
-
-    Problem(int heads_, int kvHeads_, int headDim_, int qLen_, int kLen_, unsigned seed)
-        : heads(heads_), kvHeads(kvHeads_), headDim(headDim_), qLen(qLen_), kLen(kLen_) {
-        q = ref::randomVector(static_cast<std::size_t>(heads) * qLen * headDim, seed);
-        k = ref::randomVector(static_cast<std::size_t>(kvHeads) * kLen * headDim, seed + 1);
-        v = ref::randomVector(static_cast<std::size_t>(kvHeads) * kLen * headDim, seed + 2);
-        for (int j = 0; j < kLen; ++j) kPos.push_back(j);
-        for (int i = 0; i < qLen; ++i) qPos.push_back(std::max(kLen - qLen, 0) + i);
-    }
-    AttentionRequest request(Encoding e) const {
-        AttentionRequest r;
-        r.dims = AttentionDims{heads, kvHeads, headDim, qLen, kLen};
-        r.q = q;
-        r.k = k;
-        r.v = v;
-        r.qPositions = qPos;
-        r.kPositions = kPos;
-        r.keyMask = keyMask;
-        r.causal = causal;
-        r.window = window;
-        r.chunk = chunk;
-        r.encoding = std::move(e);
-        return r;
-    }
-    const float* qv(int h, int i) const { return q.data() + (static_cast<std::size_t>(h) * qLen + i) * headDim; }
-    const float* kv(int h, int j) const { return k.data() + (static_cast<std::size_t>(h / (heads / kvHeads)) * kLen + j) * headDim; }
-    const float* vv(int h, int j) const { return v.data() + (static_cast<std::size_t>(h / (heads / kvHeads)) * kLen + j) * headDim; }
-    bool allowed(int i, int j) const {
-        if (!keyMask.empty() && !keyMask[j]) return false;
-        const long d = long(qPos[i]) - kPos[j];
-        if (causal && d < 0) return false;
-        if (window > 0 && (d < 0 || d >= window)) return false;
-        // HF masking_utils.chunked_overlay: kv_idx // chunk_size == q_idx // chunk_size (indices without padding)
-        if (chunk > 0 && kPos[j] / chunk != qPos[i] / chunk) return false;
-        return true;
-    }
-};
-
-ld dotLd(const float* a, const float* b, int n) {
-    ld s = 0;
-    for (int i = 0; i < n; ++i) s += ld(a[i]) * b[i];
-    return s;
-}
-
-// What an encoding adds, written from its definition: content (scaled with q.k), bias (unscaled),
-// optional value row, optional replacement of q in the content dot product.
-struct NaiveTerms {
-    std::function<ld(int h, int i, int j)> content = [](int, int, int) { return ld(0); };
-    std::function<ld(int h, int i, int j)> bias = [](int, int, int) { return ld(0); };
-    std::function<const float*(int h, int i, int j)> valueRow;
-    std::function<ld(int h, int i, int j)> contentDot;  // default q_i . k_j
-};
-
-struct Naive {
-    std::vector<ld> out, weights, scores;
-};
-
-Naive naive(const Problem& p, const NaiveTerms& t, ld scale) {
-    Naive n;
-    const ld inf = std::numeric_limits<ld>::infinity();
-    n.out.assign(static_cast<std::size_t>(p.heads) * p.qLen * p.headDim, 0);
-    n.weights.assign(static_cast<std::size_t>(p.heads) * p.qLen * p.kLen, 0);
-    n.scores.assign(n.weights.size(), -inf);
-    for (int h = 0; h < p.heads; ++h)
-        for (int i = 0; i < p.qLen; ++i) {
-            const std::size_t row = (static_cast<std::size_t>(h) * p.qLen + i) * p.kLen;
-            ld m = -inf;
-            for (int j = 0; j < p.kLen; ++j) {
-                if (!p.allowed(i, j)) continue;
-                const ld c = t.contentDot ? t.contentDot(h, i, j) : dotLd(p.qv(h, i), p.kv(h, j), p.headDim);
-                n.scores[row + j] = scale * (c + t.content(h, i, j)) + t.bias(h, i, j);
-                m = std::max(m, n.scores[row + j]);
-            }
-            if (m == -inf) continue;
-            ld l = 0;
-            for (int j = 0; j < p.kLen; ++j) l += p.allowed(i, j) ? std::exp(n.scores[row + j] - m) : 0;
-            for (int j = 0; j < p.kLen; ++j) {
-                if (!p.allowed(i, j)) continue;
-                const ld w = std::exp(n.scores[row + j] - m) / l;
-                n.weights[row + j] = w;
-                for (int c = 0; c < p.headDim; ++c) {
-                    ld add = p.vv(h, j)[c];
-                    if (t.valueRow) add += t.valueRow(h, i, j)[c];
-                    n.out[(static_cast<std::size_t>(h) * p.qLen + i) * p.headDim + c] += w * add;
-                }
-            }
-        }
-    return n;
-}
-
-template <class A, class B>
-double maxDiff(const A& a, const B& b) {
-    REQUIRE(a.size() == b.size());
-    double m = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::isinf(double(a[i])) || std::isinf(double(b[i]))) {
-            if (double(a[i]) != double(b[i])) return std::numeric_limits<double>::infinity();
-            continue;
-        }
-        m = std::max(m, std::fabs(double(a[i]) - double(b[i])));
-    }
-    return m;
-}
-
-// Runs the engine both ways (streaming; materialized with weights and scores) and compares with the
-// naive reference and with each other.
-void checkAgainstNaive(const Problem& p, const Encoding& e, const NaiveTerms& t, ld scale, double tol = 2e-5) {
-    const auto req = p.request(e);
-    const auto streamed = attention(req);
-    const auto full = attention(req, true, true);
-    const auto n = naive(p, t, scale);
-    CHECK(maxDiff(streamed.out, n.out) < tol);
-    CHECK(maxDiff(full.out, n.out) < tol);
-    CHECK(maxDiff(full.weights, n.weights) < tol);
-    CHECK(maxDiff(full.scores, n.scores) < 1e-4);
-    CHECK(maxDiff(streamed.out, full.out) < 1e-5);  // streaming == materialized
-}
 
 // DeBERTa's c2p + p2c written from its definition: random position tables, the bucketed index
 // clamp(bucket(i - j) + span, 0, 2 span - 1), q . posKey[h][idx] + k . posQuery[h][idx].

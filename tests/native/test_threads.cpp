@@ -15,9 +15,11 @@
 
 #include <posenc/posenc.hpp>
 #include "common/thread_pool.hpp"
+#include "naive_attention.hpp"
 #include "reference.hpp"
 
 using namespace posenc;
+using namespace attn_ref;
 
 namespace {
 
@@ -47,26 +49,13 @@ void sameWithAnyThreadCount(const char* what, F&& f) {
     }
 }
 
-struct Qkv {
-    int heads, kvHeads, d, qLen, kLen;
-    std::vector<float> q, k, v;
-    Qkv(int h, int kvh, int d_, int ql, int kl, unsigned seed)
-        : heads(h), kvHeads(kvh), d(d_), qLen(ql), kLen(kl),
-          q(ref::randomVector(static_cast<std::size_t>(h) * ql * d_, seed)),
-          k(ref::randomVector(static_cast<std::size_t>(kvh) * kl * d_, seed + 1)),
-          v(ref::randomVector(static_cast<std::size_t>(kvh) * kl * d_, seed + 2)) {}
-    AttentionRequest request(Encoding e, bool causal, int window = 0) const {
-        AttentionRequest r;
-        r.dims = AttentionDims{heads, kvHeads, d, qLen, kLen};
-        r.q = q;
-        r.k = k;
-        r.v = v;
-        r.causal = causal;
-        r.window = window;
-        r.encoding = std::move(e);
-        return r;
-    }
-};
+// A problem of naive_attention.hpp as a request with its causal flag and window.
+AttentionRequest request(const Problem& p, Encoding e, bool causal, int window = 0) {
+    AttentionRequest r = p.request(std::move(e));
+    r.causal = causal;
+    r.window = window;
+    return r;
+}
 
 // out, then weights and scores when asked (materialised)
 std::vector<float> run(const AttentionRequest& r, bool materialise = false) {
@@ -122,18 +111,18 @@ TEST_CASE("the pool runs a large call's tasks on several threads, a small call o
 }
 
 TEST_CASE("attention: the same bytes with 1, 2 and 3 threads (GQA, causal, window, score terms, weights, decode)") {
-    const Qkv p(8, 2, 32, 700, 700, 5);
-    sameWithAnyThreadCount("GQA causal RoPE", [&] { return run(p.request(RopeEncoding{}, true)); });
-    sameWithAnyThreadCount("no encoding, bidirectional, weights and scores", [&] { return run(p.request(NoEncoding{}, false), true); });
-    sameWithAnyThreadCount("window + ALiBi", [&] { return run(p.request(AlibiEncoding{8, {}, false}, true, 100)); });
+    const Problem p(8, 2, 32, 700, 700, 5);
+    sameWithAnyThreadCount("GQA causal RoPE", [&] { return run(request(p, RopeEncoding{}, true)); });
+    sameWithAnyThreadCount("no encoding, bidirectional, weights and scores", [&] { return run(request(p, NoEncoding{}, false), true); });
+    sameWithAnyThreadCount("window + ALiBi", [&] { return run(request(p, AlibiEncoding{8, {}, false}, true, 100)); });
     const std::vector<float> t5Table = ref::randomVector(32 * 8, 9);
-    sameWithAnyThreadCount("T5 bias", [&] { return run(p.request(T5Encoding{8, t5Table, T5BucketOptions{}}, false)); });
+    sameWithAnyThreadCount("T5 bias", [&] { return run(request(p, T5Encoding{8, t5Table, T5BucketOptions{}}, false)); });
     const std::vector<float> shawK = ref::randomVector(9 * 32, 10), shawV = ref::randomVector(9 * 32, 11);
-    sameWithAnyThreadCount("Shaw (a term with per-query state)", [&] { return run(p.request(ShawEncoding{4, shawK, shawV}, true)); });
+    sameWithAnyThreadCount("Shaw (a term with per-query state)", [&] { return run(request(p, ShawEncoding{4, shawK, shawV}, true)); });
     // a decode shape: few query rows over 6000 keys, split into fixed chunks and merged
-    const Qkv dec(8, 2, 64, 1, 6000, 12);
-    sameWithAnyThreadCount("decode, RoPE", [&] { return run(dec.request(RopeEncoding{}, true)); });
-    sameWithAnyThreadCount("decode, ALiBi, window", [&] { return run(dec.request(AlibiEncoding{8, {}, false}, true, 3000)); });
+    const Problem dec(8, 2, 64, 1, 6000, 12);
+    sameWithAnyThreadCount("decode, RoPE", [&] { return run(request(dec, RopeEncoding{}, true)); });
+    sameWithAnyThreadCount("decode, ALiBi, window", [&] { return run(request(dec, AlibiEncoding{8, {}, false}, true, 3000)); });
 }
 
 TEST_CASE("KVCache::attend over a long cache: the same bytes with 1, 2 and 3 threads") {
@@ -177,7 +166,7 @@ TEST_CASE("RoPE attention: q and k rotated on the pool exactly as applyRope rota
     // The rotated copies are made in the pool's tasks; they must equal applyRope's (then the scores
     // are those of plain attention on the rotated tensors), bit for bit, with 1, 2 and 3 threads.
     KeepThreadCount keep;
-    const Qkv p(6, 2, 64, 300, 520, 40);  // GQA, queries at the last 300 of 520 positions
+    const Problem p(6, 2, 64, 300, 520, 40);  // GQA, queries at the last 300 of 520 positions
     RopeEncoding e;
     e.config.headDim = 64;
     for (int multi : {0, 1}) {
@@ -194,7 +183,7 @@ TEST_CASE("RoPE attention: q and k rotated on the pool exactly as applyRope rota
             for (int j = 0; j < p.kLen; ++j) kp.push_back(j * (a + 1) % 97 + a);
             qp.insert(qp.end(), kp.end() - p.qLen, kp.end());
         }
-        AttentionRequest r = p.request(e, true);
+        AttentionRequest r = request(p, e, true);
         r.qPositions = qp;
         r.kPositions = kp;
         // the reference: applyRope's rotations, then attention without an encoding at the sequence indexes
@@ -202,9 +191,9 @@ TEST_CASE("RoPE attention: q and k rotated on the pool exactly as applyRope rota
         const auto f = ropeFrequencies(c);
         std::vector<float> qr = p.q, kr = p.k;
         REQUIRE(setThreadCount(1) == 1);
-        applyRope(qr.data(), p.heads, p.qLen, p.d, qp.data(), f, e.layout, RopeRole::query);
-        applyRope(kr.data(), p.kvHeads, p.kLen, p.d, kp.data(), f, e.layout, RopeRole::key);
-        AttentionRequest plain = p.request(NoEncoding{}, true);
+        applyRope(qr.data(), p.heads, p.qLen, p.headDim, qp.data(), f, e.layout, RopeRole::query);
+        applyRope(kr.data(), p.kvHeads, p.kLen, p.headDim, kp.data(), f, e.layout, RopeRole::key);
+        AttentionRequest plain = request(p, NoEncoding{}, true);
         plain.q = qr;
         plain.k = kr;
         if (!multi) {
@@ -243,21 +232,21 @@ TEST_CASE("refused inputs: the same message for any thread count, the first bad 
     }
     // attention: a non-finite value far into v; a q row whose norm lets scores overflow (checked on the
     // rotated copies, in pieces of rows)
-    Qkv p(8, 8, 64, 1000, 1000, 51);
+    Problem p(8, 8, 64, 1000, 1000, 51);
     p.v[400000] = std::numeric_limits<float>::quiet_NaN();
     std::string bigMessage;
     for (int n : {1, 2, 3}) {
         setThreadCount(n);
         CAPTURE(n);
         std::vector<float> out(p.q.size(), 7.0f);
-        CHECK_THROWS_WITH_AS(attention(p.request(RopeEncoding{}, true), out.data()), "v[400000] must be finite (got NaN)", std::invalid_argument);
+        CHECK_THROWS_WITH_AS(attention(request(p, RopeEncoding{}, true), out.data()), "v[400000] must be finite (got NaN)", std::invalid_argument);
         CHECK(std::all_of(out.begin(), out.end(), [](float o) { return o == 7.0f; }));
-        Qkv big = p;
+        Problem big = p;
         big.v[400000] = 0.5f;
         for (int c = 0; c < 64; ++c) big.q[(static_cast<std::size_t>(5) * 1000 + 777) * 64 + c] = 3e37f;
         std::string message;
         try {
-            attention(big.request(RopeEncoding{}, true), out.data());
+            attention(request(big, RopeEncoding{}, true), out.data());
         } catch (const std::invalid_argument& e) {
             message = e.what();
         }
@@ -273,31 +262,31 @@ TEST_CASE("RoPE attention's one pass (scans, rotated copies, norms, packed keys)
     // error must still name the first bad value of q, then k, then v, as the checks do in order, and a
     // later check (window, positions) must not be reported before a non-finite input.
     KeepThreadCount keep;
-    const Qkv p(8, 4, 64, 900, 900, 60);  // GQA; 900 tokens: the last 128-token chunk and key block partial
+    const Problem p(8, 4, 64, 900, 900, 60);  // GQA; 900 tokens: the last 128-token chunk and key block partial
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     for (int n : {1, 2, 3}) {
         setThreadCount(n);
         CAPTURE(n);
         std::vector<float> out(p.q.size(), 7.0f);
         const auto untouched = [&] { return std::all_of(out.begin(), out.end(), [](float o) { return o == 7.0f; }); };
-        Qkv bad = p;
+        Problem bad = p;
         bad.q[400000] = nan;  // late in q (a chunk of the last heads)
         bad.q[300001] = -inf;
         bad.k[5] = inf;       // early in k: q is still reported first
         bad.v[1] = nan;
-        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "q[300001] must be finite (got -Infinity)", std::invalid_argument);
+        CHECK_THROWS_WITH_AS(attention(request(bad, RopeEncoding{}, true), out.data()), "q[300001] must be finite (got -Infinity)", std::invalid_argument);
         bad.q = p.q;
-        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "k[5] must be finite (got Infinity)", std::invalid_argument);
+        CHECK_THROWS_WITH_AS(attention(request(bad, RopeEncoding{}, true), out.data()), "k[5] must be finite (got Infinity)", std::invalid_argument);
         bad.k = p.k;
-        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true), out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
+        CHECK_THROWS_WITH_AS(attention(request(bad, RopeEncoding{}, true), out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
         // a check after the scans fails too: the non-finite input is still what is reported
-        CHECK_THROWS_WITH_AS(attention(bad.request(RopeEncoding{}, true, -1), out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
-        AttentionRequest badPositions = bad.request(RopeEncoding{}, true);
+        CHECK_THROWS_WITH_AS(attention(request(bad, RopeEncoding{}, true, -1), out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
+        AttentionRequest badPositions = request(bad, RopeEncoding{}, true);
         badPositions.qPositions = std::vector<std::int32_t>(3, 0);  // wrong length
         CHECK_THROWS_WITH_AS(attention(badPositions, out.data()), "v[1] must be finite (got NaN)", std::invalid_argument);
         // with finite inputs, the later checks' own errors
-        CHECK_THROWS_WITH_AS(attention(p.request(RopeEncoding{}, true, -1), out.data()), "window must be >= 1 (got -1)", std::invalid_argument);
-        AttentionRequest goodBadPositions = p.request(RopeEncoding{}, true);
+        CHECK_THROWS_WITH_AS(attention(request(p, RopeEncoding{}, true, -1), out.data()), "window must be >= 1 (got -1)", std::invalid_argument);
+        AttentionRequest goodBadPositions = request(p, RopeEncoding{}, true);
         goodBadPositions.qPositions = std::vector<std::int32_t>(3, 0);
         CHECK_THROWS_AS(attention(goodBadPositions, out.data()), std::invalid_argument);
         CHECK(untouched());
@@ -310,7 +299,7 @@ TEST_CASE("attention: an output that is not finite is refused (each row checked 
     // equal, so the accumulated sum passes 3.4e38; plain attention, on the pool), and Shaw's value table
     // of 3e38 added to values of 3e38 (a term on the calling thread).
     KeepThreadCount keep;
-    Qkv p(8, 8, 32, 600, 600, 61);
+    Problem p(8, 8, 32, 600, 600, 61);
     std::fill(p.q.begin(), p.q.end(), 0.0f);
     std::fill(p.v.begin(), p.v.end(), 3e38f);
     const std::vector<float> shawK(3 * 32, 0.0f), shawV(3 * 32, 3e38f);
@@ -322,7 +311,7 @@ TEST_CASE("attention: an output that is not finite is refused (each row checked 
             CAPTURE(c);
             std::string message;
             try {
-                attention(c ? p.request(ShawEncoding{1, shawK, shawV}, true) : p.request(NoEncoding{}, false));
+                attention(c ? request(p, ShawEncoding{1, shawK, shawV}, true) : request(p, NoEncoding{}, false));
             } catch (const std::invalid_argument& e) {
                 message = e.what();
             }
@@ -335,7 +324,7 @@ TEST_CASE("attention: an output that is not finite is refused (each row checked 
     // value table of zeros: every output is 3e38 itself
     const std::vector<float> zeros(3 * 32, 0.0f);
     for (int c = 0; c < 2; ++c) {
-        const AttentionResult r = attention(c ? p.request(ShawEncoding{1, shawK, zeros}, true, 1) : p.request(NoEncoding{}, true, 1));
+        const AttentionResult r = attention(c ? request(p, ShawEncoding{1, shawK, zeros}, true, 1) : request(p, NoEncoding{}, true, 1));
         CHECK(std::all_of(r.out.begin(), r.out.end(), [](float o) { return o == 3e38f; }));
     }
 }
@@ -385,14 +374,14 @@ TEST_CASE("causal attention: visible keys counted from consecutive positions giv
     // give the same bytes, with uneven tiles (qLen not a multiple of the tile) and blocks (kLen not a
     // multiple of 64), positions offset, a gap inside one block, and repeated query positions.
     KeepThreadCount keep;
-    const Qkv p(6, 2, 32, 301, 301, 70);
+    const Problem p(6, 2, 32, 301, 301, 70);
     std::vector<std::int32_t> pos(301);
     for (int j = 0; j < 301; ++j) pos[j] = 37 + j + (j >= 150 ? 5 : 0);  // a gap of 5 inside block 2
     std::vector<std::int32_t> qpos = pos;
     qpos[200] = qpos[199];  // two queries at one position
     for (int e = 0; e < 2; ++e) {
         const Encoding enc = e ? Encoding(AlibiEncoding{6, {}, false}) : Encoding(RopeEncoding{});
-        AttentionRequest fast = p.request(enc, true), slow = p.request(enc, true, 100000);
+        AttentionRequest fast = request(p, enc, true), slow = request(p, enc, true, 100000);
         for (AttentionRequest* r : {&fast, &slow}) {
             r->qPositions = qpos;
             r->kPositions = pos;

@@ -215,6 +215,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     () => ({ kvHeads: 2, headDim: 8, capacity: 12 }),
     () => ({ batch: 2, kvHeads: 1, headDim: 8, capacity: 5, window: 5, rope: { base: 500000, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32 } } }),
     () => ({ kvHeads: 1, headDim: 4, capacity: 6, rope: { xposScaleBase: 512 } }),
+    // DeepSeek MLA's shape: values narrower than the keys, RoPE on the keys' trailing channels
+    () => ({ kvHeads: 2, headDim: 8, valueDim: 3, capacity: 6, window: 4, rope: { partialRotaryFactor: 0.5, rotaryOffset: 4, layout: 'interleaved' } }),
+    () => ({ batch: 2, kvHeads: 1, headDim: 8, capacity: 6, window: 4, sinks: 1, rope: {}, storage: 'f16' }),
+    () => ({ kvHeads: 2, headDim: 32, capacity: 8, rope: {}, storage: 'q8' }),
+    () => ({ kvHeads: 1, headDim: 8, valueDim: 5, capacity: 8, storage: 'bf16' }),
   ];
   let cacheSerial = 0;
   function newCache(which) {
@@ -223,7 +228,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     const b = config.batch ?? 1, heads = config.kvHeads * 2;
     const entry = { id: ++cacheSerial, which, config, cache, b, heads, fixedQ: makeRng(which + 7).floats(b * heads * config.headDim) };
     const T = 2;
-    cache.append(rng.floats(b * config.kvHeads * T * config.headDim), rng.floats(b * config.kvHeads * T * config.headDim));
+    cache.append(rng.floats(b * config.kvHeads * T * config.headDim), rng.floats(b * config.kvHeads * T * (config.valueDim ?? config.headDim)));
     return entry;
   }
   const caches = CACHE_CONFIGS.map((_, i) => newCache(i));
@@ -246,6 +251,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const nearMax = (T) => Array.from({ length: T }, () => BIG - r.int(0, 5));
   const asInput = (a) => r.weighted([[6, a], [1, Array.from(a)], [1, Float64Array.from(a)], [1, buf(a)]]);
   const floatsIn = (n) => asInput(r.floats(n));
+  // n f16 / bf16 bit patterns of finite values of either sign: the top bits of float32s for bf16, for f16
+  // an exponent below 31 (a finite half) and any mantissa
+  const halfBits = (type, n) => Uint16Array.from(r.floats(n), (x) => (type === 'bf16'
+    ? new Uint32Array(Float32Array.of(x * 4).buffer)[0] >>> 16
+    : (x < 0 ? 0x8000 : 0) | (r.int(0, 17) << 10) | r.int(0, 1023)));
   const maybeOut = (n) => r.weighted([[6, undefined], [2, new Float32Array(n)], [1, buf(new Float32Array(n))]]);
   const put = (o, key, value) => { if (value !== undefined) o[key] = value; return o; };
   const maskOf = (bits) => r.weighted([[4, bits], [1, Uint8Array.from(bits)], [1, Int32Array.from(bits)]]);
@@ -291,6 +301,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     if (r.chance(0.3)) o.convention = r.pick(['hf', 'ggml']);
     if (r.chance(0.3)) o.layout = r.pick(['half', 'interleaved']);
     if (r.chance(0.2)) o.headDim = headDim;
+    if (rot < headDim && r.chance(0.4)) o.rotaryOffset = r.int(0, headDim - rot);  // DeepSeek MLA: the trailing channels rotate
     let axes = 1;
     if (multi && r.chance(0.25)) {
       if (rot / 2 >= 3 && r.chance(0.5)) {
@@ -344,10 +355,10 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.5)) e.heads = heads;
       return e;
     },
-    shaw: ({ headDim }) => {
+    shaw: ({ headDim, valueDim }) => {  // a^V has the values' channels
       const clip = r.int(0, 3);
       const e = { kind: 'shaw', clip, keyTable: floatsIn((2 * clip + 1) * headDim) };
-      if (r.chance(0.5)) e.valueTable = floatsIn((2 * clip + 1) * headDim);
+      if (r.chance(0.5)) e.valueTable = floatsIn((2 * clip + 1) * (valueDim ?? headDim));
       return e;
     },
     xl: ({ heads, headDim, causal, maxDist }) => {  // needs every attended key at or before its query
@@ -408,11 +419,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const cacheKinds = ENCODING_KINDS.filter((k) => familyOf[k] !== 'rotary');  // the cache's rope is its own
 
   // A valid encoding of a kind drawn from `kinds` (redrawn while a generator has none for the call).
-  function encodingFor(kinds, { heads, headDim, qPos, kPos, causal, big = false }) {
+  function encodingFor(kinds, { heads, headDim, valueDim, qPos, kPos, causal, big = false }) {
     const maxDist = Math.max(0, ...qPos.flatMap((i) => kPos.map((j) => Math.abs(i - j))));
     for (let left = kinds.filter((k) => ENCODINGS[k]); left.length;) {
       const kind = r.pick(left);
-      const e = ENCODINGS[kind]({ heads, headDim, qPos, kPos, causal, big, maxDist });
+      const e = ENCODINGS[kind]({ heads, headDim, valueDim, qPos, kPos, causal, big, maxDist });
       if (e) { stats.kinds[kind] = (stats.kinds[kind] ?? 0) + 1; return e; }
       left = left.filter((k) => k !== kind);
     }
@@ -608,7 +619,14 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     attention() {
       const kvHeads = r.int(1, 2), heads = kvHeads * r.pick([1, 2]), headDim = r.pick([4, 8]), qLen = r.int(1, 3), kLen = r.int(1, 5);
       const big = r.chance(0.15);
-      const a = { q: floatsIn(heads * qLen * headDim), k: floatsIn(kvHeads * kLen * headDim), v: floatsIn(kvHeads * kLen * headDim), heads, headDim, qLen, kLen };
+      const valueDim = r.chance(0.25) ? r.int(1, 9) : undefined, vd = valueDim ?? headDim;  // MLA: values of their own width
+      const a = { q: floatsIn(heads * qLen * headDim), k: floatsIn(kvHeads * kLen * headDim), v: floatsIn(kvHeads * kLen * vd), heads, headDim, qLen, kLen };
+      put(a, 'valueDim', valueDim);
+      if (r.chance(0.15)) {  // K and V as f16 / bf16 bit patterns
+        a.kvType = r.pick(['f16', 'bf16']);
+        a.k = halfBits(a.kvType, kvHeads * kLen * headDim);
+        a.v = halfBits(a.kvType, kvHeads * kLen * vd);
+      }
       if (kvHeads !== heads || r.chance(0.3)) a.kvHeads = kvHeads;
       let qPos = Array.from({ length: qLen }, (_, i) => Math.max(kLen - qLen, 0) + i), kPos = Array.from({ length: kLen }, (_, j) => j);
       if (big || r.chance(0.3)) { kPos = big ? nearMax(kLen) : smallPositions(kLen, 12); a.kPositions = positionsOf(kPos); }
@@ -618,7 +636,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.2)) a.window = r.int(1, 6);
       if (r.chance(0.2)) a.keyMask = maskOf(r.bits(kLen));
       if (r.chance(0.2)) a.scale = r.pick([0.1, 1, 3]);
-      const at = { heads, headDim, qPos, kPos, causal: causal && !big, big };
+      const at = { heads, headDim, valueDim, qPos, kPos, causal: causal && !big, big };
       if (r.chance(0.1)) a.encoding = encodingArray(ENCODING_KINDS, at);
       else if (r.chance(0.9)) a.encoding = encodingFor(ENCODING_KINDS, at);
       if (Array.isArray(a.encoding) && a.encoding.some((e) => e.kind === 'xl')) a.causal = true;
@@ -626,7 +644,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (a.encoding?.kind === 'xl' && !a.causal) a.causal = true;
       if (r.chance(0.3)) a.returnWeights = r.chance(0.7);
       if (r.chance(0.3)) a.returnScores = r.chance(0.7);
-      put(a, 'out', maybeOut(heads * qLen * headDim));
+      put(a, 'out', maybeOut(heads * qLen * vd));
       return { fn: 'attention', args: [a] };
     },
     attentionBias() {
@@ -676,11 +694,14 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
 
     // ---- KVCache ----
     KVCache() {
-      const kvHeads = r.int(1, 2), headDim = r.pick([4, 8]), capacity = r.int(1, 8), o = { kvHeads, headDim, capacity };
+      const storage = r.weighted([[6, undefined], [1, 'f32'], [1, 'f16'], [1, 'bf16'], [1, 'q8']]);
+      const kvHeads = r.int(1, 2), headDim = storage === 'q8' ? 32 : r.pick([4, 8]), capacity = r.int(1, 8), o = { kvHeads, headDim, capacity };
+      if (storage) o.storage = storage;
       if (r.chance(0.4)) o.batch = r.int(1, 3);
       if (r.chance(0.3)) { o.window = r.int(1, capacity); if (r.chance(0.5)) o.sinks = r.int(0, capacity - o.window); }
       else if (r.chance(0.2)) o.sinks = r.int(0, capacity);
       if (r.chance(0.6)) o.rope = ropeFor(headDim, { xpos: true, kind: r.chance(0.1) }).o;
+      if (r.chance(0.25)) o.valueDim = r.int(1, 9);
       return { fn: 'new KVCache', args: [o], check: (c, [a]) => {
         const p = c.positions(), n = c.nextPositions();
         const bad = p.length !== (a.batch ?? 1) * a.capacity || p.some((x) => x !== -1) || n.some((x) => x !== 0);
@@ -701,19 +722,24 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
         o.positions = positionsOf(pos);
       }
       const n = b * c.kvHeads * T * c.headDim;
-      return { fn: 'append', on: e, args: [floatsIn(n), floatsIn(n), ...(r.chance(0.8) ? [o] : [])] };
+      const vn = n / c.headDim * (c.valueDim ?? c.headDim);
+      if (r.chance(0.15)) {  // K and V as f16 / bf16 bit patterns
+        o.kvType = r.pick(['f16', 'bf16']);
+        return { fn: 'append', on: e, args: [halfBits(o.kvType, n), halfBits(o.kvType, vn), o] };
+      }
+      return { fn: 'append', on: e, args: [floatsIn(n), floatsIn(vn), ...(r.chance(0.8) ? [o] : [])] };
     },
     attend(e) {
       const { config: c, b } = e, heads = c.kvHeads * r.pick([1, 2]), qLen = r.int(1, 2), o = { heads };
       if (r.chance(0.6)) {
         const maxPos = Math.max(0, ...e.cache.positions());
         // qPositions below are at most 20: the distances the call can ask about are within max(maxPos, 20)
-        o.encoding = encodingFor(cacheKinds, { heads, headDim: c.headDim, qPos: [Math.max(maxPos, 20)], kPos: [0], causal: true });
+        o.encoding = encodingFor(cacheKinds, { heads, headDim: c.headDim, valueDim: c.valueDim, qPos: [Math.max(maxPos, 20)], kPos: [0], causal: true });
       }
       if (r.chance(0.3)) o.qPositions = smallPositions(b * qLen, 20);
       if (r.chance(0.3) && o.encoding?.kind !== 'xl') o.causal = r.chance(0.5);  // xl needs causal
       if (r.chance(0.2)) o.scale = r.pick([0.5, 2]);
-      put(o, 'out', maybeOut(b * heads * qLen * c.headDim));
+      put(o, 'out', maybeOut(b * heads * qLen * (c.valueDim ?? c.headDim)));
       return { fn: 'attend', on: e, args: [floatsIn(b * heads * qLen * c.headDim), o] };
     },
     shift(e) {

@@ -176,7 +176,10 @@ test('multi-axis RoPE: Qwen2-VL mrope_section from config.json, positions [axes,
 
 test('ropeConfigFromHF validates eagerly and names the config.json key, on every fixture and mutations of each', async () => {
   const pe = await load();
-  const names = readdirSync(new URL('../fixtures/hf/', import.meta.url)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+  // rotary configs only: Bloom's and MPT's (ALiBi, for attentionConfigFromHF) have no rotary setup to read
+  const names = readdirSync(new URL('../fixtures/hf/', import.meta.url)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5))
+    .filter((n) => !['bloom', 'mpt'].includes(fixture(n).model_type))
+    .filter((n) => !fixture(n).text_config?.model_type?.startsWith('gemma3'));  // two tables: layerType needed (attention-plan.test.mjs reads each)
   assert.ok(names.length >= 11);
   for (const name of names) {
     const cfg = fixture(name);

@@ -86,6 +86,7 @@ const CASES = [
   ['debertaBucket', { bucketSize: 8, maxPosition: 24 }, (o) => pe.debertaBucket([-600, 5, 30], o)],
   ['ropeFrequencies', { headDim: 8 }, (o) => pe.ropeFrequencies(o)],
   ['ropeConfigFromHF', {}, (o) => pe.ropeConfigFromHF({ head_dim: 8 }, o)],
+  ['attentionConfigFromHF', { layer: 1 }, (o) => pe.attentionConfigFromHF({ model_type: 'llama', hidden_size: 64, num_attention_heads: 8, num_hidden_layers: 2 }, o)],
 ].map(([table, base, call]) => ({ table, label: table, where: `${table} options`, prefix: '', base, call }));
 
 CASES.push(
@@ -358,10 +359,13 @@ test('ropeConfigFromHF: every fixture loads and passes the strict checks; missin
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
   assert.ok(files.length >= 11);
   for (const file of files) {
-    const cfg = pe.ropeConfigFromHF(JSON.parse(readFileSync(new URL(file, dir), 'utf8')));
+    const json = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
+    if (['bloom', 'mpt'].includes(json.model_type)) continue;  // ALiBi (attentionConfigFromHF): no rotary setup
+    if (json.text_config?.model_type?.startsWith('gemma3')) continue;  // two tables: layerType needed (attention-plan.test.mjs reads each)
+    const cfg = pe.ropeConfigFromHF(json);
     const f = pe.ropeFrequencies(cfg);
     assert.ok(f.invFreq.length > 0 && f.invFreq.every(Number.isFinite), file);
-    pe.applyRope(F(cfg.headDim), { heads: 1, tokens: 1, headDim: cfg.headDim }, [3], cfg);
+    pe.applyRope(F(cfg.headDim), { heads: 1, tokens: 1, headDim: cfg.headDim }, cfg.multiAxis ? [3, 3, 3] : [3], cfg);  // M-RoPE: [axes, tokens]
     if (cfg.scaling) {
       const type = SCALING_ALIASES[cfg.scaling.type] ?? cfg.scaling.type;
       for (const key of Object.keys(cfg.scaling)) if (key !== 'type') assert.ok(OPTIONS.scaling.keys[key].types.includes(type), `${file}: ${key}`);

@@ -2,6 +2,7 @@
 import { lineChart, cssWidth, heatmapFigure } from '../plot.mjs';
 import { $, SCHEDULE_COLORS, COLORS, bindInput, demo, timed } from '../common.mjs';
 import { PRESETS } from '../presets.mjs';
+import { layerSpec, referenceRows } from '../plan-reference.mjs';
 
 export function ropeSection(pe) {
   const state = { headDim: 128, base: 500000, factor: 8, L0: 8192 };
@@ -194,6 +195,65 @@ export function ropeSection(pe) {
       'proposes, so attention does not flatten over more keys.';
   }
 
+  // Each layer type's attention plan (pe.attentionConfigFromHF for its first layer), and the first layer run
+  // live: random q, k, v at the config's head counts and head dim through pe.attention with the plan, against the
+  // float64 reference written from the family's transformers code (web/plan-reference.mjs).
+  function drawPlan(json, attention) {
+    const fig = $('rope-plan-fig'), body = $('rope-plan').tBodies[0], caption = $('rope-plan-caption');
+    const firsts = new Map();
+    attention.layers.forEach((l, i) => { const key = `${l.type}/${l.rope}/${l.window}/${l.chunk}/${l.temperature}`; if (!firsts.has(key)) firsts.set(key, i); });
+    fig.hidden = firsts.size === 0;
+    demo.ropePlan = null;
+    if (!firsts.size) return;
+    const rows = [];
+    let plan0;
+    try {
+      for (const [key, layer] of firsts) {
+        const plan = pe.attentionConfigFromHF(json, { layer });
+        plan0 ??= plan;
+        const enc = [plan.attention.encoding].flat(), kinds = enc.map((e) => e.kind);
+        const n = attention.layers.filter((l) => `${l.type}/${l.rope}/${l.window}/${l.chunk}/${l.temperature}` === key).length;
+        const position = (kinds.includes('rope') ? 'RoPE' : kinds.includes('alibi') ? 'ALiBi' : 'NoPE') + (kinds.includes('temperature') ? ' + temperature' : '');
+        const keys = plan.attention.window ? `window ${plan.attention.window}` : plan.attention.chunk ? `chunk ${plan.attention.chunk}` : 'all before';
+        const logits = [plan.scaleRule.replace(' (the class default, ', ' (default ').replace('head_dim^-1/2 (head_dim ', 'head_dim^-1/2 ('),
+          plan.attention.softcap ? `softcap ${plan.attention.softcap}` : '', plan.requires.length ? `+ ${plan.requires.join(', ')}` : ''].filter(Boolean).join(' · ');
+        rows.push([`${plan.layer.type} × ${n} (first: ${layer})`, position, keys, logits]);
+      }
+    } catch (e) {
+      body.replaceChildren();
+      caption.textContent = `No plan: ${e.name}: ${e.message}`;
+      demo.ropePlan = { error: e.message };
+      return;
+    }
+    body.replaceChildren(...rows.map((r) => {
+      const tr = document.createElement('tr');
+      tr.append(...r.map((x) => Object.assign(document.createElement('td'), { textContent: String(x) })));
+      return tr;
+    }));
+    let spec;
+    try { spec = layerSpec(json, plan0.layer.index); } catch (e) {
+      caption.textContent = `Not run live: ${e.message}.`;
+      demo.ropePlan = { rows: rows.length };
+      return;
+    }
+    const { heads, kvHeads, headDim: hd } = spec, T = 12;
+    const rand = (n, seed) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed * 7919 + i * 12.9898) * 1.5);
+    const q = rand(heads * T * hd, 1), k = rand(kvHeads * T * hd, 2), v = rand(kvHeads * T * hd, 3).map((x) => x / 1.5);
+    const sinkLogits = spec.sinks ? rand(heads, 4).map((x) => x * 2) : undefined;
+    const mrope = Boolean(spec.rope?.mrope);
+    const at = (i) => (mrope ? [i, i, i] : i);  // text tokens: every M-RoPE axis at the sequence index
+    const axes = (n) => (mrope ? [0, 1, 2].flatMap(() => Array.from({ length: n }, (_, i) => i)) : undefined);
+    const { out } = pe.attention({ q, k, v, qLen: T, kLen: T, ...plan0.attention, ...(plan0.requires.length ? { sinkLogits } : {}),
+      ...(mrope ? { qPositions: axes(T), kPositions: axes(T) } : {}) });
+    const want = referenceRows(spec, { q, qTokens: T, k, v, kTokens: T, qPos: at, kPos: at, qSeq: (i) => i, kSeq: (j) => j, sinkLogits },
+      Array.from({ length: T }, (_, i) => i), T);
+    const diff = out.reduce((m, x, i) => Math.max(m, Math.abs(x - want[i])), 0);
+    demo.ropePlan = { rows: rows.length, layer: plan0.layer.index, maxDiff: diff };
+    caption.textContent = `Layer ${plan0.layer.index} run live: ${T} tokens of random q, k, v at ${heads} query heads and ${kvHeads} kv heads of ${hd} through ` +
+      `pe.attention with the plan, against a float64 reference written from ${json.text_config?.model_type ?? json.model_type}'s transformers code: ` +
+      `largest difference ${diff.toExponential(1)}.`;
+  }
+
   function drawConfig() {
     const box = $('rope-config'), out = $('rope-config-out');
     try {
@@ -210,6 +270,7 @@ export function ropeSection(pe) {
       drawDecay(cfg, context);
       drawLayers(cfg.attention, cfg.temperature);
       drawMasks(cfg.attention);
+      drawPlan(json, cfg.attention);
       $('rope-ignored').textContent = cfg.ignored.length
         ? `Written but not read: ${cfg.ignored.map((x) => `${x.key} = ${JSON.stringify(x.value)} (${x.reason})`).join('; ')}. {strict: true} refuses them.` : '';
       drawTemperature(cfg.temperature, context);

@@ -14,9 +14,10 @@
 namespace posenc {
 
 struct AttentionRequest {
-    AttentionDims dims;
+    AttentionDims dims;            // dims.valueDim: v's and out's channels (DeepSeek MLA); 0 = headDim
     View<float> q;                 // [heads, qLen, headDim]
-    View<float> k, v;              // [kvHeads, kLen, headDim]
+    View<float> k;                 // [kvHeads, kLen, headDim]
+    View<float> v;                 // [kvHeads, kLen, valueDim] (headDim when valueDim is 0)
     View<std::int32_t> qPositions; // [qLen]; empty = the last qLen key positions ([axes, qLen] with multi-axis RoPE)
     View<std::int32_t> kPositions; // [kLen]; empty = 0..kLen-1 ([axes, kLen] with multi-axis RoPE)
     // Multi-axis RoPE only (M-RoPE, 2-D axial): the sequence index of each key [kLen], which the causal /
@@ -35,6 +36,12 @@ struct AttentionRequest {
     // Gemma 2's attn_logit_softcapping: each logit (scale q.k plus any score terms) becomes
     // softcap * tanh(logit / softcap) before the mask. A positive finite number; empty = none.
     std::optional<double> softcap;
+    // K and V as f16 or bf16 bit patterns (the layout browser runtimes hand over fp16 tensors in): kvType
+    // set, kBits / vBits [kvHeads, kLen, headDim] in place of k / v (which stay empty). The result is
+    // attention over the floats the bits stand for, bit for bit; the engine reads the values (and, unless
+    // RoPE rotates copies of the keys in float, the keys) in that format, without a float copy.
+    std::optional<KVType> kvType;
+    View<std::uint16_t> kBits, vBits;
 };
 
 struct AttentionResult {
@@ -42,7 +49,8 @@ struct AttentionResult {
 };
 
 // Validates everything, then runs the engine. Outputs are caller buffers of the documented sizes
-// (weights/scores may be null).
+// (out [heads, qLen, valueDim], valueDim = headDim unless given; weights/scores [heads, qLen, kLen],
+// may be null).
 void attention(const AttentionRequest& r, float* out, float* weights = nullptr, float* scores = nullptr);
 AttentionResult attention(const AttentionRequest& r, bool returnWeights = false, bool returnScores = false);
 

@@ -6,13 +6,13 @@
 #include <string_view>
 
 namespace posenc::limits {
-constexpr int kMaxHeadDim = 1 << 16;  // channels per head (headDim)
+constexpr int kMaxHeadDim = 1 << 16;  // channels per head (headDim, and valueDim where values have their own)
 constexpr int kMaxHeads = 1 << 16;    // heads per call (heads, kvHeads, numHeads)
 constexpr int kMaxDim = 1 << 20;      // width of an additive encoding's rows (dim)
 
 // The limit on an option of that name, or 0 when its size is bounded only by memory.
 constexpr double forField(std::string_view name) {
-    if (name == "headDim") return kMaxHeadDim;
+    if (name == "headDim" || name == "valueDim") return kMaxHeadDim;
     if (name == "heads" || name == "kvHeads" || name == "numHeads") return kMaxHeads;
     if (name == "dim") return kMaxDim;
     return 0;

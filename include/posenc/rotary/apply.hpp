@@ -1,5 +1,6 @@
-// Applying RoPE: rotate the first rotaryDim channels of each head vector by position * invFreq,
-// scaled by attentionScale (as HF and ggml fold it into cos/sin). Channels >= rotaryDim pass through.
+// Applying RoPE: rotate rotaryDim channels of each head vector, from rotaryOffset (0: the first ones;
+// DeepSeek MLA: the trailing ones), by position * invFreq, scaled by attentionScale (as HF and ggml fold
+// it into cos/sin). The other channels pass through.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -28,9 +29,10 @@ public:
     void rotate(float* headVector, std::size_t t) const noexcept;
     // Rotates `rows` head vectors x + t * stride by tokens t = 0..rows-1.
     void rotateRows(float* x, std::size_t rows, std::size_t stride) const noexcept { rotateRows(x, x, rows, stride); }
-    // The same from src into dst (rows of `stride` floats; the channels past rotaryDim copied).
+    // The same from src into dst (rows of `stride` floats; the channels outside the rotated range copied).
     void rotateRows(float* dst, const float* src, std::size_t rows, std::size_t stride) const noexcept;
     int rotaryDim() const noexcept { return rotaryDim_; }
+    int rotaryOffset() const noexcept { return static_cast<int>(offset_); }
 
 private:
     std::vector<double> invFreq_;
@@ -39,6 +41,7 @@ private:
     double xposScaleBase_ = 0;
     RopeLayout layout_;
     int rotaryDim_;
+    std::size_t offset_;        // the first rotated channel (RopeFrequencies::rotaryOffset)
     std::size_t width_;         // rotary pairs = floats per token in each of c and s
     std::vector<float> c_, s_;  // [count, width_]: scale*cos, scale*sin
     std::vector<double> cd_, sd_, stepC_, stepS_;  // current angle's cos/sin in double; cos/sin of one position step

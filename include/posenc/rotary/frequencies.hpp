@@ -48,6 +48,11 @@ struct RopeConfig {
     int headDim = 0;
     double base = 10000.0;
     double partialRotaryFactor = 1.0;
+    // The first rotated channel: channels [rotaryOffset, rotaryOffset + rotaryDim) rotate, in either
+    // layout, and the rest pass through. 0 = the leading channels (every model but MLA); DeepSeek V2/V3 /
+    // Kimi K2 (MLA) rotate the trailing qk_rope_head_dim channels of a head of qk_nope_head_dim +
+    // qk_rope_head_dim: rotaryOffset = qk_nope_head_dim, partialRotaryFactor = rope / (nope + rope).
+    int rotaryOffset = 0;
     RopeScaling scaling;
     std::int64_t seqLen = 0;  // dynamic NTK and longrope choose by it; 0 = unknown
     RopeConvention convention = RopeConvention::hf;
@@ -63,7 +68,8 @@ struct RopeConfig {
 struct RopeFrequencies {
     std::vector<double> invFreq;  // rotaryDim/2 angular frequencies (radians per position)
     double attentionScale = 1.0;  // multiplies cos and sin (HF attention_scaling, ggml mscale)
-    int rotaryDim = 0;            // channels [0, rotaryDim) rotate; the rest pass through
+    int rotaryDim = 0;            // channels [rotaryOffset, rotaryOffset + rotaryDim) rotate; the rest pass through
+    int rotaryOffset = 0;         // RopeConfig::rotaryOffset
     int axes = 1;                 // position axes (multi-axis RoPE)
     std::vector<int> axisOfPair;  // [rotaryDim/2] axis driving each pair; empty = axis 0
     // xPos: pair k of a query at position p is scaled by zeta_k^(p/gamma), of a key by zeta_k^(-p/gamma),

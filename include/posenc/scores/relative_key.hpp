@@ -17,7 +17,8 @@ struct RelativeKeyEncoding {
 
 class RelativeKeyTerm final : public ScoreTerm {
 public:
-    RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int kLen);
+    // qMin, qMax: the range of the call's query positions (the rows k . E[r] a key can need).
+    RelativeKeyTerm(const RelativeKeyEncoding& e, int headDim, int kLen, std::int64_t qMin, std::int64_t qMax);
     void beginHead(int h, const float* k, const std::int32_t* kPos) override;
     bool readsKeys() const override { return e_.keyQuery; }
     const float* beginQuery(int slot, int h, std::int32_t qPos, const float* q) override;
@@ -29,7 +30,13 @@ private:
     RelativeKeyEncoding e_;
     int headDim_, kLen_;
     std::vector<float> qe_;  // [kQueryTile, rows]: q_i . E[r]
-    std::vector<float> ke_;  // k_j . E[r]  [kLen, rows] (relative_key_query)
+    // relative_key_query: k_j . E[r] for the rows the call's queries can reach from key j, [kLen, keyRows_]
+    // from row keyRow0_[j]. Those rows are qMax - qMin + 1 (at most all of E): a decode step of a few
+    // queries over many keys forms a few dots per key, not one per row of E.
+    std::vector<float> ke_;
+    std::vector<int> keyRow0_;
+    int keyRows_ = 0;
+    std::int64_t qMin_ = 0;
 };
 
 }  // namespace posenc

@@ -20,8 +20,13 @@
 namespace posenc {
 
 // Every size is required: kvHeads too (0 is an error, not "same as heads"; kvHeads < heads is GQA).
+// headDim is q's and k's channels (the q.k dot product); valueDim v's and the output's, when they
+// differ (DeepSeek MLA: q.k over 192 channels, values of 128): 0 = headDim.
 struct AttentionDims {
     int heads = 0, kvHeads = 0, headDim = 0, qLen = 0, kLen = 0;
+    int valueDim = 0;
+    // The value / output channels: valueDim, or headDim when it is 0.
+    int valueChannels() const { return valueDim != 0 ? valueDim : headDim; }
 };
 
 // Most query rows a tile holds (8 on every kernel set). Per-slot state is sized for this many rows.
@@ -57,7 +62,7 @@ public:
     virtual void addBias(int /*h*/, std::int32_t /*qPos*/, int /*j0*/, int /*j1*/, const std::int32_t* /*kPos*/, float* /*s*/) {}
     virtual bool hasContent() const { return false; }
     virtual bool hasBias() const { return false; }
-    // Value-side term: rows of a [valueRows, headDim] table, selected per (query, key).
+    // Value-side term: rows of a [valueRows, valueChannels()] table, selected per (query, key).
     virtual int valueRows() const { return 0; }
     virtual const float* valueTable() const { return nullptr; }
     virtual int valueIndex(std::int32_t /*qPos*/, std::int32_t /*kPos*/) const { return 0; }
