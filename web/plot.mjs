@@ -372,7 +372,8 @@ export function bandChart(canvas, o) {
   for (const l of o.hlines ?? []) {
     ctx.save(); ctx.setLineDash([3, 3]); ctx.strokeStyle = '#9aa1ae';
     ctx.beginPath(); ctx.moveTo(pad.l, Y(l.y)); ctx.lineTo(w - pad.r, Y(l.y)); ctx.stroke();
-    ctx.fillStyle = '#7b8496'; ctx.textAlign = 'right'; ctx.textBaseline = 'bottom'; ctx.fillText(l.label, w - pad.r - 2, Y(l.y) - 1); ctx.restore();
+    // the label at the left end, where every model is still inside its trained length (curves high, not at chance)
+    ctx.fillStyle = '#7b8496'; ctx.textAlign = 'left'; ctx.textBaseline = 'bottom'; ctx.fillText(l.label, pad.l + 3, Y(l.y) - 1); ctx.restore();
   }
   for (const l of o.vlines ?? []) {
     ctx.save(); ctx.setLineDash([5, 4]); ctx.strokeStyle = '#e8a33d'; ctx.lineWidth = 1.5;

@@ -993,6 +993,17 @@ test('11. nothing cut on a phone: the four-term colour bar\'s legend, the contex
     assert.ok(l.right <= l.width, `"${l.text}" ends at ${l.right} px of ${l.width}`);
     assert.ok(l.nameLeft >= 0, `a bar name starts at ${l.nameLeft} px`);
   }
+  // and at any values: a bar chart 306 px wide whose labels are long ("113.135 ms" was cut at the old fixed margin)
+  const synthetic = await page.evaluate(async () => {
+    const { barChart } = await import('./plot.mjs');
+    const c = document.createElement('canvas');
+    c.style.width = '306px'; c.width = 306; c.height = 150;
+    document.body.append(c);
+    barChart(c, [{ name: 'posenc (wasm SIMD128, 2 threads)', value: 113.135, color: '#1f8a70' }, { name: 'plain JavaScript', value: 2113.135, color: '#c0392b' }], { unit: 'ms' });
+    c.remove();
+    return c.barLabels;
+  });
+  for (const l of synthetic) assert.ok(l.right <= l.width && l.nameLeft >= 0, `synthetic bar "${l.text}": ${JSON.stringify(l)}`);
   await page.locator('#speed').screenshot({ path: join(shots, 'section-speed-390.png') });
   await page.locator('#terms').screenshot({ path: join(shots, 'section-terms-390.png') });
   await page.setViewportSize({ width: 1280, height: 900 });

@@ -17,8 +17,8 @@ export function measuredVerdict(results, kind) {
   if (!results || !name || !results.models[name]) return null;
   const st = seedStats(results, name, 'switch'), a = st['4L'];
   const verdict = a.mean >= GENERALISES ? 'yes' : a.mean <= FAILS ? 'no' : 'partly';
-  let note = `${formatStat(a)} at 4L, ${formatStat(st['1L'])} at L (lab, switch task, ${a.n} seeds)`;
-  if (kind === 'rope' && results.models['rope-pi']) note += `; with PI ×${results.piFactor} fine-tuned at ${results.piFactor}L: ${formatStat(seedStats(results, 'rope-pi', 'switch')['4L'])}`;
+  let note = `4L: ${formatStat(a)}, L: ${formatStat(st['1L'])} (${a.n} seeds)`;
+  if (kind === 'rope' && results.models['rope-pi']) note += `; PI fine-tuned at ${results.piFactor}L: ${formatStat(seedStats(results, 'rope-pi', 'switch')['4L'])}`;
   return { verdict, text: verdict, note };
 }
 
