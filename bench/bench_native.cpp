@@ -3,6 +3,8 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -138,6 +140,54 @@ void cacheBench(int cached, int heads) {
     std::printf("{\"bench\":\"decode step\",\"op\":\"D\",\"heads\":%d,\"kvHeads\":%d,\"cached\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"GBs\":%.2f,\"copyGBs\":%.2f}\n",
                 heads, kvHeads, cached, s.median * 1e3, s.min * 1e3, bytes / s.min / 1e9, copyGBs(n));
 }
+// Decode steps against 32768 cached tokens for each K/V storage (issue 34): a step appends one token and
+// attends one query (`heads` query heads over 8 kv heads x headDim, RoPE). The storages' caches run
+// interleaved, round by round, so a noisy neighbour slows all of them alike. Bytes read per step: every
+// cached key and value once, in its stored format.
+void decodeBench(int headDim, int heads, int rounds) {
+    const int kvHeads = 8, cached = 32768;
+    const KVStorage storages[] = {KVStorage::f32, KVStorage::f16, KVStorage::bf16, KVStorage::q8};
+    std::vector<std::unique_ptr<KVCache>> caches;
+    const std::size_t n = static_cast<std::size_t>(kvHeads) * cached * headDim;
+    {
+        auto k = randomFloats(n), v = randomFloats(n);
+        for (KVStorage s : storages) {
+            KVCacheConfig c;
+            c.kvHeads = kvHeads;
+            c.headDim = headDim;
+            c.capacity = cached + rounds + 2;
+            c.rope = RopeEncoding{};
+            c.storage = s;
+            caches.push_back(std::make_unique<KVCache>(c));
+            caches.back()->append(k, v, cached);
+        }
+    }
+    auto q = randomFloats(static_cast<std::size_t>(heads) * headDim);
+    auto kStep = randomFloats(static_cast<std::size_t>(kvHeads) * headDim), vStep = randomFloats(kStep.size());
+    std::vector<float> out(q.size());
+    std::vector<std::vector<double>> t(caches.size());
+    for (int r = -1; r < rounds; ++r)  // round -1: warm-up
+        for (std::size_t i = 0; i < caches.size(); ++i) {
+            const auto a = std::chrono::steady_clock::now();
+            caches[i]->append(kStep, vStep, 1);
+            caches[i]->attend(q, heads, 1, NoEncoding{}, {}, true, out.data());
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+            if (r >= 0) t[i].push_back(s);
+        }
+    const double copy = copyGBs(n);
+    for (std::size_t i = 0; i < caches.size(); ++i) {
+        std::sort(t[i].begin(), t[i].end());
+        const KVCacheConfig& c = caches[i]->config();
+        KVCacheConfig oneBlock = c;  // the bytes of 64 slots (one key block): per token, keys and values
+        oneBlock.capacity = 64;
+        const double perToken = static_cast<double>(KVCache::storageBytes(oneBlock)) / 64;
+        const double read = perToken * cached;
+        std::printf("{\"bench\":\"decode step\",\"storage\":\"%s\",\"heads\":%d,\"kvHeads\":%d,\"headDim\":%d,\"cached\":%d,\"bytesPerToken\":%.0f,"
+                    "\"median_ms\":%.3f,\"min_ms\":%.3f,\"GBs\":%.2f,\"copyGBs\":%.2f}\n",
+                    storageName(c.storage), heads, kvHeads, headDim, cached, perToken, t[i][t[i].size() / 2] * 1e3, t[i][0] * 1e3, read / t[i][0] / 1e9, copy);
+    }
+}
+
 // Where threads start to pay: `work` dependent scalar multiply-adds (in L1) cut into 8 tasks, run on 1
 // thread and on 2 (the pool forced on, workers awake): the one-thread time at which a second thread
 // starts to gain sets the threshold in src/common/thread_pool.hpp.
@@ -169,6 +219,9 @@ int main(int argc, char** argv) {
         cacheBench(32768, 8);
         cacheBench(32768, 32);
     }
+    if (!std::strcmp(which, "decode"))
+        for (int headDim : {64, 128})
+            for (int heads : {8, 32}) decodeBench(headDim, heads, argc > 2 ? std::atoi(argv[2]) : 15);
     if (!std::strcmp(which, "threshold")) thresholdBench();
     if (!std::strcmp(which, "attention-rss")) attentionRss(argc > 2 ? std::atoi(argv[2]) : 8, argc > 3 ? std::atoi(argv[3]) : 32768);
     return 0;

@@ -275,36 +275,112 @@ if (want('attention')) {
   if (peersError) results.peers_error = peersError;
 }
 
-// ---- D: decode step against 32768 cached tokens -------------------------------------------------
+// ---- D: decode steps against 32768 cached tokens, each K/V storage (issue 34) -----------------------
+// A step appends one token and attends one query: `heads` query heads over 8 kv heads × headDim, RoPE, the
+// four storages' caches interleaved round by round (a noisy neighbour slows all alike), at 1 thread and at
+// THREADS. Bytes read per step: every cached key and value once, in its stored format. With
+// POSENC_BENCH_BASELINE=<another checkout's bindings/posenc.mjs>, that package's float32 cache runs
+// interleaved with them ("f32 then": the storage dispatch must not cost the default path).
+const STORAGES = ['f32', 'f16', 'bf16', 'q8'];
+const DECODE_SHAPES = [[64, 8], [64, 32], [128, 8], [128, 32]];  // [headDim, query heads]
+const bytesPerToken = (storage, kvHeads, headDim) => kvHeads * 2 * (storage === 'f32' ? 4 * headDim : storage === 'q8' ? headDim / 32 * 34 : 2 * headDim);
 if (want('cache')) {
-  const nat = native(['cache']), natN = native(['cache'], 'native', 'posenc_bench', '', THREADS);
-  const kvHeads = 8, headDim = 64, cached = 32768, n = kvHeads * cached * headDim;
-  const k = pe.alloc(n), v = pe.alloc(n), dst = pe.alloc(n);
-  k.view().fill(0.1); v.view().fill(0.2);
-  const cache = new pe.KVCache({ kvHeads, headDim, capacity: cached + 1, rope: {} });
-  cache.append(k, v);
-  const cacheN = new peN.KVCache({ kvHeads, headDim, capacity: cached + 1, rope: {} });
-  cacheN.append(k.view(), v.view());  // copied into the threaded module's heap
-  const qs = { 8: new Float32Array(8 * headDim).fill(0.3), 32: new Float32Array(32 * headDim).fill(0.3) };
-  const t = await interleaved([
-    { id: 'copy', run: () => pe.copyBuffer(dst, k) },
-    { id: 'heads8', run: () => cache.attend(qs[8], { heads: 8 }) },
-    { id: 'heads32', run: () => cache.attend(qs[32], { heads: 32 }) },
-    { id: 'heads8Threads', run: () => cacheN.attend(qs[8], { heads: 8 }) },
-    { id: 'heads32Threads', run: () => cacheN.attend(qs[32], { heads: 32 }) },
-  ], 15);
-  const copyGBs = (2 * n * 4) / (t.copy.min_ms / 1e3) / 1e9;
-  const bytes = 2 * n * 4;  // every cached key and value read once per step
-  results.ops.D = { cached, kvHeads, headDim, copy_wasm_GBs: copyGBs };
-  for (const heads of [8, 32]) {
-    const w = t[`heads${heads}`], wN = t[`heads${heads}Threads`], nr = nat.find((x) => x.heads === heads), nN = natN.find((x) => x.heads === heads);
-    results.ops.D[`heads${heads}`] = { wasm: w, wasm_GBs: bytes / (w.min_ms / 1e3) / 1e9, wasm_of_copy: bytes / (w.min_ms / 1e3) / 1e9 / copyGBs,
-      native_min_ms: nr.min_ms, native_median_ms: nr.median_ms, native_of_copy: nr.GBs / nr.copyGBs,
-      wasm_threads: wN, wasm_threads_GBs: bytes / (wN.min_ms / 1e3) / 1e9, native_threads_median_ms: nN.median_ms, native_threads_GBs: nN.GBs,
-      scaling: { threads: THREADS, native: nr.median_ms / nN.median_ms, wasm: w.median_ms / wN.median_ms } };
+  const baselineModule = process.env.POSENC_BENCH_BASELINE ? await import(process.env.POSENC_BENCH_BASELINE) : null;
+  const peThen = baselineModule ? await baselineModule.load({ threads: 1 }) : null;
+  const nat = native(['decode']), natN = native(['decode'], 'native', 'posenc_bench', '', THREADS);
+  const kvHeads = 8, cached = 32768, rounds = 15;
+  results.ops.D = { cached, kvHeads, rounds, threads: THREADS, baseline: process.env.POSENC_BENCH_BASELINE ?? null, shapes: [] };
+  for (const headDim of [64, 128]) {
+    const n = kvHeads * cached * headDim;
+    const k = pe.alloc(n), v = pe.alloc(n), dst = pe.alloc(n);
+    const kv = k.view(), vv = v.view();
+    for (let i = 0; i < n; i++) { kv[i] = Math.sin(i * 0.37); vv[i] = Math.cos(i * 0.11); }
+    const capacity = cached + 2 * (rounds + 2);
+    const one = {}, all = {};
+    for (const storage of STORAGES) {
+      one[storage] = new pe.KVCache({ kvHeads, headDim, capacity, rope: {}, storage });
+      one[storage].append(k, v);
+      all[storage] = new peN.KVCache({ kvHeads, headDim, capacity, rope: {}, storage });
+      all[storage].append(k.view(), v.view());  // copied into the threaded module's heap
+    }
+    let then = null;
+    if (peThen) { then = new peThen.KVCache({ kvHeads, headDim, capacity, rope: {} }); then.append(k.view(), v.view()); }
+    const kStep = new Float32Array(kvHeads * headDim).fill(0.1), vStep = kStep.slice();
+    for (const heads of [8, 32]) {
+      const q = new Float32Array(heads * headDim).fill(0.3);
+      const step = (c) => () => { c.append(kStep, vStep); c.attend(q, { heads }); };
+      const contenders = [{ id: 'copy', run: () => pe.copyBuffer(dst, k) }];
+      for (const storage of STORAGES) contenders.push({ id: storage, run: step(one[storage]) }, { id: `${storage}Threads`, run: step(all[storage]) });
+      if (then) contenders.push({ id: 'f32Then', run: step(then) });
+      const t = await interleaved(contenders, rounds);
+      const copyGBs = (2 * n * 4) / (t.copy.min_ms / 1e3) / 1e9;
+      const row = { headDim, heads, kvHeads, copy_wasm_GBs: copyGBs, f32_then: t.f32Then ?? null, storages: {} };
+      for (const storage of STORAGES) {
+        const bytes = cached * bytesPerToken(storage, kvHeads, headDim);
+        const nr = nat.find((x) => x.storage === storage && x.heads === heads && x.headDim === headDim);
+        const nN = natN.find((x) => x.storage === storage && x.heads === heads && x.headDim === headDim);
+        const w = t[storage], wN = t[`${storage}Threads`];
+        row.storages[storage] = { bytesPerToken: bytesPerToken(storage, kvHeads, headDim), wasm: w, wasm_threads: wN,
+          wasm_GBs: bytes / (w.min_ms / 1e3) / 1e9, wasm_of_copy: bytes / (w.min_ms / 1e3) / 1e9 / copyGBs,
+          wasm_speedup_over_f32: t.f32.median_ms / w.median_ms, wasm_threads_speedup_over_f32: t.f32Threads.median_ms / wN.median_ms,
+          native_median_ms: nr.median_ms, native_min_ms: nr.min_ms, native_threads_median_ms: nN.median_ms, native_GBs: nr.GBs, native_of_copy: nr.GBs / nr.copyGBs,
+          native_speedup_over_f32: nat.find((x) => x.storage === 'f32' && x.heads === heads && x.headDim === headDim).median_ms / nr.median_ms,
+          scaling: { native: nr.median_ms / nN.median_ms, wasm: w.median_ms / wN.median_ms } };
+      }
+      results.ops.D.shapes.push(row);
+    }
+    for (const c of [...Object.values(one), ...Object.values(all)]) c.delete();
+    then?.delete();
+    k.delete(); v.delete(); dst.delete();
   }
-  cacheN.delete();
-  cache.delete(); k.delete(); v.delete(); dst.delete();
+  results.ops.D.error = storageErrors();
+}
+
+// Each storage's error against float32 attention over the same keys and values: |out − out_f32| / max
+// |out_f32| per element, max and mean over 16 decode queries, with random activations (uniform ±2) and
+// real-scale ones (a Llama-like key: two outlier channels up to ~25, the rest within ±1.5, values ×0.05);
+// 4096 cached tokens, 8 kv heads × 128, 32 query heads, RoPE. And what re-rotation costs: the same after
+// cache.shift(1000) and shift(-1000) (two conversions more per key), against the unshifted float32 cache.
+function storageErrors() {
+  const kvHeads = 8, heads = 32, headDim = 128, T = 4096, queries = 16;
+  const rand = (seed) => { let s = seed >>> 0 || 1; return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 2 ** 32 * 2 - 1; }; };
+  const make = (kind, seed) => {
+    const r = rand(seed), x = new Float32Array(kind === 'q' ? heads * queries * headDim : kvHeads * (T + queries) * headDim);
+    for (let i = 0; i < x.length; i++) {
+      const c = i % headDim, outlier = c === 3 || c === headDim / 2 + 3, u = r() * 1.5;
+      x[i] = kind === 'random' ? r() * 2 : kind === 'k' ? (outlier ? u * 8 + 13 : u) : kind === 'v' ? u * 0.05 : (outlier ? u * 4 : u);
+    }
+    return x;
+  };
+  const out = {};
+  for (const activations of ['random', 'real-scale']) {
+    const k = activations === 'random' ? make('random', 1) : make('k', 1), v = activations === 'random' ? make('random', 2) : make('v', 2);
+    const q = activations === 'random' ? make('random', 3).subarray(0, heads * queries * headDim) : make('q', 3);
+    const rows = (x, t0, m) => { const o = new Float32Array(kvHeads * m * headDim); for (let h = 0; h < kvHeads; h++) o.set(x.subarray((h * (T + queries) + t0) * headDim, (h * (T + queries) + t0 + m) * headDim), h * m * headDim); return o; };
+    const caches = Object.fromEntries(STORAGES.map((storage) => [storage, new pe.KVCache({ kvHeads, headDim, capacity: T + queries, rope: {}, storage })]));
+    const shifted = Object.fromEntries(STORAGES.map((storage) => [storage, new pe.KVCache({ kvHeads, headDim, capacity: T + queries, rope: {}, storage })]));
+    for (const c of [...Object.values(caches), ...Object.values(shifted)]) c.append(rows(k, 0, T), rows(v, 0, T));
+    for (const c of Object.values(shifted)) c.shift(1000).shift(-1000);
+    const err = Object.fromEntries(STORAGES.map((s) => [s, { max: 0, sum: 0, n: 0, shiftMax: 0, shiftSum: 0 }]));
+    for (let i = 0; i < queries; i++) {
+      for (const c of [...Object.values(caches), ...Object.values(shifted)]) c.append(rows(k, T + i, 1), rows(v, T + i, 1));
+      const qi = q.subarray(i * heads * headDim, (i + 1) * heads * headDim);
+      const ref = caches.f32.attend(qi, { heads }).out;
+      let top = 0;
+      for (const x of ref) top = Math.max(top, Math.abs(x));
+      for (const storage of STORAGES) {
+        const o = caches[storage].attend(qi, { heads }).out, os = shifted[storage].attend(qi, { heads }).out, e = err[storage];
+        for (let j = 0; j < ref.length; j++) {
+          const d = Math.abs(o[j] - ref[j]) / top, ds = Math.abs(os[j] - ref[j]) / top;
+          e.max = Math.max(e.max, d); e.sum += d; e.n++;
+          e.shiftMax = Math.max(e.shiftMax, ds); e.shiftSum += ds;
+        }
+      }
+    }
+    for (const c of [...Object.values(caches), ...Object.values(shifted)]) c.delete();
+    out[activations] = Object.fromEntries(STORAGES.map((s) => [s, { max: err[s].max, mean: err[s].sum / err[s].n, shift_max: err[s].shiftMax, shift_mean: err[s].shiftSum / err[s].n }]));
+  }
+  return out;
 }
 
 // ---- output ---------------------------------------------------------------------------------
@@ -337,14 +413,30 @@ function markdown(r) {
   if (c) lines.push('', `C′ causal RoPE [1, 32768, 64]: posenc native ${f(c.native_ms, 0)} ms at peak RSS ${f(c.native_peak_rss_MiB, 0)} MiB (tensors ${f(c.tensors_MiB, 0)} MiB; a T×T matrix would be ${f(c.TxT_matrix_MiB, 0)} MiB); wasm ${f(c.wasm_ms, 0)} ms, heap growth ${f(c.wasm_heap_growth_MiB, 0)} MiB. Peers: ${Object.entries(c.peers).map(([id, why]) => `${id} — ${why}`).join('; ') || '—'}.`);
   const d = r.ops.D;
   if (d) {
-    lines.push('', '| decode step (32768 cached, 8 kv heads × 64) | wasm | of copy bandwidth | native of copy |', '|---|---|---|---|');
-    for (const h of [8, 32]) lines.push(`| ${h} query heads | ${ms(d[`heads${h}`].wasm)} | ${f(100 * d[`heads${h}`].wasm_of_copy, 0)} % | ${f(100 * d[`heads${h}`].native_of_copy, 0)} % |`);
+    lines.push('', `Decode step (append one token, attend one query; RoPE) against ${d.cached} cached tokens, ${d.kvHeads} kv heads; wasm and native at 1 thread and at ${d.threads}; `
+      + 'speed-up: the float32 storage\'s median over this storage\'s, in the same run; of copy: bytes read per step (every cached key and value once, as stored) per second, over the copy bandwidth of one thread.', '',
+      `| headDim × query heads | storage | bytes / token / layer | wasm 1 thread | speed-up | of copy | wasm ${d.threads} threads | speed-up | native 1 thread | speed-up | of copy | native ${d.threads} threads |`,
+      '|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|');
+    for (const row of d.shapes) {
+      for (const [storage, x] of Object.entries(row.storages))
+        lines.push(`| ${row.headDim} × ${row.heads} | ${storage} | ${x.bytesPerToken} | ${ms(x.wasm)} | ${f(x.wasm_speedup_over_f32, 2)}× | ${f(100 * x.wasm_of_copy, 0)} % | ${ms(x.wasm_threads)} | ${f(x.wasm_threads_speedup_over_f32, 2)}× | ${f(x.native_median_ms, 2)} | ${f(x.native_speedup_over_f32, 2)}× | ${f(100 * x.native_of_copy, 0)} % | ${f(x.native_threads_median_ms, 2)} |`);
+      if (row.f32_then) lines.push(`| ${row.headDim} × ${row.heads} | f32, the baseline package | — | ${ms(row.f32_then)} | ${f(row.storages.f32.wasm.median_ms / row.f32_then.median_ms, 2)}× its time | — | — | — | — | — | — | — |`);
+    }
+    if (d.error) {
+      lines.push('', 'Error against float32 attention over the same cache (|out − out_f32| / max |out_f32| over 16 decode queries; 4096 cached, 8 kv heads × 128, 32 query heads, RoPE), '
+        + 'and after shift(1000) and shift(−1000) (re-rotation: two conversions more per key):', '',
+        '| activations | storage | max | mean | after re-rotation: max | mean |', '|---|---|---:|---:|---:|---:|');
+      const e = (x) => (x === 0 ? '0' : x.toExponential(1));
+      for (const [act, byStorage] of Object.entries(d.error))
+        for (const [storage, x] of Object.entries(byStorage)) lines.push(`| ${act} | ${storage} | ${e(x.max)} | ${e(x.mean)} | ${e(x.shift_max)} | ${e(x.shift_mean)} |`);
+    }
   }
   // threads: every op at 1 thread and at all cores, within this run
   const scal = [['A applyRope half [32, 2048, 128]', r.ops.A && { ...r.ops.A.scaling, n1: r.ops.A.half.native_ms, nN: r.ops.A.half.native_threads_ms, w1: r.ops.A.scaling.wasm_1.median_ms, wN: r.ops.A.scaling.wasm_threads.median_ms }],
     ...['B', "B'", 'C'].map((op) => [`${op} [8, ${r.ops[op]?.T}, 64]`, r.ops[op] && { ...r.ops[op].scaling, n1: r.ops[op].native.median_ms, nN: r.ops[op].native_threads.median_ms, w1: r.ops[op].scaling.wasm_1?.median_ms, wN: r.ops[op].scaling.wasm_threads?.median_ms }]),
     ["C′ [1, 32768, 64] (one run)", c && { ...c.scaling, n1: c.native_ms, nN: c.native_threads_ms, w1: c.wasm_ms, wN: c.wasm_threads_ms }],
-    ...[8, 32].map((h) => [`D decode, ${h} query heads`, d && { ...d[`heads${h}`].scaling, n1: d[`heads${h}`].native_median_ms, nN: d[`heads${h}`].native_threads_median_ms, w1: d[`heads${h}`].wasm.median_ms, wN: d[`heads${h}`].wasm_threads.median_ms }])]
+    ...(d ? d.shapes.filter((row) => row.headDim === 64).map((row) => [`D decode f32, ${row.heads} query heads over 8 × 64`, { ...row.storages.f32.scaling, threads: d.threads,
+      n1: row.storages.f32.native_median_ms, nN: row.storages.f32.native_threads_median_ms, w1: row.storages.f32.wasm.median_ms, wN: row.storages.f32.wasm_threads.median_ms }]) : [])]
     .filter(([, x]) => x);
   if (scal.length) {
     const n = scal[0][1].threads;

@@ -107,7 +107,21 @@ public:
         for (const Value& e : at(k).elements()) out.push_back(e.text());
         return out;
     }
-    View<float> floats(const char* k) const override { return tensor<float>(k); }
+    // A float tensor; a Uint16Array's bits (placed as {"@": ..., "bits": 16}) are refused here: they are
+    // values only with kvType (halves below).
+    View<float> floats(const char* k) const override {
+        if (has(k) && at(k).find("bits"))
+            posenc::failType(k, "must be a Float32Array, not an integer array (got Uint16Array): fp16 / bf16 data in a Uint16Array holds bit "
+                                "patterns, not values — pass kvType: 'f16' or 'bf16' with k and v as such bits, or decode it first");
+        return tensor<float>(k);
+    }
+    // K or V as f16 / bf16 bit patterns (with kvType), placed from a Uint16Array.
+    View<std::uint16_t> halves(const char* k, const char* type) const {
+        if (!at(k).find("bits"))
+            posenc::failType(k, std::string("must be a Uint16Array of ") + type + " bit patterns with kvType '" + type +
+                                    "' (got float values: leave kvType out to pass floats)");
+        return tensor<std::uint16_t>(k);
+    }
     std::unique_ptr<posenc::registry::Source> object(const char* k) const override { return std::make_unique<Args>(at(k)); }
 
     // A tensor given as {"@": [offset, length]}; empty when absent.
@@ -171,10 +185,10 @@ void requireSize(View<T> t, Count n, const char* field, const std::string& shape
 }
 
 // A tensor whose leading count is implied by its length (`perItem` elements each): that count.
-int countOf(View<float> t, Count perItem, const char* field, const std::string& shape) {
-    if (t.size == 0 || perItem == 0 || t.size % perItem != 0)
-        posenc::fail(field, "must be " + shape + ": a positive multiple of " + std::to_string(perItem) + " elements (got " + std::to_string(t.size) + ")");
-    return static_cast<int>(t.size / perItem);
+int countOf(std::size_t size, Count perItem, const char* field, const std::string& shape) {
+    if (size == 0 || perItem == 0 || size % perItem != 0)
+        posenc::fail(field, "must be " + shape + ": a positive multiple of " + std::to_string(perItem) + " elements (got " + std::to_string(size) + ")");
+    return static_cast<int>(size / perItem);
 }
 
 // An encoding (checked by the caller): one, or a combination.
@@ -376,7 +390,13 @@ void attention(Value& r) {
     posenc::AttentionRequest q;
     const int heads = o.integer("heads");
     q.dims = posenc::AttentionDims{heads, o.integer("kvHeads", heads), o.integer("headDim"), o.integer("qLen"), o.integer("kLen"), o.integer("valueDim")};
-    q.q = o.floats("q"), q.k = o.floats("k"), q.v = o.floats("v");
+    q.q = o.floats("q");
+    if (o.has("kvType")) {  // k and v as f16 / bf16 bits
+        q.kvType = static_cast<posenc::KVType>(o.integer("kvType"));
+        q.kBits = o.halves("k", posenc::kvTypeName(*q.kvType)), q.vBits = o.halves("v", posenc::kvTypeName(*q.kvType));
+    } else {
+        q.k = o.floats("k"), q.v = o.floats("v");
+    }
     q.qPositions = o.tensor<std::int32_t>("qPositions"), q.kPositions = o.tensor<std::int32_t>("kPositions");
     q.maskPositions = o.tensor<std::int32_t>("maskPositions"), q.keyMask = o.tensor<std::uint8_t>("keyMask");
     q.causal = o.flag("causal"), q.window = o.integer("window"), q.chunk = o.integer("chunk");
@@ -464,15 +484,17 @@ void cacheCreate(Value& r) {
     const Args o = options(r, "KVCache");
     posenc::KVCacheConfig c;
     read(o, "batch", c.batch), read(o, "kvHeads", c.kvHeads), read(o, "headDim", c.headDim), read(o, "valueDim", c.valueDim), read(o, "capacity", c.capacity);
-    read(o, "window", c.window), read(o, "sinks", c.sinks), read(o, "chunk", c.chunk), read(o, "dynamic", c.dynamic);
+    read(o, "window", c.window), read(o, "sinks", c.sinks), read(o, "chunk", c.chunk), read(o, "dynamic", c.dynamic), read(o, "storage", c.storage);
     if (o.has("rope")) c.rope = posenc::registry::ropeFrom(*o.object("rope"));
-    // refused before the cache builds its tables
-    const Count slots = Count(c.batch) * c.capacity * c.kvHeads * (Count(c.headDim) + Count(c.valueDim > 0 ? c.valueDim : c.headDim));
-    if (slots * 4 > (Count(1) << 32) - (Count(1) << 26)) posenc::fail("capacity:", std::to_string(slots) + " key/value floats do not fit the 4 GiB wasm heap");
+    // refused before the cache builds its tables: what the 4 GiB heap cannot hold beside the module
+    const Count bytes = posenc::KVCache::storageBytes(c);
+    if (bytes > (Count(1) << 32) - (Count(1) << 26))
+        posenc::fail("capacity", "(" + std::to_string(c.capacity) + ") needs " + std::to_string(bytes) + " bytes for keys and values (storage '" +
+                                     posenc::storageName(c.storage) + "'), more than the 4 GiB wasm heap can hold");
     auto cache = std::make_unique<posenc::KVCache>(c);
     gCaches.insert(cache.get());
     gAnswer.key("value").number(static_cast<double>(reinterpret_cast<std::uintptr_t>(cache.release())));
-    gAnswer.key("batch").number(c.batch).key("capacity").number(c.capacity);
+    gAnswer.key("batch").number(c.batch).key("capacity").number(c.capacity).key("storage").string(posenc::storageName(c.storage));
 }
 
 void cacheDelete(Value& r) {
@@ -487,10 +509,19 @@ void cacheAppend(Value& r) {
     posenc::KVCache& c = cacheOf(a);
     const Args o = options(r, "KVCache.append", {"options", "append options", ""});
     const posenc::KVCacheConfig& cfg = c.config();
-    const int tokens = countOf(a.floats("k"), Count(cfg.batch) * cfg.kvHeads * cfg.headDim, "k", "[batch, kvHeads, T, headDim]");
+    const Count perToken = Count(cfg.batch) * cfg.kvHeads * cfg.headDim;
+    if (o.has("kvType")) {  // k and v as f16 / bf16 bits
+        const auto type = static_cast<posenc::KVType>(o.integer("kvType"));
+        const View<std::uint16_t> k = a.halves("k", posenc::kvTypeName(type)), v = a.halves("v", posenc::kvTypeName(type));
+        const int tokens = countOf(k.size, perToken, "k", "[batch, kvHeads, T, headDim]");
+        return c.append(k, v, type, tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"), o.tensor<std::int32_t>("maskPositions"));
+    }
+    const int tokens = countOf(a.floats("k").size, perToken, "k", "[batch, kvHeads, T, headDim]");
     c.append(a.floats("k"), a.floats("v"), tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"),
              o.tensor<std::int32_t>("maskPositions"));
 }
+
+void cacheBytes(Value& r) { gAnswer.key("value").number(static_cast<double>(cacheOf(Args(r)).bytes())); }
 
 // q: [batch, heads, qLen, headDim], qLen implied by its length; out [batch, heads, qLen, valueDim].
 void cacheAttend(Value& r) {
@@ -506,7 +537,7 @@ void cacheAttend(Value& r) {
         posenc::fail("heads", "(" + std::to_string(heads) + ") does not fit q: q holds " + std::to_string(q.size / rows) +
                                   " head vectors per batch row ([batch = " + std::to_string(cfg.batch) + ", heads, qLen, headDim = " +
                                   std::to_string(cfg.headDim) + "]), not a multiple of heads");
-    const int qLen = countOf(q, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
+    const int qLen = countOf(q.size, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
     c.attend(q, heads, qLen, encodingOf(o), o.tensor<std::int32_t>("qPositions"), o.flag("causal") || !o.has("causal"),
              floatOut(a, "out", q.size / std::max(cfg.headDim, 1) * (cfg.valueDim > 0 ? cfg.valueDim : cfg.headDim)), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"),
              o.floats("sinkLogits"), o.has("softcap") ? std::optional<double>(o.number("softcap")) : std::nullopt);
@@ -540,7 +571,7 @@ constexpr Op kOps[] = {
     {"swinRelativeIndex", swinRelativeIndex}, {"parameterCount", parameterCount}, {"registry", registryTables},
     {"setThreadCount", setThreadCount}, {"copyBytes", copyBytes}, {"cache.create", cacheCreate}, {"cache.delete", cacheDelete},
     {"cache.append", cacheAppend}, {"cache.attend", cacheAttend}, {"cache.shift", cacheShift}, {"cache.renumber", cacheRenumber},
-    {"cache.positions", cachePositions}, {"cache.nextPositions", cacheNextPositions},
+    {"cache.positions", cachePositions}, {"cache.nextPositions", cacheNextPositions}, {"cache.bytes", cacheBytes},
 };
 
 enum Status : int { kOk = 0, kRangeError = 1, kTypeError = 2, kInternalError = 3 };

@@ -64,6 +64,15 @@ export class Scope {
     heap(this.m).HEAPF32.set(a, p >>> 2);
     return { '@': [p, a.length] };
   }
+  // K or V given as a Uint16Array: placed as the 16-bit patterns they are ({"@": ..., "bits": 16}); the core
+  // reads them as f16 / bf16 values with kvType, and refuses them as floats without it.
+  u16(array, field) {
+    const p = this.alloc(array.length * 2, field);
+    heap(this.m).HEAPU16.set(array, p >>> 1);
+    return { '@': [p, array.length], bits: 16 };
+  }
+  // A K / V argument: a Uint16Array as bits, anything else as floats.
+  kv(value, field) { return value instanceof Uint16Array ? this.u16(value, field) : this.f32(value, field); }
   i32(array, field) {  // array: an already validated Int32Array
     const p = this.alloc(array.length * 4, field);
     heap(this.m).HEAP32.set(array, p >>> 2);

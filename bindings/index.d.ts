@@ -1721,7 +1721,10 @@ export interface MethodDescription {
   readonly parameters: string;
   /** The {@link Posenc.parameterCount} method that counts them, or `null` when there is none. */
   readonly parameterMethod: string | null;
-  /** Whether positions beyond the trained length get values the model can use. */
+  /**
+   * Whether the method is defined past the trained length (gives values there) — not whether a model trained
+   * with it generalises there, which only a measurement tells (the demo's lab, docs/lab.md).
+   */
   readonly extrapolates: boolean;
   /** How it behaves beyond the trained length. */
   readonly extrapolation: string;
@@ -1743,10 +1746,21 @@ export interface MethodDescription {
 export interface AttentionArgs {
   /** Queries [heads, qLen, headDim]. Required. */
   q: FloatInput;
-  /** Keys [kvHeads, kLen, headDim], unrotated (a rope encoding rotates them). Required. */
-  k: FloatInput;
-  /** Values [kvHeads, kLen, valueDim] (valueDim = headDim unless given). Required. */
-  v: FloatInput;
+  /**
+   * Keys [kvHeads, kLen, headDim], unrotated (a rope encoding rotates them): floats, or with `kvType` a
+   * Uint16Array of f16 / bf16 bit patterns (a Uint16Array without `kvType` is a `TypeError`). Required.
+   */
+  k: FloatInput | Uint16Array;
+  /** Values [kvHeads, kLen, valueDim] (valueDim = headDim unless given): floats, or with `kvType` a Uint16Array of bit patterns. Required. */
+  v: FloatInput | Uint16Array;
+  /**
+   * `k` and `v` are Uint16Arrays of IEEE binary16 (`'f16'`) or bfloat16 (`'bf16'`) bit patterns, the layout
+   * browser runtimes hold fp16 tensors in. The result equals attention over the float values they stand
+   * for, bit for bit; the values (and, without a rope encoding, the keys) are read in that format, with no
+   * float copy. A pattern that is not a finite number is a `RangeError` naming its index.
+   * @defaultValue none: `k` and `v` are floats
+   */
+  kvType?: 'f16' | 'bf16';
   /** Query heads. A positive integer, a multiple of kvHeads. Required. */
   heads: number;
   /** Key/value heads; fewer than heads = grouped-query attention. A positive integer dividing heads. @defaultValue `heads` */
@@ -1897,6 +1911,17 @@ export interface KVCacheOptions {
    * Only with `rope.scaling.type` `'dynamic'`. @defaultValue `'fixed'`
    */
   dynamic?: 'fixed' | 'hf';
+  /**
+   * How keys (after RoPE) and values are held: `'f32'` as given; `'f16'` (IEEE binary16) or `'bf16'`
+   * (bfloat16), rounded to nearest even (half the bytes); `'q8'`, ggml's Q8_0: each 32 channels of a key
+   * or value one fp16 scale max|x| / 127 and 32 int8 round(x / scale) (34 bytes per 32 values; `headDim`
+   * must be a multiple of 32). {@link KVCache.attend} reads the stored format directly and equals float32
+   * attention over the stored values; `shift` / `renumber` convert to float, rotate and convert back. A
+   * key or value the storage cannot hold (beyond f16's 65504; a Q8_0 scale beyond it, |x| ≥ 8321040) is a
+   * `RangeError` naming it, and the cache is left as it was. {@link KVCache.bytes} says what it holds.
+   * @defaultValue `'f32'`
+   */
+  storage?: 'f32' | 'f16' | 'bf16' | 'q8';
 }
 
 /**
@@ -1921,6 +1946,12 @@ export interface AppendOptions {
    * @defaultValue each row's next positions
    */
   maskPositions?: IntInput;
+  /**
+   * `k` and `v` are Uint16Arrays of f16 / bf16 bit patterns (as in {@link AttentionArgs.kvType}); each is
+   * appended as the float it stands for, then stored in the cache's `storage`.
+   * @defaultValue none: `k` and `v` are floats
+   */
+  kvType?: 'f16' | 'bf16';
 }
 
 /** Options of {@link KVCache.attend}. */
@@ -1973,15 +2004,29 @@ export interface KVCache {
   readonly batch: number;
   /** Slots per batch row, as constructed. */
   readonly capacity: number;
+  /** How keys and values are held ({@link KVCacheOptions.storage}), as constructed. */
+  readonly storage: 'f32' | 'f16' | 'bf16' | 'q8';
+  /**
+   * Bytes the cache holds for keys and values: every slot of `capacity` (allocated at construction; keys
+   * in blocks of 64 slots), plus keys held past capacity for the last append while it holds any.
+   * @example
+   * ```ts
+   * const cache = new pe.KVCache({ kvHeads: 8, headDim: 64, capacity: 1024, storage: 'f16' });
+   * cache.bytes;   // 2097152: 8 kv heads × 1024 slots × 64 channels × 2 bytes, for keys and for values
+   * cache.delete();
+   * ```
+   */
+  readonly bytes: number;
   /**
    * Appends T tokens per row. Keys are raw (unrotated): the cache rotates them with its own `rope` at
    * their logical positions. T is k.length / (batch·kvHeads·headDim).
    *
-   * @param k - Raw keys [batch, kvHeads, T, headDim].
-   * @param v - Values [batch, kvHeads, T, valueDim] (the cache's valueDim: headDim unless set).
+   * @param k - Raw keys [batch, kvHeads, T, headDim]: floats, or with `kvType` f16 / bf16 bits.
+   * @param v - Values [batch, kvHeads, T, valueDim] (the cache's valueDim: headDim unless set), likewise.
    * @param options - Explicit positions and a padding mask ({@link AppendOptions}).
    * @returns The cache, for chaining.
-   * @throws `RangeError` when a row without a window would exceed its capacity.
+   * @throws `RangeError` when a row without a window would exceed its capacity, or when the cache's
+   * `storage` cannot hold a key (after RoPE) or value.
    * @example
    * ```ts
    * const cache = new pe.KVCache({ batch: 2, kvHeads: 1, headDim: 8, capacity: 16, rope: {} });
@@ -1991,7 +2036,7 @@ export interface KVCache {
    * cache.delete();
    * ```
    */
-  append(k: FloatInput, v: FloatInput, options?: AppendOptions): this;
+  append(k: FloatInput | Uint16Array, v: FloatInput | Uint16Array, options?: AppendOptions): this;
   /**
    * Attends queries to the cached keys at their logical positions: each query sees the keys its
    * position allows (causal; with a window, p − window < j ≤ p and the sinks), including keys the last

@@ -6,28 +6,32 @@ import { wire, outOf } from './options.mjs';
 
 export function makeKVCacheClass(call) {
   return class KVCache {
-    #handle; #batch; #capacity;
+    #handle; #batch; #capacity; #storage;
 
     constructor(options) {
       const r = call('cache.create', (s) => ({ options: wire(s, options, 'KVCache') }));
       const handle = this.#handle = r.value;
       this.#batch = r.batch;
       this.#capacity = r.capacity;
+      this.#storage = r.storage;
       finalizers.register(this, () => call('cache.delete', { cache: handle }), this);
     }
 
     get batch() { return this.#batch; }
     get capacity() { return this.#capacity; }
+    get storage() { return this.#storage; }
+    // Bytes held for keys and values (more while keys are held past capacity for a long append).
+    get bytes() { return call('cache.bytes', { cache: this.#live() }).value; }
 
     #live() {
       if (!this.#handle) throw new RangeError('KVCache has been deleted');
       return this.#handle;
     }
 
-    // k, v: raw [batch, kvHeads, T, headDim]; positions / mask: [batch * T].
+    // k, v: raw [batch, kvHeads, T, headDim] (floats, or f16 / bf16 bits with kvType); positions / mask: [batch * T].
     append(k, vals, options) {
       const cache = this.#live();
-      call('cache.append', (s) => ({ cache, k: s.f32(k, 'k'), v: s.f32(vals, 'v'), options: wire(s, options, 'KVCache.append') }));
+      call('cache.append', (s) => ({ cache, k: s.kv(k, 'k'), v: s.kv(vals, 'v'), options: wire(s, options, 'KVCache.append') }));
       return this;
     }
 

@@ -56,6 +56,7 @@ export const outOf = (options) => (options !== null && typeof options === 'objec
 const encodingPart = (s, e, field) => wire(s, e, typeof e?.kind === 'string' ? `encoding.${e.kind}` : '', `${field}.`);
 const PLACE = {
   FloatInput: (s, x, f) => s.f32(x, f),
+  KVInput: (s, x, f) => s.kv(x, f),  // attention's k / v: floats, or f16 / bf16 bits (Uint16Array) with kvType
   IntInput: (s, x, f) => s.i32(v.int32Array(x, f), f),
   MaskInput: (s, x, f) => s.bytes(v.mask(x, f), f),
   'FloatInput[]': (s, x, f) => {

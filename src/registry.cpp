@@ -31,6 +31,8 @@ constexpr Raw kRopeKind[] = {{"kind", "", "rope"}};  // only 'rope': lets a rope
 constexpr Raw kHeadDim[] = {req("headDim", "integer", "channels per head")};  // ropeFrequencies: replaces the optional one
 
 constexpr Raw kOut = opt("out", "FloatOut", "write the result here instead of allocating");
+// K / V given as f16 or bf16 bit patterns (a Uint16Array) instead of floats; no default: floats.
+constexpr Raw kKvType = {"kvType", "", "f16|bf16"};  // "k and v are Uint16Array bit patterns of this format"
 
 constexpr Raw kSinusoidal[] = {
     req("dim", "integer", "width of each row"),
@@ -157,8 +159,9 @@ constexpr Raw kAttentionConfig[] = {
 };
 constexpr Raw kAttention[] = {
     req("q", "FloatInput", "[heads, qLen, headDim]"),
-    req("k", "FloatInput", "[kvHeads, kLen, headDim]"),
-    req("v", "FloatInput", "[kvHeads, kLen, valueDim]"),
+    req("k", "KVInput", "[kvHeads, kLen, headDim]: floats, or f16 / bf16 bits with kvType"),
+    req("v", "KVInput", "[kvHeads, kLen, valueDim]: floats, or f16 / bf16 bits with kvType"),
+    kKvType,
     req("heads", "integer"),
     opt("kvHeads", "integer", "fewer than heads: grouped-query attention (default: heads)"),
     req("headDim", "integer"),
@@ -193,11 +196,14 @@ constexpr Raw kKVCache[] = {
     opt("rope", "KVCacheRope", "rotates keys at their logical positions"),
     pick("dynamic", "fixed|hf", "dynamic NTK: 'fixed' keeps the configured schedule; 'hf' re-derives it as the cache grows (as Hugging Face)",
          POSENC_DEFAULT(KVCacheConfig().dynamic)),
+    pick("storage", "f32|f16|bf16|q8", "how keys (after RoPE) and values are held: float32, f16, bf16 or ggml's Q8_0 (headDim a multiple of 32)",
+         POSENC_DEFAULT(KVCacheConfig().storage)),
 };
 constexpr Raw kAppend[] = {
     opt("positions", "IntInput", "[batch·T] (default: each row's next positions); [batch, axes, T] with multi-axis rope"),
     opt("mask", "MaskInput", "[batch·T], 1 = real token"),
     opt("maskPositions", "IntInput", "multi-axis rope: [batch·T] sequence index each slot keeps (default: each row's next positions)"),
+    kKvType,
 };
 constexpr Raw kAttend[] = {
     req("heads", "integer"),

@@ -5,7 +5,7 @@ import { sinusoidalSection } from './sections/sinusoidal.mjs';
 import { codesSection } from './sections/codes.mjs';
 import { ropeSection } from './sections/rope.mjs';
 import { scoresSection } from './sections/scores.mjs';
-import { cacheSection } from './sections/cache.mjs';
+import { cacheSection, cacheStoreSection } from './sections/cache.mjs';
 import { compareSection } from './sections/compare.mjs';
 import { speedSection } from './sections/speed.mjs';
 import { orderSection } from './sections/order.mjs';
@@ -25,7 +25,7 @@ async function main() {
     demo.source = 'wasm';
     demo.api = pe;
     const sections = { order: orderSection, sinusoidal: sinusoidalSection, grid2d: grid2dSection, terms: termsSection, codes: codesSection, rotation: rotationSection,
-      rope: ropeSection, context: contextSection, scores: scoresSection, relative: relativeSection, cache: cacheSection, 'cache-sim': cacheSimSection, compare: compareSection, speed: speedSection };
+      rope: ropeSection, context: contextSection, scores: scoresSection, relative: relativeSection, cache: cacheSection, 'cache-store': cacheStoreSection, 'cache-sim': cacheSimSection, compare: compareSection, speed: speedSection };
     const draws = Object.entries(sections).map(([id, s]) => timed(id, s(pe)));
     for (const d of draws) d();
     demo.url = urlState();  // the URL's state (?id=value) applied through the controls, and kept current

@@ -148,7 +148,17 @@ export function cellAt(canvas, e) {
 
 // A stand-alone colour bar (shared legend of several small heatmaps).
 export function colorBar(canvas, o) {
-  const dpr = window.devicePixelRatio || 1, w = Math.max(200, cssWidth(canvas) || canvas.width), h = 46;
+  const dpr = window.devicePixelRatio || 1, w = Math.max(200, cssWidth(canvas) || canvas.width);
+  // the legend wraps onto as many lines as the width needs (a phone), each 14 px
+  const mctx = canvas.getContext('2d');
+  mctx.font = '11px system-ui, sans-serif';
+  const lines = [];
+  for (const word of (o.legend ?? '').split(' ')) {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && mctx.measureText(`${last} ${word}`).width <= w - 16) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  const h = 32 + 14 * Math.max(1, lines.length);
   resize(canvas, Math.round(w * dpr), Math.round(h * dpr));
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -171,7 +181,9 @@ export function colorBar(canvas, o) {
     ctx.fillStyle = '#4a5368'; ctx.fillRect(Math.round(x), 14, 1, 4);
     ctx.textAlign = 'center'; ctx.fillText(f(t), x, 18);
   }
-  ctx.textAlign = 'left'; ctx.fillStyle = '#7b8496'; ctx.fillText(o.legend ?? '', x0, 32);
+  ctx.textAlign = 'left'; ctx.fillStyle = '#7b8496';
+  lines.forEach((line, i) => ctx.fillText(line, x0, 32 + 14 * i));
+  canvas.legendLines = lines.length;
 }
 
 // A canvas's CSS width without forcing a layout: a ResizeObserver keeps it (it reports after each layout),
@@ -307,15 +319,87 @@ export function barChart(canvas, bars, o = {}) {
   ctx.clearRect(0, 0, w, h);
   if (!bars.length) return;
   ctx.font = '12px system-ui, sans-serif';
-  // the label column fits the longest label (measured), up to 45 % of the width
-  const labelW = Math.min(Math.max(...bars.map((b) => ctx.measureText(b.name).width)) + 16, w * 0.45), pad = { r: 70, t: 10 }, rowH = (h - pad.t * 2) / bars.length;
+  // the label column fits the longest label (measured), up to 45 % of the width; the value labels after
+  // the bars get the room their longest one needs
+  const valueText = (b) => `${fmt(b.value)} ${o.unit ?? ''}`.trim();
+  const valueW = Math.max(...bars.map((b) => ctx.measureText(valueText(b)).width)) + 12;
+  const labelW = Math.min(Math.max(...bars.map((b) => ctx.measureText(b.name).width)) + 16, w * 0.45), pad = { r: valueW, t: 10 }, rowH = (h - pad.t * 2) / bars.length;
   const max = Math.max(...bars.map((b) => b.value)) || 1;
   bars.forEach((b, i) => {
     const y = pad.t + i * rowH, bh = rowH * 0.6, len = ((w - labelW - pad.r) * b.value) / max;
     ctx.fillStyle = '#4a5368'; ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
-    ctx.fillText(b.name, labelW - 10, y + rowH / 2);
+    // a label wider than its column wraps on words (a phone), lines 14 px apart around the bar's middle
+    const lines = [];
+    for (const word of b.name.split(' ')) {
+      const last = lines[lines.length - 1];
+      if (last !== undefined && ctx.measureText(`${last} ${word}`).width <= labelW - 14) lines[lines.length - 1] = `${last} ${word}`;
+      else lines.push(word);
+    }
+    lines.forEach((line, k) => ctx.fillText(line, labelW - 10, y + rowH / 2 + (k - (lines.length - 1) / 2) * 14));
+    b.nameLeft = labelW - 10 - Math.max(...lines.map((l) => ctx.measureText(l).width));
     ctx.fillStyle = b.color; ctx.fillRect(labelW, y + (rowH - bh) / 2, Math.max(len, 2), bh);
     ctx.fillStyle = '#1c2330'; ctx.textAlign = 'left';
-    ctx.fillText(`${fmt(b.value)} ${o.unit ?? ''}`, labelW + Math.max(len, 2) + 6, y + rowH / 2);
+    ctx.fillText(valueText(b), labelW + Math.max(len, 2) + 6, y + rowH / 2);
   });
+  canvas.barLabels = bars.map((b) => ({ text: valueText(b), nameLeft: b.nameLeft, right: labelW + Math.max(((w - labelW - pad.r) * b.value) / max, 2) + 6 + ctx.measureText(valueText(b)).width, width: w }));
+}
+
+// One small multiple of the lab: a band (lo..hi per x), a mean line, an optional second line (dotted),
+// dashed horizontal reference lines and vertical marks, y from yMin to yMax. o: { xs, lo, hi, mean,
+// second, color, title, note, yMin, yMax, hlines [{y, label}], vlines [{x, label}], aspect, xTicks }.
+// Returns { X, Y } and stores the plot rectangle on canvas.plot.
+export function bandChart(canvas, o) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(200, cssWidth(canvas) || canvas.width), h = Math.round(Math.max(150, w * (o.aspect ?? 0.55)));
+  resize(canvas, Math.round(w * dpr), Math.round(h * dpr));
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  // the title at the top left, the note at the top right, or on a line of its own when both do not fit
+  ctx.font = '600 12px system-ui, sans-serif';
+  const titleW = ctx.measureText(o.title ?? '').width;
+  ctx.font = '11px system-ui, sans-serif';
+  const noteW = o.note ? ctx.measureText(o.note).width : 0, noteBelow = titleW + noteW + 22 > w;
+  const pad = { l: 34, r: 10, t: noteBelow ? 36 : 22, b: 22 };
+  const y0 = o.yMin ?? 0, y1 = o.yMax ?? 1, x0 = 0, x1 = Math.max(...o.xs);
+  const X = (v) => pad.l + ((v - x0) / (x1 - x0)) * (w - pad.l - pad.r);
+  const Y = (v) => h - pad.b - ((v - y0) / (y1 - y0)) * (h - pad.t - pad.b);
+  // grid and axes
+  ctx.strokeStyle = '#ece9e2'; ctx.fillStyle = '#7b8496'; ctx.lineWidth = 1; ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
+  for (const t of [0, 0.5, 1]) { ctx.beginPath(); ctx.moveTo(pad.l, Y(t)); ctx.lineTo(w - pad.r, Y(t)); ctx.stroke(); ctx.fillText(`${t * 100}%`, pad.l - 4, Y(t)); }
+  ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+  for (const t of o.xTicks ?? []) ctx.fillText(t.label, Math.min(X(t.x), w - pad.r - 8), h - pad.b + 5);
+  for (const l of o.hlines ?? []) {
+    ctx.save(); ctx.setLineDash([3, 3]); ctx.strokeStyle = '#9aa1ae';
+    ctx.beginPath(); ctx.moveTo(pad.l, Y(l.y)); ctx.lineTo(w - pad.r, Y(l.y)); ctx.stroke();
+    ctx.fillStyle = '#7b8496'; ctx.textAlign = 'right'; ctx.textBaseline = 'bottom'; ctx.fillText(l.label, w - pad.r - 2, Y(l.y) - 1); ctx.restore();
+  }
+  for (const l of o.vlines ?? []) {
+    ctx.save(); ctx.setLineDash([5, 4]); ctx.strokeStyle = '#e8a33d'; ctx.lineWidth = 1.5;
+    ctx.beginPath(); ctx.moveTo(X(l.x) + 0.5, pad.t); ctx.lineTo(X(l.x) + 0.5, h - pad.b); ctx.stroke(); ctx.restore();
+  }
+  // the band, the mean, the second line
+  const c = o.color ?? '#2f5fb3';
+  if (o.lo && o.hi) {
+    ctx.save(); ctx.globalAlpha = 0.22; ctx.fillStyle = c; ctx.beginPath();
+    o.xs.forEach((x, i) => (i ? ctx.lineTo(X(x), Y(o.hi[i])) : ctx.moveTo(X(x), Y(o.hi[i]))));
+    for (let i = o.xs.length - 1; i >= 0; i--) ctx.lineTo(X(o.xs[i]), Y(o.lo[i]));
+    ctx.closePath(); ctx.fill(); ctx.restore();
+  }
+  const line = (ys, style) => {
+    ctx.save(); Object.assign(ctx, style); if (style.dash) ctx.setLineDash(style.dash);
+    ctx.beginPath(); o.xs.forEach((x, i) => (i ? ctx.lineTo(X(x), Y(ys[i])) : ctx.moveTo(X(x), Y(ys[i])))); ctx.stroke(); ctx.restore();
+  };
+  if (o.mean) line(o.mean, { strokeStyle: c, lineWidth: 2 });
+  if (o.second) line(o.second, { strokeStyle: '#1c2330', lineWidth: 1.2, dash: [1.5, 2.5] });
+  ctx.fillStyle = '#1c2330'; ctx.textAlign = 'left'; ctx.textBaseline = 'top'; ctx.font = '600 12px system-ui, sans-serif';
+  ctx.fillText(o.title ?? '', 6, 4);
+  if (o.note) {
+    ctx.font = '11px system-ui, sans-serif'; ctx.fillStyle = '#4a5368';
+    if (noteBelow) ctx.fillText(o.note, 6, 19); else { ctx.textAlign = 'right'; ctx.fillText(o.note, w - pad.r, 5); }
+  }
+  // what was drawn, for read-outs and the browser test
+  canvas.plot = { x: pad.l, y: pad.t, w: w - pad.l - pad.r, h: h - pad.t - pad.b, dpr, title: o.title, note: o.note, xs: o.xs, lo: o.lo, hi: o.hi,
+    mean: o.mean, second: o.second, hlines: o.hlines ?? [], vlines: o.vlines ?? [] };
+  return { X, Y };
 }

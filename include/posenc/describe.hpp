@@ -13,7 +13,8 @@ struct MethodDescription {
     std::string encodes;       // what the position enters as
     std::string parameters;    // learned parameters, a formula in the dims ("0" for fixed functions)
     std::string parameterMethod;  // parameterCount's method for it ('' = same as kind; '-' = none)
-    bool extrapolates;         // whether positions past the trained length get values the model can use
+    bool extrapolates;         // whether the method is defined (gives values) past the trained length; not
+                               // whether a model trained with it generalises there (that is measured: docs/lab.md)
     std::string extrapolation; // how, or why not
     bool kvCacheFriendly;      // cached keys stay valid as generation continues (no recomputation)
     std::string kvCache;       // why

@@ -37,8 +37,8 @@ struct CallScratch {
         return v.data();
     }
     void trim() noexcept {
-        const std::size_t bytes = (q.capacity() + k.capacity() + workspace.packedKeys.capacity() + workspace.keyRows.capacity() +
-                                   workspace.partials.capacity()) * sizeof(float);
+        const std::size_t bytes = (q.capacity() + k.capacity() + workspace.keyRows.capacity() + workspace.partials.capacity()) * sizeof(float) +
+                                  workspace.packedKeys.capacity();
         if (bytes > kKeptScratchBytes) *this = CallScratch();
     }
 };
@@ -48,7 +48,8 @@ CallScratch& callScratch() {
     return scratch;
 }
 
-void requireSize(const View<float>& v, std::size_t n, const char* field, const char* shape) {
+template <class T>
+void requireSize(const View<T>& v, std::size_t n, const char* field, const char* shape) {
     if (v.data == nullptr && n > 0) fail(field, "is required");
     if (v.size != n) fail(field, std::string("must have ") + std::to_string(n) + " elements " + shape + " (got " + std::to_string(v.size) + ")");
 }
@@ -83,6 +84,20 @@ struct MaxSquare {
         return std::sqrt(m);
     }
 };
+
+// maxRowNorm of f16 / bf16 rows: each piece of rows converted to floats, then as maxRowNorm (the same
+// float arithmetic as over the converted floats).
+double maxRowNormBits(const std::uint16_t* x, std::size_t rows, std::size_t hd, KVStorage s) {
+    constexpr std::size_t kRows = 256;
+    MaxSquare best;
+    detail::parallelFor((rows + kRows - 1) / kRows, 16.0 * static_cast<double>(rows) * hd, [&](std::size_t p, int) {
+        const std::size_t n = std::min(rows, (p + 1) * kRows) - p * kRows;
+        std::vector<float> piece(n * hd);
+        for (std::size_t i = 0; i < n * hd; ++i) piece[i] = detail::bitsToFloat(x[p * kRows * hd + i], s);
+        best.raise(maxRowNormSquared(piece.data(), n, hd));
+    });
+    return best.norm();
+}
 
 }  // namespace
 
@@ -156,8 +171,18 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     const std::size_t vn = elementCount({d.kvHeads, d.kLen, d.valueChannels()}, "v");
     const std::size_t hd = static_cast<std::size_t>(d.headDim);
     requireSize(r.q, qn, "q", "[heads, qLen, headDim]");
-    requireSize(r.k, kn, "k", "[kvHeads, kLen, headDim]");
-    requireSize(r.v, vn, "v", d.valueDim != 0 ? "[kvHeads, kLen, valueDim]" : "[kvHeads, kLen, headDim]");
+    // K and V as f16 / bf16 bits (kvType): read in that format (the keys in float when RoPE rotates copies)
+    const bool bits = r.kvType.has_value();
+    const KVStorage kvFormat = bits ? storageOf(*r.kvType) : KVStorage::f32;
+    const char* vShape = d.valueDim != 0 ? "[kvHeads, kLen, valueDim]" : "[kvHeads, kLen, headDim]";
+    if (bits) {
+        if (!r.k.empty() || !r.v.empty()) fail("k", "and v are given as floats and as kvType bits: give kBits and vBits only");
+        requireSize(r.kBits, kn, "k", "[kvHeads, kLen, headDim]");
+        requireSize(r.vBits, vn, "v", vShape);
+    } else {
+        requireSize(r.k, kn, "k", "[kvHeads, kLen, headDim]");
+        requireSize(r.v, vn, "v", vShape);
+    }
     // a large call keeps the pool's workers awake across its passes (and wakes them now, while it checks)
     const detail::PoolHold hold(static_cast<double>(d.heads) * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(d.headDim + d.valueChannels()));
 
@@ -167,9 +192,14 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     // a check between them and that pass fails, the scans run before its error is let through.
     const RopeEncoding* rope = ropePart(r.encoding);
     const TemperatureEncoding* temperature = temperaturePart(r.encoding);
-    const bool onePass = rope != nullptr && temperature == nullptr;
+    const bool onePass = rope != nullptr && temperature == nullptr && !bits;
     const auto requireFiniteInputs = [&] {
         requireFiniteValues(r.q.data, qn, "q");
+        if (bits) {
+            detail::requireFiniteBits(r.kBits.data, kn, kvFormat, "k");
+            detail::requireFiniteBits(r.vBits.data, vn, kvFormat, "v");
+            return;
+        }
         requireFiniteValues(r.k.data, kn, "k");
         requireFiniteValues(r.v.data, vn, "v");
     };
@@ -210,8 +240,9 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
 
         in.dims = d;
         in.q = r.q.data;
-        in.k = r.k.data;
-        in.v = r.v.data;
+        in.k = bits ? static_cast<const void*>(r.kBits.data) : r.k.data;
+        in.v = bits ? static_cast<const void*>(r.vBits.data) : r.v.data;
+        in.keyStorage = in.valueStorage = kvFormat;
         in.qPos = positions->q().data();  // masks and score terms
         in.kPos = positions->k().data();
         in.mask = AttentionMask{r.causal, r.window, r.keyMask.empty() ? nullptr : r.keyMask.data, 0, r.chunk};
@@ -232,8 +263,10 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     if (rope) {
         // RoPE: rotate copies of q and k at their logical positions (per axis), then plain dot products;
         // q and k copied and rotated in one pass on the pool, chunk by chunk.
+        // keys given as bits: converted to floats in kRot, then rotated there (attention over the floats they stand for)
+        if (bits) detail::bitsToFloats(r.kBits.data, kn, kvFormat, kRot);
         const detail::RopeCopy copies[2] = {{r.q.data, qRot, d.heads, d.qLen, positions->qRotation.data(), RopeRole::query},
-                                            {r.k.data, kRot, d.kvHeads, d.kLen, positions->kRotation.data(), RopeRole::key}};
+                                            {bits ? kRot : r.k.data, kRot, d.kvHeads, d.kLen, positions->kRotation.data(), RopeRole::key}};
         if (onePass) {
             // The fused pass. Each task that rotates a chunk of q or k first scans the chunk's inputs for
             // non-finite values, then takes the largest norm of the rotated rows and (keys) packs them for
@@ -242,9 +275,9 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
             // scanned again in order, for the message naming its first non-finite value.
             std::atomic<bool> bad[3] = {false, false, false};
             MaxSquare norms[2];
-            const std::size_t packedStride = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
-            scratch.workspace.packedKeys.resize(static_cast<std::size_t>(d.kvHeads) * packedStride);
-            float* const packed = scratch.workspace.packedKeys.data();
+            const std::size_t packedStride = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);  // floats
+            scratch.workspace.packedKeys.resize(static_cast<std::size_t>(d.kvHeads) * packedStride * sizeof(float));
+            float* const packed = reinterpret_cast<float*>(scratch.workspace.packedKeys.data());
             constexpr std::size_t kPiece = std::size_t(1) << 14;
             detail::RopeCopyHooks hooks;
             hooks.rows = [&](std::size_t j, int h, int t0, int n) {
@@ -275,6 +308,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
         detail::ropeCopies(copies, 2, d.headDim, *freqs, rope->layout);
         in.q = qRot;
         in.k = kRot;
+        in.keyStorage = KVStorage::f32;
     }
     if (temperature) {  // query temperature at each query's logical position (the sequence index with multi-axis RoPE)
         if (!rope) {
@@ -286,8 +320,11 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
     }
     // |q.k| <= |q| |k| (of the rotated copies when RoPE is on): refuse inputs whose scores could leave
     // float range rather than return a softmax of infinities.
-    detail::requireScoresInRange(in.q, static_cast<std::size_t>(d.heads) * d.qLen, in.k, static_cast<std::size_t>(d.kvHeads) * d.kLen,
-                                 hd, std::fabs(in.scale));
+    const std::size_t qRows = static_cast<std::size_t>(d.heads) * d.qLen, kRows = static_cast<std::size_t>(d.kvHeads) * d.kLen;
+    if (in.keyStorage == KVStorage::f32)
+        detail::requireScoresInRange(in.q, qRows, static_cast<const float*>(in.k), kRows, hd, std::fabs(in.scale));
+    else
+        detail::requireScoreBound(detail::maxRowNorm(in.q, qRows, hd), maxRowNormBits(r.kBits.data, kRows, hd, kvFormat), std::fabs(in.scale));
     detail::runWithEncoding(in, r.encoding, AttentionOutputs{out, weights, scores}, &scratch.workspace);
 }
 

@@ -27,16 +27,16 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 using BlockRange = AttentionWorkspace::BlockRange;
 
-// Reads one float per 64-byte line of key block b (packed, hd channels) and its value rows (vd
-// channels) (see `streaming`).
-float touchBlock(const float* Kp, const float* V, std::size_t b, int kLen, std::size_t hd, std::size_t vd) {
+// Reads one byte per 64-byte line of key block b (packed, in the keys' format) and its value rows (in the
+// values' format, valueDim channels) (see `streaming`).
+float touchBlock(const unsigned char* Kp, const unsigned char* V, std::size_t b, int kLen, std::size_t blockBytes, std::size_t rowBytes) {
     const std::size_t B = kernels::kKeyBlock, keys = std::min<std::size_t>(B, static_cast<std::size_t>(kLen) - b * B);
-    const float* k = Kp + b * hd * B;
-    const float* v = V + b * B * vd;
-    float s = 0;
-    for (std::size_t x = 0; x < hd * B; x += 16) s += k[x];
-    for (std::size_t x = 0; x < keys * vd; x += 16) s += v[x];
-    return s;
+    const unsigned char* k = Kp + b * blockBytes;
+    const unsigned char* v = V + b * B * rowBytes;
+    unsigned s = 0;
+    for (std::size_t x = 0; x < blockBytes; x += 64) s += k[x];
+    for (std::size_t x = 0; x < keys * rowBytes; x += 64) s += v[x];
+    return static_cast<float>(s);
 }
 
 // One query row of the tile (its softmax state: Tile::sm).
@@ -58,6 +58,11 @@ struct Run {
     const float* valueTable;
     bool streaming;      // keys and values larger than a cache level: touch the next block ahead
     const kernels::KernelSet& K;  // the instruction set's kernels, chosen at run time
+    // The keys' and the values' stored formats (kernels/kv_format.hpp), a packed key block's bytes and a
+    // value row's: every key and value is read in its format by the format's tile kernels.
+    int keyFormat, valueFormat;
+    std::size_t keyBlockBytes, valueRowBytes;
+    std::size_t ahead;  // streaming: the block touched ahead of the one computed on (see runAttention)
     // A causal mask alone (no window, chunk, key mask or sinks): a block whose keys sit at consecutive
     // positions (ws.runStart[b] = the position of its first key, else kNoRun) then has, for a query
     // at qPos, exactly its first qPos - runStart + 1 keys visible (clamped to the block): the engine
@@ -91,7 +96,7 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
     const AttentionDims& d = in.dims;
     const std::size_t hd = run.hd;
     float* const qTile = sc.qTile.data();
-    t.scoreTile = run.K.scoreTile[t.nr - 1];
+    t.scoreTile = run.K.kv[run.keyFormat].score[t.nr - 1];
     for (int r = 0; r < t.nr; ++r) {
         RowState& s = t.st[r];
         s.h = kvh * group + (row0 + r) / d.qLen;
@@ -112,12 +117,12 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
 // then masks (per key only where the block straddles a boundary). live[r] says whether row r sees the
 // block at all. Returns how many of the block's keys were scored (keys past the last one any row may
 // see are not), or -1 when no row sees the block. Stored rows (materialize) get the scores, -inf past them.
-int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* V, std::size_t b, bool live[]) {
+int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const unsigned char* V, std::size_t b, bool live[]) {
     const AttentionInputs& in = run.in;
     const AttentionDims& d = in.dims;
     const std::vector<KeyBlockRange>& blocks = run.ws.blocks;
     constexpr std::size_t B = kernels::kKeyBlock;
-    constexpr std::size_t kAhead = 1;
+    const std::size_t kAhead = run.ahead;
     float* const S = sc.scores.data();
     const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
     bool skip[kQueryTile], any = false;
@@ -127,7 +132,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
             for (int r = 0; r < t.nr; ++r) std::fill(t.st[r].row + j0, t.st[r].row + j1, kNegInf);
         return -1;
     }
-    if (run.streaming && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.hd, run.vd);
+    if (run.streaming && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
     int used = n;
@@ -149,7 +154,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
                     }
         }
     }
-    t.scoreTile(sc.qTile.data(), Kp + b * run.hd * B, run.hd, S, static_cast<std::size_t>(used));
+    t.scoreTile(sc.qTile.data(), Kp + b * run.keyBlockBytes, run.hd, S, static_cast<std::size_t>(used));
     // The mask, then the stored row: after every term (and the cap) has been added.
     const auto maskRow = [&](int r) {
         const RowState& s = t.st[r];
@@ -193,8 +198,8 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const float* Kp, const float* 
 }
 
 // The online softmax of the tile's rows over key block b's `used` keys, and P.V (softmax.hpp).
-void softmaxBlock(const Run& run, Slot& sc, Tile& t, const float* V, int j0, int used, const bool live[]) {
-    detail::softmaxUpdate(run.K, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.vd,
+void softmaxBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* V, int j0, int used, const bool live[]) {
+    detail::softmaxUpdate(run.K, run.valueFormat, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.valueRowBytes,
                           run.vd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
 }
 
@@ -203,13 +208,13 @@ float sinkOf(const Run& run, const RowState& s) { return run.in.sinkLogits ? run
 
 // The materialised path's end of a row: scores out, the softmax over the stored row (the same update as
 // a streamed block, the row as one block), weights out.
-void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, const float* V) {
+void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, const unsigned char* V) {
     const AttentionDims& d = run.in.dims;
     const std::size_t rowOffset = (static_cast<std::size_t>(s.h) * d.qLen + s.i) * d.kLen;
     const std::size_t kLen = static_cast<std::size_t>(d.kLen);
     if (run.out.scores) std::copy(s.row, s.row + kLen, run.out.scores + rowOffset);
     const bool live = true;
-    detail::softmaxUpdate(run.K, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows,
+    detail::softmaxUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows,
                           [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); });
     if (run.out.weights) detail::softmaxWeights(sm, s.row, kLen, run.out.weights + rowOffset, sinkOf(run, s));
 }
@@ -272,11 +277,14 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         sc.kvHead = sc.begunHead = -1;
         sc.nonFinite = false;
     }
+    // Keys and values in their stored formats (a packed key block's bytes, a value row's).
+    const int keyFormat = static_cast<int>(in.keyStorage), valueFormat = static_cast<int>(in.valueStorage);
+    const std::size_t keyBlockBytes = kernels::keyBlockBytes(keyFormat, hd), valueRowBytes = kernels::valueRowBytes(valueFormat, vd);
     // Keys and values larger than a cache level stream from memory; wasm has no prefetch instruction,
-    // so before computing on a block the engine reads one float per 64-byte line of the next one: its
-    // misses are then in flight during this block's arithmetic (a decode step over 32768 cached
-    // tokens about 15 % faster in wasm). Two or four blocks ahead are no better.
-    const bool streaming = static_cast<std::size_t>(d.kLen) * (hd + vd) * sizeof(float) > (std::size_t(1) << 21);
+    // so before computing on a block the engine reads one byte per 64-byte line of a block ahead (Run::ahead):
+    // its misses are then in flight during this block's arithmetic (a decode step over 32768 cached
+    // tokens about 15 % faster in wasm).
+    const bool streaming = static_cast<std::size_t>(d.kLen) * (keyBlockBytes / kernels::kKeyBlock + valueRowBytes) > (std::size_t(1) << 21);
     // Causal-only masks: each block's run of consecutive key positions, if it is one (see Run::causalOnly).
     const bool causalOnly = in.mask.causal && in.mask.window == 0 && in.mask.chunk == 0 && !in.mask.keyMask && in.mask.sinks == 0;
     if (causalOnly) {
@@ -288,33 +296,42 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             ws.runStart[b] = consecutive ? in.kPos[j0] : kNoRun;
         }
     }
-    const Run run{in, term, out, ws, hd, vd, ld, materialize, valueRows, term.valueTable(), streaming, K, causalOnly, term.hasContent(), term.hasBias()};
+    // ... about 32 KiB ahead: one block of float32 keys and values of 64 channels (two or four ahead are no
+    // better for them); two or three blocks of the smaller stored formats
+    const std::size_t ahead = std::max<std::size_t>(1, 32768 / (keyBlockBytes + kernels::kKeyBlock * valueRowBytes));
+    const Run run{in, term, out, ws, hd, vd, ld, materialize, valueRows, term.valueTable(), streaming, K, keyFormat, valueFormat,
+                  keyBlockBytes, valueRowBytes, ahead, causalOnly, term.hasContent(), term.hasBias()};
     // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
     const double work = static_cast<double>(d.heads) * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd + vd);  // q.k and P.V
 
-    // Keys packed for the score kernel, every kv head first (tasks of all kv heads then run at once).
-    const float* packedBase = in.kPacked;
-    std::size_t packedStride = kernels::packedKeysSize(stride, hd);
+    // Keys packed for the score kernel, every kv head first (tasks of all kv heads then run at once);
+    // f16 / bf16 keys are packed as the bit patterns they are.
+    const unsigned char* packedBase = static_cast<const unsigned char*>(in.kPacked);
+    std::size_t packedStride = kernels::packedKeyBytes(keyFormat, stride, hd);
     if (!packedBase) {
-        packedStride = kernels::packedKeysSize(static_cast<std::size_t>(d.kLen), hd);
+        packedStride = kernels::packedKeyBytes(keyFormat, static_cast<std::size_t>(d.kLen), hd);
         ws.packedKeys.resize(static_cast<std::size_t>(d.kvHeads) * packedStride);
         detail::parallelFor(static_cast<std::size_t>(d.kvHeads), 16.0 * d.kvHeads * d.kLen * static_cast<double>(hd), [&](std::size_t h, int) {
-            kernels::packKeys(in.k + h * stride * hd, static_cast<std::size_t>(d.kLen), hd, ws.packedKeys.data() + h * packedStride);
+            unsigned char* dst = ws.packedKeys.data() + h * packedStride;
+            if (keyFormat == kernels::kFormatF32)
+                kernels::packKeys(static_cast<const float*>(in.k) + h * stride * hd, static_cast<std::size_t>(d.kLen), hd, reinterpret_cast<float*>(dst));
+            else
+                kernels::packKeys(static_cast<const std::uint16_t*>(in.k) + h * stride * hd, static_cast<std::size_t>(d.kLen), hd, reinterpret_cast<std::uint16_t*>(dst));
         });
         packedBase = ws.packedKeys.data();
     }
-    // Row-major keys for a term that reads them (such terms run on one thread).
+    // Row-major float keys for a term that reads them (such terms run on one thread).
     const float* keyRowsBase = nullptr;
     std::size_t keyRowsStride = stride * hd;
     if (term.readsKeys()) {
-        if (in.k) {
-            keyRowsBase = in.k;
+        if (in.k && keyFormat == kernels::kFormatF32) {
+            keyRowsBase = static_cast<const float*>(in.k);
         } else {
             keyRowsStride = static_cast<std::size_t>(d.kLen) * hd;
             ws.keyRows.resize(static_cast<std::size_t>(d.kvHeads) * keyRowsStride);
             for (int h = 0; h < d.kvHeads; ++h)
                 for (int j = 0; j < d.kLen; ++j)
-                    kernels::unpackKey(packedBase + h * packedStride, static_cast<std::size_t>(j), hd, ws.keyRows.data() + h * keyRowsStride + j * hd);
+                    kernels::loadKey(keyFormat, packedBase + h * packedStride, static_cast<std::size_t>(j), hd, ws.keyRows.data() + h * keyRowsStride + j * hd);
             keyRowsBase = ws.keyRows.data();
         }
     }
@@ -335,8 +352,8 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
 
     // Runs key blocks [b0, b1) for one tile in scratch `sc`; leaves the rows' states in `tile`.
     auto runTile = [&](const AttentionWorkspace::TileRows& tr, Slot& sc, Tile& tile, std::size_t b0, std::size_t b1) {
-        const float* Kp = packedBase + static_cast<std::size_t>(tr.kvHead) * packedStride;
-        const float* V = in.v + tr.kvHead * stride * vd;
+        const unsigned char* Kp = packedBase + static_cast<std::size_t>(tr.kvHead) * packedStride;
+        const unsigned char* V = static_cast<const unsigned char*>(in.v) + static_cast<std::size_t>(tr.kvHead) * stride * run.valueRowBytes;
         if (sc.kvHead != tr.kvHead) sc.kvHead = tr.kvHead, sc.begunHead = -1;
         tile.nr = tr.rows;
         beginTile(run, sc, tile, tr.kvHead, group, tr.row0, mixHeads, keyRowsBase ? keyRowsBase + tr.kvHead * keyRowsStride : nullptr,
@@ -377,7 +394,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             const std::size_t ti = concurrent ? task / tilesPerKv * tilesPerKv + (tilesPerKv - 1 - task % tilesPerKv) : task;
             Slot& sc = ws.slots[static_cast<std::size_t>(slot)];
             Tile tile;
-            const float* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
+            const unsigned char* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
             for (int r = 0; r < tile.nr; ++r) {
                 if (materialize) finishStoredRow(run, tile.st[r], tile.sm[r], V);
                 finishRow(run, tile.st[r], tile.sm[r], sc);

@@ -32,6 +32,11 @@ void requireValueDim(int valueDim);
 float checkedSoftcap(const std::optional<double>& softcap);
 // The largest Euclidean norm among `rows` vectors of headDim floats.
 double maxRowNorm(const float* x, std::size_t rows, std::size_t headDim);
+// K / V as f16 or bf16 bit patterns (kv_storage.cpp): the first pattern that is not a finite number is
+// refused, naming field[index]; bitsToFloats converts n of them (exactly), on the pool.
+void requireFiniteBits(const std::uint16_t* x, std::size_t n, KVStorage s, const char* field);
+void bitsToFloats(const std::uint16_t* x, std::size_t n, KVStorage s, float* out);
+float bitsToFloat(std::uint16_t bits, KVStorage s);
 }  // namespace detail
 
 }  // namespace posenc

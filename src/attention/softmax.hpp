@@ -37,11 +37,12 @@ inline void softmaxBegin(SoftmaxRow& s, float* acc, std::size_t hd, float* wsum,
 // s + r * kKeyBlock (nr = 1: one row of any length). The tile kernel raises each live row's m and l and
 // turns its scores into p (zeros for a row that is not live or sees only -inf); then each row's value
 // weights are rescaled and take the block's p, and valueTile rescales acc and adds P.V (V: the block's
-// value rows of hd floats: the values' channels, valueDim). The rows' acc are consecutive (row r at
+// value rows of hd channels: the values' channels, valueDim). The rows' acc are consecutive (row r at
 // rows[0].acc + r * hd). valueIndex(r, j): the value-table row of key j for row r (called only when
-// valueRows > 0).
+// valueRows > 0). V is in the values' stored format `valueFormat` (kernels/kv_format.hpp), read by that
+// format's kernel.
 template <class ValueIndex>
-void softmaxUpdate(const kernels::KernelSet& K, int nr, SoftmaxRow* rows, float* s, std::size_t n, const bool* live, const float* V,
+void softmaxUpdate(const kernels::KernelSet& K, int valueFormat, int nr, SoftmaxRow* rows, float* s, std::size_t n, const bool* live, const void* V,
                    std::size_t hd, int j0, std::size_t valueRows, ValueIndex valueIndex) {
     constexpr std::size_t B = kernels::kKeyBlock;
     float m[kQueryTile], l[kQueryTile], corr[kQueryTile];
@@ -56,7 +57,7 @@ void softmaxUpdate(const kernels::KernelSet& K, int nr, SoftmaxRow* rows, float*
             for (std::size_t j = 0; j < n; ++j) row.wsum[valueIndex(r, j0 + static_cast<int>(j))] += s[r * B + j];
         }
     }
-    if (contributes) K.valueTile[nr - 1](s, n, V, hd, rows[0].acc, corr);
+    if (contributes) K.kv[valueFormat].value[nr - 1](s, n, V, hd, rows[0].acc, corr);
 }
 
 // The decode split: each chunk of keys leaves every row's state as floats (m, l, acc, wsum), merged

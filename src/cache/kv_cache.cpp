@@ -6,13 +6,46 @@
 #include "posenc/common/errors.hpp"
 #include "attention/internal.hpp"
 #include "attention/positions.hpp"
+#include "common/decimal.hpp"
 #include "kernels/attention_tile.hpp"
+#include "kernels/kv_format.hpp"
 #include "rotary/internal.hpp"
 
 namespace posenc {
 
 namespace {
 constexpr std::int64_t kMaxPosition = 2147483647;
+
+int formatOf(KVStorage s) { return static_cast<int>(s); }
+
+// The bytes of `slots` slots of one (batch row, kv head): packed keys of hd channels (whole blocks) and
+// value rows of vd channels.
+std::uint64_t headBytes(KVStorage s, std::uint64_t slots, std::uint64_t hd, std::uint64_t vd) {
+    const std::uint64_t blocks = (slots + kernels::kKeyBlock - 1) / kernels::kKeyBlock;
+    return blocks * kernels::keyBlockBytes(formatOf(s), static_cast<std::size_t>(hd)) + slots * kernels::valueRowBytes(formatOf(s), static_cast<std::size_t>(vd));
+}
+}  // namespace
+
+// append's k and v: float32 rows, or f16 / bf16 bit patterns (kvType), read a row at a time as floats.
+struct KVCache::Input {
+    const void* k;
+    const void* v;
+    std::size_t kSize, vSize;
+    int format;  // kernels::kFormatF32 / F16 / Bf16
+    void row(const void* base, std::size_t at, std::size_t hd, float* dst) const {
+        if (format == kernels::kFormatF32) {
+            std::memcpy(dst, static_cast<const float*>(base) + at, hd * sizeof(float));
+            return;
+        }
+        const auto* p = static_cast<const std::uint16_t*>(base) + at;
+        for (std::size_t c = 0; c < hd; ++c) dst[c] = format == kernels::kFormatF16 ? kernels::f16ToFloat(p[c]) : kernels::bf16ToFloat(p[c]);
+    }
+};
+
+std::uint64_t KVCache::storageBytes(const KVCacheConfig& c) {
+    return static_cast<std::uint64_t>(std::max(c.batch, 0)) * static_cast<std::uint64_t>(std::max(c.kvHeads, 0)) *
+           headBytes(c.storage, static_cast<std::uint64_t>(std::max(c.capacity, 0)), static_cast<std::uint64_t>(std::max(c.headDim, 0)),
+                     static_cast<std::uint64_t>(std::max(c.valueDim != 0 ? c.valueDim : c.headDim, 0)));
 }
 
 KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
@@ -38,12 +71,28 @@ KVCache::KVCache(const KVCacheConfig& c) : config_(c) {
     }
     if (c.dynamic == KVCacheConfig::DynamicNtk::hf && !(c.rope && c.rope->config.scaling.type == RopeScalingType::dynamic))
         fail("dynamic", "'hf' applies only to a rope with dynamic NTK scaling");
+    if (c.storage == KVStorage::q8 && c.headDim % static_cast<int>(kernels::kQ8Block) != 0)
+        fail("headDim", "(" + std::to_string(c.headDim) + ") must be a multiple of 32 with storage 'q8': Q8_0 holds blocks of 32 channels");
     const std::size_t slots = elementCount({c.batch, c.capacity}, "capacity");
     elementCount({c.batch, c.kvHeads, c.capacity, std::max(c.headDim, valueChannels())}, "capacity");  // the key and value stores
+    if (c.storage == KVStorage::q8 && c.valueDim % static_cast<int>(kernels::kQ8Block) != 0)
+        fail("valueDim", "(" + std::to_string(c.valueDim) + ") must be a multiple of 32 with storage 'q8': Q8_0 holds blocks of 32 channels");
+    const std::uint64_t bytes = storageBytes(c);
+    const auto refuse = [&](const char* why) {
+        fail("capacity", "(" + std::to_string(c.capacity) + ") needs " + std::to_string(bytes) + " bytes for keys and values (storage '" +
+                             storageName(c.storage) + "', batch " + std::to_string(c.batch) + " x kvHeads " + std::to_string(c.kvHeads) + " x headDim " +
+                             std::to_string(c.headDim) + (c.valueDim != 0 ? " / valueDim " + std::to_string(c.valueDim) : std::string()) + "): " + why);
+    };
+    if (bytes > std::numeric_limits<std::size_t>::max() / 2) refuse("more than this machine can address");
     slots_ = c.capacity;
-    keys_.assign(static_cast<std::size_t>(c.batch) * c.kvHeads * packedSize(), 0.0f);
-    values_.assign(slots * c.kvHeads * static_cast<std::size_t>(valueChannels()), 0.0f);
-    scratchKey_.resize(static_cast<std::size_t>(c.headDim));
+    try {  // allocated once, every slot (zeros)
+        keys_.assign(static_cast<std::size_t>(c.batch) * c.kvHeads * packedSize(), 0);
+        values_.assign(slots * c.kvHeads * valueBytes(), 0);
+    } catch (const std::bad_alloc&) {
+        Bytes().swap(keys_);
+        refuse("the allocation failed (out of memory)");
+    }
+    scratchKey_.resize(static_cast<std::size_t>(std::max(c.headDim, valueChannels())));  // a key or a value row
     scratchRingToken_.assign(static_cast<std::size_t>(c.window), -1);
     pos_.assign(slots, -1);
     occupied_.assign(slots, 0);
@@ -99,6 +148,46 @@ int KVCache::slotFor(Row& r) const {
 
 void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> positions, View<std::uint8_t> mask,
                      View<std::int32_t> maskPositions) {
+    appendRows(Input{k.data, v.data, k.size, v.size, kernels::kFormatF32}, T, positions, mask, maskPositions);
+}
+
+void KVCache::append(View<std::uint16_t> k, View<std::uint16_t> v, KVType kvType, int T, View<std::int32_t> positions, View<std::uint8_t> mask,
+                     View<std::int32_t> maskPositions) {
+    appendRows(Input{k.data, v.data, k.size, v.size, formatOf(storageOf(kvType))}, T, positions, mask, maskPositions);
+}
+
+std::size_t KVCache::firstUnstorable(const float* row, std::size_t hd) const {
+    const KVCacheConfig& c = config_;
+    if (c.storage == KVStorage::q8) {
+        for (std::size_t g = 0; g < hd; g += kernels::kQ8Block) {
+            unsigned char block[kernels::kQ8BlockBytes];
+            kernels::quantizeQ8Block(row + g, block);
+            if ((kernels::loadU16(block) & 0x7c00u) == 0x7c00u) return g;  // the fp16 scale overflows
+        }
+    } else if (c.storage == KVStorage::f16) {
+        for (std::size_t i = 0; i < hd; ++i)
+            if ((kernels::floatToF16(row[i]) & 0x7c00u) == 0x7c00u) return i;
+    } else if (c.storage == KVStorage::bf16) {
+        for (std::size_t i = 0; i < hd; ++i)
+            if ((kernels::floatToBf16(row[i]) & 0x7f80u) == 0x7f80u) return i;
+    }
+    return hd;
+}
+
+std::string KVCache::unstorable(const float* row, std::size_t channel, const std::string& field) const {
+    const KVStorage s = config_.storage;
+    if (s == KVStorage::q8) {
+        float amax = 0;
+        for (std::size_t j = 0; j < kernels::kQ8Block; ++j) amax = std::max(amax, std::fabs(row[channel + j]));
+        return "(a block of 32 channels, max |x| = " + detail::formatG17(amax) +
+               ") needs a Q8_0 scale max|x| / 127 beyond float16's range (65504): storage 'q8' holds |x| below 8321040; use 'f16', 'bf16' or 'f32', or scale " +
+               field + " down";
+    }
+    return "(" + detail::formatG17(row[channel]) + ") is beyond " + (s == KVStorage::f16 ? "float16's range (65504)" : "bfloat16's range (3.3895314e38)") +
+           ": storage '" + storageName(s) + "' cannot hold it; use " + (s == KVStorage::f16 ? "'bf16' or 'f32'" : "'f32'") + ", or scale " + field + " down";
+}
+
+void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, View<std::uint8_t> mask, View<std::int32_t> maskPositions) {
     const KVCacheConfig& c = config_;
     requirePositive(T, "T");
     const std::size_t A = static_cast<std::size_t>(axes());
@@ -106,17 +195,22 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
     // k's and v's sizes, both within what memory can address when the wider one is
     const std::size_t rows = elementCount({c.batch, c.kvHeads, T, std::max(c.headDim, valueChannels())}, "k") / static_cast<std::size_t>(std::max(c.headDim, valueChannels()));
     const std::size_t n = rows * hd, vn = rows * vd;
-    if (k.size != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(k.size) + ")");
-    if (v.size != vn)
+    if (in.kSize != n) fail("k", "must be [batch, kvHeads, T, headDim] = " + std::to_string(n) + " elements (got " + std::to_string(in.kSize) + ")");
+    if (in.vSize != vn)
         fail("v", std::string("must be [batch, kvHeads, T, ") + (c.valueDim != 0 ? "valueDim" : "headDim") + "] = " + std::to_string(vn) +
-                      " elements (got " + std::to_string(v.size) + ")");
+                      " elements (got " + std::to_string(in.vSize) + ")");
     const std::size_t bt = static_cast<std::size_t>(c.batch) * T;
     // the sequence index of each token as given (multi-axis: maskPositions; else positions); empty = the row's next
     const View<std::int32_t> seq = detail::checkCachePositions(positions, maskPositions, A, {c.batch, T, "T"}, "positions");
     const char* seqField = A == 1 ? "positions" : "maskPositions";
     if (!mask.empty() && mask.size != bt) fail("mask", "must have batch*T = " + std::to_string(bt) + " entries (got " + std::to_string(mask.size) + ")");
-    requireFiniteValues(k.data, n, "k");
-    requireFiniteValues(v.data, vn, "v");
+    if (in.format == kernels::kFormatF32) {
+        requireFiniteValues(static_cast<const float*>(in.k), n, "k");
+        requireFiniteValues(static_cast<const float*>(in.v), vn, "v");
+    } else {
+        detail::requireFiniteBits(static_cast<const std::uint16_t*>(in.k), n, storageOf(in.format == kernels::kFormatF16 ? KVType::f16 : KVType::bf16), "k");
+        detail::requireFiniteBits(static_cast<const std::uint16_t*>(in.v), vn, storageOf(in.format == kernels::kFormatF16 ? KVType::f16 : KVType::bf16), "v");
+    }
     if (c.window > 0 && static_cast<std::int64_t>(c.capacity) + T > std::numeric_limits<int>::max())
         fail("T", "(" + std::to_string(T) + ") is too many tokens for one append: split it into calls of at most " +
                        std::to_string(std::numeric_limits<int>::max() - c.capacity) + " tokens");
@@ -216,7 +310,7 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             for (std::size_t t = 0; t < committed; ++t) {
                 const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]), b = at / T;
                 const std::size_t src = ((b * c.kvHeads + h) * T + at % T) * hd;
-                std::memcpy(&scratchRows_[(h * committed + t) * hd], k.data + src, hd * sizeof(float));
+                in.row(in.k, src, hd, &scratchRows_[(h * committed + t) * hd]);
             }
         if (tables_)
             rotate(
@@ -231,6 +325,26 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
                     return std::pair<const float*, float*>(rows, rows);
                 },
                 [](int) {});
+        // an element the storage cannot hold (q8: a block of 32) by its index in k or v
+        const auto elements = [&](std::size_t i) {
+            return c.storage == KVStorage::q8 ? std::to_string(i) + ".." + std::to_string(i + kernels::kQ8Block - 1) : std::to_string(i);
+        };
+        if (c.storage != KVStorage::f32) {  // what the storage cannot hold is refused before anything changes
+            for (int h = 0; h < c.kvHeads; ++h)
+                for (std::size_t t = 0; t < committed; ++t) {
+                    const std::size_t at = static_cast<std::size_t>(scratchCommitted_[t]), b = at / T;
+                    const std::size_t src = ((b * c.kvHeads + h) * T + at % T) * hd, vsrc = ((b * c.kvHeads + h) * T + at % T) * vd;
+                    const float* key = &scratchRows_[(h * committed + t) * hd];
+                    std::size_t i = firstUnstorable(key, hd);
+                    if (i < hd) {
+                        fail("k[" + elements(src + i) + "]", (tables_ ? "after RoPE at position " + std::to_string(scratchPos_[at]) + " " : std::string()) + unstorable(key, i, "k"));
+                    }
+                    in.row(in.v, vsrc, vd, scratchKey_.data());
+                    if ((i = firstUnstorable(scratchKey_.data(), vd)) < vd) {
+                        fail("v[" + elements(vsrc + i) + "]", unstorable(scratchKey_.data(), i, "v"));
+                    }
+                }
+        }
         if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) resizeSlots(wantSlots);  // the last step that may throw (memory)
     } catch (...) {
         if (before) restoreDynamic(*before);
@@ -242,12 +356,11 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             pos_[slotIndex(b, s)] = -1;
             occupied_[slotIndex(b, s)] = 0;
         }
+    const int format = formatOf(c.storage);
     for (const Move& m : scratchMoves_) {
         for (int h = 0; h < c.kvHeads; ++h) {
-            kernels::unpackKey(packedKeys(m.b, h), static_cast<std::size_t>(m.from), hd, scratchKey_.data());
-            kernels::packKey(scratchKey_.data(), static_cast<std::size_t>(m.to), hd, packedKeys(m.b, h));
-            const std::size_t base = (static_cast<std::size_t>(m.b) * c.kvHeads + h) * slots_;
-            std::memcpy(&values_[(base + m.to) * vd], &values_[(base + m.from) * vd], vd * sizeof(float));
+            kernels::copyKey(format, packedKeys(m.b, h), static_cast<std::size_t>(m.from), static_cast<std::size_t>(m.to), hd);
+            std::memcpy(valueRow(m.b, h, m.to), valueRow(m.b, h, m.from), valueBytes());
         }
         pos_[slotIndex(m.b, m.to)] = pos_[slotIndex(m.b, m.from)];
         occupied_[slotIndex(m.b, m.to)] = 1;
@@ -261,10 +374,19 @@ void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> pos
             if (slot < 0) continue;
             for (int h = 0; h < c.kvHeads; ++h) {
                 const std::size_t src = ((static_cast<std::size_t>(b) * c.kvHeads + h) * T + t) * vd;
-                const std::size_t dst = ((static_cast<std::size_t>(b) * c.kvHeads + h) * slots_ + slot) * vd;
-                std::memcpy(&values_[dst], v.data + src, vd * sizeof(float));
+                unsigned char* const row = valueRow(b, h, slot);
+                if (format == kernels::kFormatF32 && in.format == kernels::kFormatF32) {
+                    std::memcpy(row, static_cast<const float*>(in.v) + src, vd * sizeof(float));
+                } else {
+                    in.row(in.v, src, vd, scratchKey_.data());
+                    kernels::storeValue(format, scratchKey_.data(), vd, row);
+                }
                 const float* key = scratchRows_.data() + (h * committed + token) * hd;
-                kernels::packKey(key, static_cast<std::size_t>(slot), hd, packedKeys(b, h));
+                kernels::storeKey(format, key, static_cast<std::size_t>(slot), hd, packedKeys(b, h));
+                if (format != kernels::kFormatF32) {  // the norm of the key as stored (the floats attend reads)
+                    kernels::loadKey(format, packedKeys(b, h), static_cast<std::size_t>(slot), hd, scratchKey_.data());
+                    key = scratchKey_.data();
+                }
                 keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(key, 1, hd));
             }
             ++token;
@@ -358,9 +480,10 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
         in.sinkLogits = sinkLogits.empty() ? nullptr : sinkLogits.data;
         in.softcap = softcap;
         in.q = qRot.data() + perRow * b;
-        in.k = nullptr;  // keys are stored packed for the engine's score kernel
+        in.k = nullptr;  // keys are stored packed for the engine's score kernel, in the storage's format
         in.kPacked = packedKeys(b, 0);
-        in.v = values_.data() + static_cast<std::size_t>(b) * c.kvHeads * slots_ * vd;
+        in.v = valueRow(b, 0, 0);
+        in.keyStorage = in.valueStorage = c.storage;
         in.qPos = qp.data() + static_cast<std::size_t>(b) * qLen;
         in.kPos = pos_.data() + slotIndex(b, 0);
         // the window by logical position, the sink slots exempt (as it was when the keys were appended)
@@ -369,25 +492,39 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
     }
 }
 
-void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles) {
+void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles, const char* field) {
+    const bool commit = field == nullptr;
     if (!tables_ || slots.empty()) return;
     const KVCacheConfig& c = config_;
     const std::size_t hd = static_cast<std::size_t>(c.headDim);
+    const int format = formatOf(c.storage);
     // keys already carry the attention scale; a delta moves every axis alike. Head by head, the slots'
-    // keys are unpacked into scratchRows_, rotated, and packed back.
+    // keys are converted to floats in scratchRows_, rotated, and converted back (f32: unpacked and packed).
     scratchRows_.resize(slots.size() * hd);
     float* const rows = scratchRows_.data();
-    keyNormMax_[b] = 0;  // rotation keeps norms, but xPos rescales: recomputed over what is cached
+    if (commit) keyNormMax_[b] = 0;  // rotation keeps norms, but xPos rescales (and storage rounds): recomputed over what is cached
     rotate(
         angles.size(), 1.0, RopeRole::key, [&](std::size_t, std::size_t t) { return angles[t]; }, c.kvHeads,
         [&](int h) {
-            for (std::size_t s = 0; s < slots.size(); ++s) kernels::unpackKey(packedKeys(b, h), static_cast<std::size_t>(slots[s]), hd, rows + s * hd);
+            for (std::size_t s = 0; s < slots.size(); ++s) kernels::loadKey(format, packedKeys(b, h), static_cast<std::size_t>(slots[s]), hd, rows + s * hd);
             return std::pair<const float*, float*>(rows, rows);
         },
         [&](int h) {
             for (std::size_t s = 0; s < slots.size(); ++s) {
-                kernels::packKey(rows + s * hd, static_cast<std::size_t>(slots[s]), hd, packedKeys(b, h));
-                keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(rows + s * hd, 1, hd));
+                const float* key = rows + s * hd;
+                if (!commit) {
+                    const std::size_t i = firstUnstorable(key, hd);
+                    if (i < hd)
+                        fail(field, "re-rotates the key in slot " + std::to_string(slots[s]) + " of row " + std::to_string(b) + ", kv head " + std::to_string(h) +
+                                        ", to one storage '" + storageName(c.storage) + "' cannot hold: channel " + std::to_string(i) + " " + unstorable(key, i, "the keys"));
+                    continue;
+                }
+                kernels::storeKey(format, key, static_cast<std::size_t>(slots[s]), hd, packedKeys(b, h));
+                if (format != kernels::kFormatF32) {
+                    kernels::loadKey(format, packedKeys(b, h), static_cast<std::size_t>(slots[s]), hd, scratchKey_.data());
+                    key = scratchKey_.data();
+                }
+                keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(key, 1, hd));
             }
         });
 }
@@ -407,6 +544,17 @@ void KVCache::shift(std::int64_t delta) {
     }
     for (const Row& r : rows_)
         if (r.next + delta < 0 || r.next + delta > kMaxPosition + 1) fail("delta", "moves the next position outside [0, 2^31)");
+    const auto occupiedSlots = [&](int b) {
+        std::vector<int> slots;
+        for (int s = 0; s < slots_; ++s)
+            if (occupied_[slotIndex(b, s)]) slots.push_back(s);
+        return slots;
+    };
+    if (c.storage != KVStorage::f32 && tables_)  // a first pass: every re-rotated key storable, before anything changes
+        for (int b = 0; b < c.batch; ++b) {
+            const std::vector<int> slots = occupiedSlots(b);
+            rotateSlots(b, slots, std::vector<double>(slots.size(), static_cast<double>(delta)), "delta");
+        }
     for (int b = 0; b < c.batch; ++b) {
         std::vector<int> slots;
         for (int s = 0; s < slots_; ++s)
@@ -432,17 +580,31 @@ void KVCache::renumber(View<std::int32_t> np) {
         if (!occupied_[slot] && np[i] != -1)
             fail("newPositions[" + std::to_string(i) + "]", "must stay -1: the slot is empty (got " + std::to_string(np[i]) + ")");
     }
-    dropHeld();  // keys held for the last append have no entry in newPositions: they go
-    for (int b = 0; b < c.batch; ++b) {
-        std::vector<int> slots;
-        std::vector<double> deltas;
-        std::int64_t maxPos = -1;
+    // each row's occupied capacity slots and their position deltas
+    const auto plan = [&](int b, std::vector<int>& slots, std::vector<double>& deltas) {
         for (int s = 0; s < c.capacity; ++s) {
             const std::size_t i = static_cast<std::size_t>(b) * c.capacity + s, slot = slotIndex(b, s);
             if (!occupied_[slot]) continue;
             slots.push_back(s);
             deltas.push_back(static_cast<double>(np[i]) - pos_[slot]);
-            pos_[slot] = np[i];
+        }
+    };
+    if (c.storage != KVStorage::f32 && tables_)  // a first pass: every re-rotated key storable, before anything changes
+        for (int b = 0; b < c.batch; ++b) {
+            std::vector<int> slots;
+            std::vector<double> deltas;
+            plan(b, slots, deltas);
+            rotateSlots(b, slots, deltas, "newPositions");
+        }
+    dropHeld();  // keys held for the last append have no entry in newPositions: they go
+    for (int b = 0; b < c.batch; ++b) {
+        std::vector<int> slots;
+        std::vector<double> deltas;
+        plan(b, slots, deltas);
+        std::int64_t maxPos = -1;
+        for (const int s : slots) {
+            const std::size_t i = static_cast<std::size_t>(b) * c.capacity + s;
+            pos_[slotIndex(b, s)] = np[i];
             maxPos = std::max<std::int64_t>(maxPos, np[i]);
         }
         rotateSlots(b, slots, deltas);
@@ -451,27 +613,32 @@ void KVCache::renumber(View<std::int32_t> np) {
 }
 
 std::size_t KVCache::packedSize() const {
-    return kernels::packedKeysSize(static_cast<std::size_t>(slots_), static_cast<std::size_t>(config_.headDim));
+    return kernels::packedKeyBytes(formatOf(config_.storage), static_cast<std::size_t>(slots_), static_cast<std::size_t>(config_.headDim));
 }
+std::size_t KVCache::valueBytes() const { return kernels::valueRowBytes(formatOf(config_.storage), static_cast<std::size_t>(valueChannels())); }
 
-float* KVCache::packedKeys(int b, int h) { return keys_.data() + (static_cast<std::size_t>(b) * config_.kvHeads + h) * packedSize(); }
-const float* KVCache::packedKeys(int b, int h) const {
+unsigned char* KVCache::packedKeys(int b, int h) { return keys_.data() + (static_cast<std::size_t>(b) * config_.kvHeads + h) * packedSize(); }
+const unsigned char* KVCache::packedKeys(int b, int h) const {
     return keys_.data() + (static_cast<std::size_t>(b) * config_.kvHeads + h) * packedSize();
+}
+unsigned char* KVCache::valueRow(int b, int h, int slot) {
+    return values_.data() + ((static_cast<std::size_t>(b) * config_.kvHeads + h) * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(slot)) * valueBytes();
 }
 
 void KVCache::resizeSlots(int slots) {
     const KVCacheConfig& c = config_;
-    const std::size_t hd = static_cast<std::size_t>(c.headDim), vd = static_cast<std::size_t>(valueChannels()), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
+    const std::size_t hd = static_cast<std::size_t>(c.headDim), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
     const std::size_t keep = static_cast<std::size_t>(std::min(slots, slots_));
-    const std::size_t oldPacked = packedSize(), newPacked = kernels::packedKeysSize(static_cast<std::size_t>(slots), hd);
+    const int format = formatOf(c.storage);
+    const std::size_t oldPacked = packedSize(), newPacked = kernels::packedKeyBytes(format, static_cast<std::size_t>(slots), hd), row = valueBytes();
     // the new stores are built whole before any member changes (std::bad_alloc leaves the cache as it was)
-    std::vector<float> keys(bh * newPacked, 0.0f), values(bh * slots * vd, 0.0f);
+    Bytes keys(bh * newPacked, 0), values(bh * slots * row, 0);
     std::vector<std::int32_t> pos(static_cast<std::size_t>(c.batch) * slots, -1);
     std::vector<std::uint8_t> occupied(pos.size(), 0);
-    const std::size_t keptPacked = kernels::packedKeysSize(keep, hd);  // whole blocks: a slot's place in a block does not depend on the total
+    const std::size_t keptPacked = kernels::packedKeyBytes(format, keep, hd);  // whole blocks: a slot's place in a block does not depend on the total
     for (std::size_t i = 0; i < bh; ++i) {
         std::copy_n(keys_.data() + i * oldPacked, keptPacked, keys.data() + i * newPacked);
-        std::copy_n(values_.data() + i * slots_ * vd, keep * vd, values.data() + i * slots * vd);
+        std::copy_n(values_.data() + i * slots_ * row, keep * row, values.data() + i * slots * row);
     }
     for (std::size_t b = 0; b < static_cast<std::size_t>(c.batch); ++b) {
         std::copy_n(pos_.data() + b * slots_, keep, pos.data() + b * slots);
@@ -501,15 +668,17 @@ std::vector<float> KVCache::keys() const {
     for (int b = 0; b < c.batch; ++b)
         for (int h = 0; h < c.kvHeads; ++h)
             for (std::size_t s = 0; s < static_cast<std::size_t>(c.capacity); ++s)
-                kernels::unpackKey(packedKeys(b, h), s, hd, rows.data() + ((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + s) * hd);
+                kernels::loadKey(formatOf(c.storage), packedKeys(b, h), s, hd, rows.data() + ((static_cast<std::size_t>(b) * c.kvHeads + h) * c.capacity + s) * hd);
     return rows;
 }
 
 std::vector<float> KVCache::values() const {
     const KVCacheConfig& c = config_;
-    const std::size_t vd = static_cast<std::size_t>(valueChannels()), bh = static_cast<std::size_t>(c.batch) * c.kvHeads;
+    const std::size_t vd = static_cast<std::size_t>(valueChannels()), bh = static_cast<std::size_t>(c.batch) * c.kvHeads, row = valueBytes();
     std::vector<float> rows(bh * c.capacity * vd);
-    for (std::size_t i = 0; i < bh; ++i) std::copy_n(values_.data() + i * slots_ * vd, static_cast<std::size_t>(c.capacity) * vd, rows.data() + i * c.capacity * vd);
+    for (std::size_t i = 0; i < bh; ++i)
+        for (std::size_t s = 0; s < static_cast<std::size_t>(c.capacity); ++s)
+            kernels::loadValue(formatOf(c.storage), values_.data() + (i * slots_ + s) * row, vd, rows.data() + (i * c.capacity + s) * vd);
     return rows;
 }
 

@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
+#include "kernels/kv_format.hpp"
 #include "kernels/simd.hpp"
 
 namespace posenc::kernels {
@@ -25,11 +27,20 @@ inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compi
 // registers (SSE, AVX2, wasm SIMD128: V8 spills beyond that); 8 rows x 2 vectors = 16 where there are
 // 32 (AVX-512).
 constexpr std::size_t kBlockRows = kFloatLanes >= 16 ? 8 : 4;
+// The stored formats' tiles run in register blocks of a power of two rows (at most kBlockRows): a tile of
+// 3, 5, 6 or 7 rows as 2 + 1, 4 + 1, 4 + 2, 4 + 2 + 1, so each format keeps three or four block functions
+// (wasm size) — the keys or values of a block are then read again from L1 by the second block.
+template <std::size_t R>
+constexpr std::size_t pow2Block() {
+    std::size_t b = 1;
+    while (b * 2 <= R && b * 2 <= kBlockRows) b *= 2;
+    return b;
+}
 // Query rows per tile: 8 on every set. Where a register block is 4 rows, a tile is two blocks run one
 // after the other on each key block, while its keys and values are in L1, and the engine's bookkeeping
 // of a key block (masks, the softmax's running state) is paid once for 8 rows instead of twice.
 constexpr std::size_t kTileRows = 8;
-constexpr std::size_t kKeyBlock = 64;   // keys per block; packed key blocks are [headDim][kKeyBlock]
+constexpr std::size_t kKeyBlock = kKeyBlockKeys;  // keys per block; packed key blocks are [headDim][kKeyBlock] (kernels/kv_format.hpp)
 
 // --- exp ------------------------------------------------------------------------------------------
 // expApprox(x) for x <= 0 or -inf (the softmax only takes exp of a score minus the running max):
@@ -240,19 +251,22 @@ inline std::size_t packedKeyOffset(std::size_t j, std::size_t hd) noexcept {
     return j / kKeyBlock * hd * kKeyBlock + j % kKeyBlock;
 }
 // Keys [j0, j1) of K (row j at K + j·hd) into their packed blocks, j0 a whole number of blocks: the
-// blocks they touch are zero-filled first, so the blocks hold exactly what packKeys puts there.
-inline void packKeyRange(const float* K, std::size_t j0, std::size_t j1, std::size_t hd, float* packed) noexcept {
+// blocks they touch are zero-filled first, so the blocks hold exactly what packKeys puts there. T: float,
+// or uint16 bit patterns (f16 / bf16 keys, packed as they are).
+template <class T>
+inline void packKeyRange(const T* K, std::size_t j0, std::size_t j1, std::size_t hd, T* packed) noexcept {
     for (std::size_t b0 = j0; b0 < j1; b0 += kKeyBlock) {  // block by block, each written in order
         const std::size_t n = std::min(kKeyBlock, j1 - b0);
-        float* dst = packed + b0 * hd;
-        const float* src = K + b0 * hd;
+        T* dst = packed + b0 * hd;
+        const T* src = K + b0 * hd;
         for (std::size_t c = 0; c < hd; ++c, dst += kKeyBlock) {
             for (std::size_t t = 0; t < n; ++t) dst[t] = src[t * hd + c];
-            for (std::size_t t = n; t < kKeyBlock; ++t) dst[t] = 0.0f;  // the padding keys of a last, partial block
+            for (std::size_t t = n; t < kKeyBlock; ++t) dst[t] = T(0);  // the padding keys of a last, partial block
         }
     }
 }
-inline void packKeys(const float* K, std::size_t kLen, std::size_t hd, float* packed) noexcept { packKeyRange(K, 0, kLen, hd, packed); }
+template <class T>
+inline void packKeys(const T* K, std::size_t kLen, std::size_t hd, T* packed) noexcept { packKeyRange(K, 0, kLen, hd, packed); }
 inline void packKey(const float* key, std::size_t j, std::size_t hd, float* packed) noexcept {
     float* dst = packed + packedKeyOffset(j, hd);
     for (std::size_t c = 0; c < hd; ++c) dst[c * kKeyBlock] = key[c];
@@ -264,24 +278,28 @@ inline void unpackKey(const float* packed, std::size_t j, std::size_t hd, float*
 
 // --- S = Q · Kᵀ for one tile ---------------------------------------------------------------------
 // qT: the tile's R query rows transposed, qT[c·R + r] (so one pointer serves every row: in wasm each
-// distinct address costs an add); Kb: one packed key block [hd][kKeyBlock]; s: R rows of kKeyBlock
-// scores, of which the first `cols` are computed (rounded up to whole vectors; padding keys are
-// zeros): a block on the causal diagonal needs only the keys up to the tile's last query. Each score
-// sums over channels c ascending from 0 in both twins.
-template <std::size_t R>
-inline void scoreTileScalar(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
+// distinct address costs an add); Kb: one packed key block (kernels/kv_format.hpp) in format Fmt, its
+// elements converted to floats as they are loaded (the f32 format: as they are); s: R rows of kKeyBlock
+// scores, of which the first `cols` are computed (rounded up to whole vectors; padding keys are zeros):
+// a block on the causal diagonal needs only the keys up to the tile's last query. Each score sums over
+// channels c ascending from 0 in both twins, of the same floats (the stored element's exact value).
+template <std::size_t R, class Fmt = F32Format>
+inline void scoreTileScalar(const float* qT, const void* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
+    const auto* K = static_cast<const typename Fmt::T*>(Kb);
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t t = 0; t < cols; ++t) {
             float acc = 0;
-            for (std::size_t c = 0; c < hd; ++c) acc = madd(qT[c * R + r], Kb[c * kKeyBlock + t], acc);
+            for (std::size_t c = 0; c < hd; ++c) acc = madd(qT[c * R + r], Fmt::at(K + c * kKeyBlock + t), acc);
             s[r * kKeyBlock + t] = acc;
         }
 }
 
 #if POSENC_SIMD  // the register blocks exist only with SIMD; without, the tiles run their scalar twins
-// One register block: R (<= kBlockRows) rows of the tile, whose query columns sit Stride floats apart.
-template <std::size_t R, std::size_t Stride>
-inline void scoreRowsSimd(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
+// One register block: R (<= kBlockRows) rows of the tile, whose query columns sit `stride` floats apart
+// (a compile-time constant for float32 keys, std::integral_constant; at run time for the stored formats,
+// whose blocks are then shared by the tiles of every row count).
+template <std::size_t R, class Fmt, class Stride>
+inline void scoreRowsSimd(const float* qT, Stride stride, const typename Fmt::T* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
     // Key vectors per step: 8 accumulators in all (V8 gives wasm SIMD 16 xmm registers).
     constexpr std::size_t KV = R >= 3 ? 2 : 4 / R;
     constexpr std::size_t step = KV * kFloatLanes;
@@ -291,11 +309,11 @@ inline void scoreRowsSimd(const float* qT, const float* Kb, std::size_t hd, floa
         FloatBatch a[R][KV];
         for (std::size_t r = 0; r < R; ++r)
             for (std::size_t v = 0; v < KV; ++v) a[r][v] = FloatBatch(0.0f);
-        const float* k = Kb + t;
+        const typename Fmt::T* k = Kb + t;
         const float* qc = qT;
-        for (std::size_t c = 0; c < hd; ++c, k += kKeyBlock, qc += Stride) {
+        for (std::size_t c = 0; c < hd; ++c, k += kKeyBlock, qc += stride) {
             FloatBatch kv[KV];
-            for (std::size_t v = 0; v < KV; ++v) kv[v] = FloatBatch::load_unaligned(k + v * kFloatLanes);
+            for (std::size_t v = 0; v < KV; ++v) kv[v] = Fmt::lanes(k + v * kFloatLanes);
             for (std::size_t r = 0; r < R; ++r) {
                 const FloatBatch qb(qc[r]);
                 for (std::size_t v = 0; v < KV; ++v) a[r][v] = madd(qb, kv[v], a[r][v]);
@@ -308,55 +326,149 @@ inline void scoreRowsSimd(const float* qT, const float* Kb, std::size_t hd, floa
         FloatBatch a[R];
         for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch(0.0f);
         for (std::size_t c = 0; c < hd; ++c) {
-            const FloatBatch k = FloatBatch::load_unaligned(Kb + c * kKeyBlock + t);
-            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(qT[c * Stride + r]), k, a[r]);
+            const FloatBatch k = Fmt::lanes(Kb + c * kKeyBlock + t);
+            for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(qT[c * stride + r]), k, a[r]);
         }
         for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(s + r * kKeyBlock + t);
     }
 }
+template <std::size_t R, class Fmt>
+POSENC_NOINLINE void scoreRowsShared(const float* qT, std::size_t stride, const typename Fmt::T* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
+    scoreRowsSimd<R, Fmt>(qT, stride, Kb, hd, s, cols);
+}
+#endif
+
+#if POSENC_SIMD
+// R rows in power-of-two blocks (pow2Block), query columns `stride` apart.
+template <std::size_t R, class Fmt>
+inline void scoreRowsPow2(const float* qT, std::size_t stride, const typename Fmt::T* K, std::size_t hd, float* s, std::size_t cols) noexcept {
+    constexpr std::size_t b = pow2Block<R>();
+    scoreRowsShared<b, Fmt>(qT, stride, K, hd, s, cols);
+    if constexpr (R > b) scoreRowsPow2<R - b, Fmt>(qT + b, stride, K, hd, s + b * kKeyBlock, cols);
+}
+#endif
+
+template <std::size_t R, class Fmt = F32Format>
+inline void scoreTileSimd(const float* qT, const void* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
+#if POSENC_SIMD
+    // register blocks of kBlockRows rows, the last one what remains (the same sums, row by row)
+    const auto* K = static_cast<const typename Fmt::T*>(Kb);
+    constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
+    if constexpr (Fmt::id == kFormatF32) {
+        constexpr std::integral_constant<std::size_t, R> stride;
+        scoreRowsSimd<first, Fmt>(qT, stride, K, hd, s, cols);
+        if constexpr (R > kBlockRows) scoreRowsSimd<R - kBlockRows, Fmt>(qT + kBlockRows, stride, K, hd, s + kBlockRows * kKeyBlock, cols);
+    } else {
+        scoreRowsPow2<R, Fmt>(qT, R, K, hd, s, cols);
+    }
+#else
+    scoreTileScalar<R, Fmt>(qT, Kb, hd, s, cols);
+#endif
+}
+
+// The same for a q8 key block: hd / 32 groups of { fp16 scales [kKeyBlock], int8 [32][kKeyBlock] }; key t's
+// channel g·32 + c is q8Value(q, fp16 scale of key t in group g), the float loadKey gives (scales are
+// finite: the cache refuses a block whose scale is not).
+template <std::size_t R>
+inline void scoreTileQ8Scalar(const float* qT, const void* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
+    const auto* block = static_cast<const unsigned char*>(Kb);
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t t = 0; t < cols; ++t) {
+            float acc = 0;
+            for (std::size_t g = 0; g < hd / kQ8Block; ++g) {
+                const unsigned char* group = block + g * kQ8GroupBytes;
+                const float d = f16ToFloatFinite(loadU16(group + 2 * t));
+                const unsigned char* q = group + 2 * kKeyBlock + t;
+                for (std::size_t c = 0; c < kQ8Block; ++c)
+                    acc = madd(qT[(g * kQ8Block + c) * R + r], q8Value(static_cast<std::int8_t>(q[c * kKeyBlock]), d), acc);
+            }
+            s[r * kKeyBlock + t] = acc;
+        }
+}
+
+#if POSENC_SIMD
+template <std::size_t R, std::size_t KV>
+inline void scoreStepQ8(const float* qT, std::size_t stride, const unsigned char* Kb, std::size_t hd, float* s, std::size_t t) noexcept {
+    FloatBatch a[R][KV];
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t v = 0; v < KV; ++v) a[r][v] = FloatBatch(0.0f);
+    const float* qc = qT;
+    for (std::size_t g = 0; g < hd / kQ8Block; ++g) {
+        const unsigned char* group = Kb + g * kQ8GroupBytes;
+        FloatBatch d[KV];  // the keys' scales of this group, converted once for its 32 channels
+        loadF16Floats(reinterpret_cast<const std::uint16_t*>(group) + t, d);
+        const std::int8_t* q = reinterpret_cast<const std::int8_t*>(group + 2 * kKeyBlock) + t;
+        for (std::size_t c = 0; c < kQ8Block; ++c, q += kKeyBlock, qc += stride) {
+            FloatBatch kv[KV];
+            loadI8Floats(q, kv);
+            for (std::size_t v = 0; v < KV; ++v) kv[v] = kv[v] * d[v];
+            for (std::size_t r = 0; r < R; ++r) {
+                const FloatBatch qb(qc[r]);
+                for (std::size_t v = 0; v < KV; ++v) a[r][v] = madd(qb, kv[v], a[r][v]);
+            }
+        }
+    }
+    for (std::size_t r = 0; r < R; ++r) storeFloats(s + r * kKeyBlock + t, a[r]);  // the lanes back in key order
+}
+
+template <std::size_t R>
+POSENC_NOINLINE void scoreRowsQ8Simd(const float* qT, std::size_t stride, const unsigned char* Kb, std::size_t hd, float* s, std::size_t cols) noexcept {
+    constexpr std::size_t KV = R >= 3 ? 2 : 4 / R;  // 8 accumulators, as the float kernel
+    constexpr std::size_t step = KV * kFloatLanes;
+    std::size_t t = 0;
+    for (; t + step <= kKeyBlock && t < cols; t += step) scoreStepQ8<R, KV>(qT, stride, Kb, hd, s, t);
+    for (; t < kKeyBlock && t < cols; t += kFloatLanes) scoreStepQ8<R, 1>(qT, stride, Kb, hd, s, t);
+}
+#endif
+
+#if POSENC_SIMD
+template <std::size_t R>
+inline void scoreRowsQ8Pow2(const float* qT, std::size_t stride, const unsigned char* K, std::size_t hd, float* s, std::size_t cols) noexcept {
+    constexpr std::size_t b = pow2Block<R>();
+    scoreRowsQ8Simd<b>(qT, stride, K, hd, s, cols);
+    if constexpr (R > b) scoreRowsQ8Pow2<R - b>(qT + b, stride, K, hd, s + b * kKeyBlock, cols);
+}
 #endif
 
 template <std::size_t R>
-inline void scoreTileSimd(const float* qT, const float* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
+inline void scoreTileQ8Simd(const float* qT, const void* Kb, std::size_t hd, float* s, std::size_t cols = kKeyBlock) noexcept {
 #if POSENC_SIMD
-    // register blocks of kBlockRows rows, the last one what remains (the same sums, row by row)
-    constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
-    scoreRowsSimd<first, R>(qT, Kb, hd, s, cols);
-    if constexpr (R > kBlockRows) scoreRowsSimd<R - kBlockRows, R>(qT + kBlockRows, Kb, hd, s + kBlockRows * kKeyBlock, cols);
+    scoreRowsQ8Pow2<R>(qT, R, static_cast<const unsigned char*>(Kb), hd, s, cols);
 #else
-    scoreTileScalar<R>(qT, Kb, hd, s, cols);
+    scoreTileQ8Scalar<R>(qT, Kb, hd, s, cols);
 #endif
 }
 
 // --- O = O · corr + P · V for one tile -----------------------------------------------------------
 // p: R rows of weights, row stride kKeyBlock (a compile-time stride: constant offsets from one
-// pointer); n keys; V: n value rows of hd floats; o: R rows of hd floats; corr: R factors (the online
-// softmax's rescale of what was accumulated so far). Each output element is o·corr, then
-// + p[t]·v[t] for t ascending, in both twins.
-template <std::size_t R>
-inline void valueTileScalar(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+// pointer); n keys; V: n value rows of hd elements in format Fmt (converted to floats as loaded); o: R
+// rows of hd floats; corr: R factors (the online softmax's rescale of what was accumulated so far).
+// Each output element is o·corr, then + p[t]·v[t] for t ascending, in both twins.
+template <std::size_t R, class Fmt = F32Format>
+inline void valueTileScalar(const float* p, std::size_t n, const void* Vv, std::size_t hd, float* o, const float* corr) noexcept {
+    const auto* V = static_cast<const typename Fmt::T*>(Vv);
     for (std::size_t r = 0; r < R; ++r)
         for (std::size_t c = 0; c < hd; ++c) {
             float acc = o[r * hd + c] * corr[r];
-            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * kKeyBlock + t], V[t * hd + c], acc);
+            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * kKeyBlock + t], Fmt::at(V + t * hd + c), acc);
             o[r * hd + c] = acc;
         }
 }
 
 #if POSENC_SIMD  // the register blocks exist only with SIMD; without, the tiles run their scalar twins
 // One register block: R (<= kBlockRows) rows.
-template <std::size_t R>
-inline void valueRowsSimd(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+template <std::size_t R, class Fmt>
+inline void valueRowsSimd(const float* p, std::size_t n, const typename Fmt::T* V, std::size_t hd, float* o, const float* corr) noexcept {
     constexpr std::size_t CV = R >= 3 ? 2 : 4 / R;  // channel vectors per step: ~8 accumulators
     std::size_t c = 0;
     for (; c + CV * kFloatLanes <= hd; c += CV * kFloatLanes) {
         FloatBatch a[R][CV];
         for (std::size_t r = 0; r < R; ++r)
             for (std::size_t v = 0; v < CV; ++v) a[r][v] = FloatBatch::load_unaligned(o + r * hd + c + v * kFloatLanes) * FloatBatch(corr[r]);
-        const float* x = V + c;
+        const typename Fmt::T* x = V + c;
         for (std::size_t t = 0; t < n; ++t, x += hd) {
             FloatBatch xv[CV];
-            for (std::size_t v = 0; v < CV; ++v) xv[v] = FloatBatch::load_unaligned(x + v * kFloatLanes);
+            for (std::size_t v = 0; v < CV; ++v) xv[v] = Fmt::lanes(x + v * kFloatLanes);
             for (std::size_t r = 0; r < R; ++r) {
                 const FloatBatch pb(p[r * kKeyBlock + t]);
                 for (std::size_t v = 0; v < CV; ++v) a[r][v] = madd(pb, xv[v], a[r][v]);
@@ -369,7 +481,7 @@ inline void valueRowsSimd(const float* p, std::size_t n, const float* V, std::si
         FloatBatch a[R];
         for (std::size_t r = 0; r < R; ++r) a[r] = FloatBatch::load_unaligned(o + r * hd + c) * FloatBatch(corr[r]);
         for (std::size_t t = 0; t < n; ++t) {
-            const FloatBatch x = FloatBatch::load_unaligned(V + t * hd + c);
+            const FloatBatch x = Fmt::lanes(V + t * hd + c);
             for (std::size_t r = 0; r < R; ++r) a[r] = madd(FloatBatch(p[r * kKeyBlock + t]), x, a[r]);
         }
         for (std::size_t r = 0; r < R; ++r) a[r].store_unaligned(o + r * hd + c);
@@ -377,20 +489,140 @@ inline void valueRowsSimd(const float* p, std::size_t n, const float* V, std::si
     for (; c < hd; ++c)  // channels past the last whole vector (odd head dims)
         for (std::size_t r = 0; r < R; ++r) {
             float acc = o[r * hd + c] * corr[r];
-            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * kKeyBlock + t], V[t * hd + c], acc);
+            for (std::size_t t = 0; t < n; ++t) acc = madd(p[r * kKeyBlock + t], Fmt::at(V + t * hd + c), acc);
             o[r * hd + c] = acc;
         }
+}
+template <std::size_t R, class Fmt>
+POSENC_NOINLINE void valueRowsShared(const float* p, std::size_t n, const typename Fmt::T* V, std::size_t hd, float* o, const float* corr) noexcept {
+    valueRowsSimd<R, Fmt>(p, n, V, hd, o, corr);
+}
+#endif
+
+#if POSENC_SIMD
+template <std::size_t R, class Fmt>
+inline void valueRowsPow2(const float* p, std::size_t n, const typename Fmt::T* V, std::size_t hd, float* o, const float* corr) noexcept {
+    constexpr std::size_t b = pow2Block<R>();
+    valueRowsShared<b, Fmt>(p, n, V, hd, o, corr);
+    if constexpr (R > b) valueRowsPow2<R - b, Fmt>(p + b * kKeyBlock, n, V, hd, o + b * hd, corr + b);
+}
+#endif
+
+template <std::size_t R, class Fmt = F32Format>
+inline void valueTileSimd(const float* p, std::size_t n, const void* Vv, std::size_t hd, float* o, const float* corr) noexcept {
+#if POSENC_SIMD
+    const auto* V = static_cast<const typename Fmt::T*>(Vv);
+    constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
+    if constexpr (Fmt::id == kFormatF32) {
+        valueRowsSimd<first, Fmt>(p, n, V, hd, o, corr);
+        if constexpr (R > kBlockRows) valueRowsSimd<R - kBlockRows, Fmt>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
+    } else {
+        valueRowsPow2<R, Fmt>(p, n, V, hd, o, corr);
+    }
+#else
+    valueTileScalar<R, Fmt>(p, n, Vv, hd, o, corr);
+#endif
+}
+
+// The same for q8 value rows (ggml block_q8_0 each 32 channels: hd is a multiple of 32): channel c of
+// row t is q8Value(q, fp16 d of its block).
+template <std::size_t R>
+inline void valueTileQ8Scalar(const float* p, std::size_t n, const void* Vv, std::size_t hd, float* o, const float* corr) noexcept {
+    const auto* V = static_cast<const unsigned char*>(Vv);
+    const std::size_t rowBytes = valueRowBytes(kFormatQ8, hd);
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t c = 0; c < hd; ++c) {
+            float acc = o[r * hd + c] * corr[r];
+            for (std::size_t t = 0; t < n; ++t) {
+                const unsigned char* block = V + t * rowBytes + c / kQ8Block * kQ8BlockBytes;
+                acc = madd(p[r * kKeyBlock + t], q8Value(static_cast<std::int8_t>(block[2 + c % kQ8Block]), f16ToFloatFinite(loadU16(block))), acc);
+            }
+            o[r * hd + c] = acc;
+        }
+}
+
+#if POSENC_SIMD
+// Channels [c, c + CV·kFloatLanes) of rows [t0, t1); `scales` holds those rows' block scales as floats
+// (row t, block g at (t - t0)·groups + g). The first pass over the rows (t0 = 0) rescales by corr.
+template <std::size_t R, std::size_t CV>
+inline void valueStepQ8(const float* p, std::size_t t0, std::size_t t1, const unsigned char* V, std::size_t hd, std::size_t c, float* o,
+                        const float* corr, const float* scales) noexcept {
+    const std::size_t rowBytes = valueRowBytes(kFormatQ8, hd), groups = hd / kQ8Block;
+    std::size_t at[CV], group[CV];  // each vector's bytes within a row, and its block (a vector never straddles a block)
+    for (std::size_t v = 0; v < CV; ++v) {
+        const std::size_t cv = c + v * kFloatLanes;
+        group[v] = cv / kQ8Block;
+        at[v] = group[v] * kQ8BlockBytes + 2 + cv % kQ8Block;
+    }
+    constexpr bool oneBlock = CV * kFloatLanes <= kQ8Block;  // the step's channels lie in one block, contiguous
+    FloatBatch a[R][CV];  // (in loadFloats' lane order where oneBlock)
+    for (std::size_t r = 0; r < R; ++r) {
+        if constexpr (oneBlock) loadFloats(o + r * hd + c, a[r]);
+        else
+            for (std::size_t v = 0; v < CV; ++v) a[r][v] = FloatBatch::load_unaligned(o + r * hd + c + v * kFloatLanes);
+        if (t0 == 0)
+            for (std::size_t v = 0; v < CV; ++v) a[r][v] = a[r][v] * FloatBatch(corr[r]);
+    }
+    for (std::size_t t = t0; t < t1; ++t) {
+        const unsigned char* row = V + t * rowBytes;
+        const float* d = scales + (t - t0) * groups;
+        FloatBatch xv[CV];
+        if constexpr (oneBlock) {  // one load, one scale
+            loadI8Floats(reinterpret_cast<const std::int8_t*>(row + at[0]), xv);
+            const FloatBatch dt(d[group[0]]);
+            for (std::size_t v = 0; v < CV; ++v) xv[v] = xv[v] * dt;
+        } else {  // wide vectors: each its own block's part
+            for (std::size_t v = 0; v < CV; ++v) {
+                IntBatch qi[1];
+                loadI8(reinterpret_cast<const std::int8_t*>(row + at[v]), qi);
+                xv[v] = smallIntToFloat(qi[0]) * FloatBatch(d[group[v]]);
+            }
+        }
+        for (std::size_t r = 0; r < R; ++r) {
+            const FloatBatch pb(p[r * kKeyBlock + t]);
+            for (std::size_t v = 0; v < CV; ++v) a[r][v] = madd(pb, xv[v], a[r][v]);
+        }
+    }
+    for (std::size_t r = 0; r < R; ++r) {
+        if constexpr (oneBlock) storeFloats(o + r * hd + c, a[r]);
+        else
+            for (std::size_t v = 0; v < CV; ++v) a[r][v].store_unaligned(o + r * hd + c + v * kFloatLanes);
+    }
+}
+
+template <std::size_t R>
+POSENC_NOINLINE void valueRowsQ8Simd(const float* p, std::size_t n, const unsigned char* V, std::size_t hd, float* o, const float* corr) noexcept {
+    constexpr std::size_t CV = R >= 3 ? 2 : 4 / R;
+    constexpr std::size_t kScales = 2048;  // rows' scales converted once per pass (8 KiB of stack)
+    const std::size_t rowBytes = valueRowBytes(kFormatQ8, hd), groups = hd / kQ8Block;
+    const std::size_t rowsPerPass = std::max<std::size_t>(1, kScales / groups);
+    float scales[kScales];
+    for (std::size_t t0 = 0; t0 < n; t0 += rowsPerPass) {
+        const std::size_t t1 = std::min(n, t0 + rowsPerPass);
+        for (std::size_t t = t0; t < t1; ++t)
+            for (std::size_t g = 0; g < groups; ++g) scales[(t - t0) * groups + g] = f16ToFloatFinite(loadU16(V + t * rowBytes + g * kQ8BlockBytes));
+        std::size_t c = 0;
+        for (; c + CV * kFloatLanes <= hd; c += CV * kFloatLanes) valueStepQ8<R, CV>(p, t0, t1, V, hd, c, o, corr, scales);
+        for (; c < hd; c += kFloatLanes) valueStepQ8<R, 1>(p, t0, t1, V, hd, c, o, corr, scales);  // hd is whole vectors (a multiple of 32)
+    }
+}
+#endif
+
+#if POSENC_SIMD
+template <std::size_t R>
+inline void valueRowsQ8Pow2(const float* p, std::size_t n, const unsigned char* V, std::size_t hd, float* o, const float* corr) noexcept {
+    constexpr std::size_t b = pow2Block<R>();
+    valueRowsQ8Simd<b>(p, n, V, hd, o, corr);
+    if constexpr (R > b) valueRowsQ8Pow2<R - b>(p + b * kKeyBlock, n, V, hd, o + b * hd, corr + b);
 }
 #endif
 
 template <std::size_t R>
-inline void valueTileSimd(const float* p, std::size_t n, const float* V, std::size_t hd, float* o, const float* corr) noexcept {
+inline void valueTileQ8Simd(const float* p, std::size_t n, const void* Vv, std::size_t hd, float* o, const float* corr) noexcept {
 #if POSENC_SIMD
-    constexpr std::size_t first = R < kBlockRows ? R : kBlockRows;
-    valueRowsSimd<first>(p, n, V, hd, o, corr);
-    if constexpr (R > kBlockRows) valueRowsSimd<R - kBlockRows>(p + kBlockRows * kKeyBlock, n, V, hd, o + kBlockRows * hd, corr + kBlockRows);
+    valueRowsQ8Pow2<R>(p, n, static_cast<const unsigned char*>(Vv), hd, o, corr);
 #else
-    valueTileScalar<R>(p, n, V, hd, o, corr);
+    valueTileQ8Scalar<R>(p, n, Vv, hd, o, corr);
 #endif
 }
 

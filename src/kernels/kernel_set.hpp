@@ -19,16 +19,24 @@ namespace posenc::kernels {
 // indirect call cannot be inlined (binaryen inlines single-caller functions whatever the source says),
 // so each micro-kernel stays a small function of its own and V8 keeps its accumulators in registers
 // (inlined into the engine's large loop they were spilled to the stack, at ~1.6x the time).
-using ScoreTileFn = void (*)(const float*, const float*, std::size_t, float*, std::size_t) noexcept;
-using ValueTileFn = void (*)(const float*, std::size_t, const float*, std::size_t, float*, const float*) noexcept;
+// Keys and values are read in their stored format (kernels/kv_format.hpp: f32, f16, bf16, q8), hence void*.
+using ScoreTileFn = void (*)(const float*, const void*, std::size_t, float*, std::size_t) noexcept;
+using ValueTileFn = void (*)(const float*, std::size_t, const void*, std::size_t, float*, const float*) noexcept;
+
+constexpr int kKVFormats = 4;  // posenc::KVStorage: f32, f16, bf16, q8
+
+// The score and value micro-kernels of one stored format, for each row count.
+struct KVTileKernels {
+    ScoreTileFn score[kQueryTile];  // [rows - 1], rows = 1..tileRows
+    ValueTileFn value[kQueryTile];
+};
 using SoftmaxTileFn = bool (*)(float*, std::size_t, const bool*, float*, float*, float*) noexcept;
 
 struct KernelSet {
     const char* name;
     std::size_t tileRows;          // query rows per attention tile (<= kQueryTile)
     std::size_t floatLanes;        // floats per vector
-    ScoreTileFn scoreTile[kQueryTile];   // [rows - 1], rows = 1..tileRows
-    ValueTileFn valueTile[kQueryTile];
+    KVTileKernels kv[kKVFormats];        // by the keys' / the values' stored format
     SoftmaxTileFn softmaxTile[kQueryTile];
     void (*axpy)(float, const float*, float*, std::size_t) noexcept;
     float (*dot)(const float*, const float*, std::size_t) noexcept;

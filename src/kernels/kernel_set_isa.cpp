@@ -17,19 +17,30 @@
 
 namespace posenc::kernels {
 namespace {
+// rows 1..kTileRows of each kernel; past kTileRows, null
+template <std::size_t I>
+constexpr std::size_t rows = I < kTileRows ? I + 1 : 1;
+template <class Fmt, std::size_t... I>
+constexpr KVTileKernels floatFormat(std::index_sequence<I...>) {
+    return {{(I < kTileRows ? &scoreTileSimd<rows<I>, Fmt> : nullptr)...}, {(I < kTileRows ? &valueTileSimd<rows<I>, Fmt> : nullptr)...}};
+}
 template <std::size_t... I>
-constexpr KernelSet makeSet(std::index_sequence<I...>) {
+constexpr KVTileKernels q8Format(std::index_sequence<I...>) {
+    return {{(I < kTileRows ? &scoreTileQ8Simd<rows<I>> : nullptr)...}, {(I < kTileRows ? &valueTileQ8Simd<rows<I>> : nullptr)...}};
+}
+template <std::size_t... I>
+constexpr KernelSet makeSet(std::index_sequence<I...> seq) {
     return KernelSet{
         POSENC_KERNEL_SET_NAME, kTileRows, kFloatLanes,
-        {(I < kTileRows ? &scoreTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
-        {(I < kTileRows ? &valueTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
-        {(I < kTileRows ? &softmaxTileSimd<(I < kTileRows ? I + 1 : 1)> : nullptr)...},
+        {floatFormat<F32Format>(seq), floatFormat<F16Format>(seq), floatFormat<Bf16Format>(seq), q8Format(seq)},
+        {(I < kTileRows ? &softmaxTileSimd<rows<I>> : nullptr)...},
         &axpySimd, &dotSimd, &allFiniteSimd,
         &sinCosSimd, &advanceSimd, &rotateHalfSimd, &rotateInterleavedSimd, &linearBiasSimd, &softcapSimd,
     };
 }
 constexpr KernelSet kSet = makeSet(std::make_index_sequence<kQueryTile>());
 static_assert(kTileRows <= kQueryTile, "score terms keep kQueryTile per-row slots");
+static_assert(F32Format::id == 0 && F16Format::id == 1 && Bf16Format::id == 2 && kFormatQ8 == 3, "KernelSet::kv is indexed by posenc::KVStorage");
 }  // namespace
 
 const KernelSet& POSENC_CAT(kernelSet_, POSENC_KERNEL_ISA)() noexcept { return kSet; }

@@ -31,6 +31,14 @@
 #include <cmath>
 #include <cstdint>
 
+// A register block shared by several tile kernels stays one function (the K/V formats' kernels: eight
+// row counts each would otherwise inline their blocks, growing the wasm module by several kB per format).
+#if defined(__GNUC__) || defined(__clang__)
+#define POSENC_NOINLINE __attribute__((noinline))
+#else
+#define POSENC_NOINLINE
+#endif
+
 namespace posenc::kernels {
 inline namespace POSENC_KERNEL_ISA {  // one namespace per instruction set compiled (kernels/kernel_set.hpp)
 // a*b + c for the multiply-accumulate kernels. Where the target has fused multiply-add (native

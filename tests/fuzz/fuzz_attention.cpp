@@ -8,6 +8,7 @@
 #include "common.hpp"
 #include <posenc/posenc.hpp>
 
+#include <cstring>
 #include <deque>
 #include <type_traits>
 #include <utility>
@@ -252,6 +253,38 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (in.ConsumeBool()) r.scale = fuzz::number(in, -2, 2);
     Draw w{in, d, {}};
     r.encoding = pick(w, kind, true, std::make_index_sequence<kAlternatives>());
+    if (in.ConsumeIntegralInRange<int>(0, 4) == 0) {
+        // K and V as f16 / bf16 bits: refused as the floats they stand for would be, else equal to attention
+        // over those floats bit for bit (values past f16 become infinities: refused by both)
+        const KVType type = in.ConsumeBool() ? KVType::f16 : KVType::bf16;
+        std::vector<std::uint16_t> kb(k.size()), vb(v.size());
+        std::vector<float> kf(k.size()), vf(v.size());
+        for (std::size_t i = 0; i < k.size(); ++i) {
+            kb[i] = type == KVType::f16 ? floatToF16(k[i]) : floatToBf16(k[i]);
+            vb[i] = type == KVType::f16 ? floatToF16(v[i]) : floatToBf16(v[i]);
+            kf[i] = type == KVType::f16 ? f16ToFloat(kb[i]) : bf16ToFloat(kb[i]);
+            vf[i] = type == KVType::f16 ? f16ToFloat(vb[i]) : bf16ToFloat(vb[i]);
+        }
+        AttentionRequest a = r, b = r;
+        a.k = {}, a.v = {}, a.kvType = type, a.kBits = kb, a.vBits = vb;
+        b.k = kf, b.v = vf;
+        const bool weights = in.ConsumeBool();
+        AttentionResult ra, rb;
+        bool threwA = false, threwB = false;
+        try { ra = attention(a, weights); } catch (const std::invalid_argument&) { threwA = true; }
+        try { rb = attention(b, weights); } catch (const std::invalid_argument&) { threwB = true; }
+        if (threwA != threwB) {
+            std::fprintf(stderr, "kvType bits %s where their floats %s\n", threwA ? "refused" : "accepted", threwB ? "are refused" : "are not");
+            std::abort();
+        }
+        const auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
+            return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
+        };
+        if (!threwA && (!same(ra.out, rb.out) || !same(ra.weights, rb.weights))) {
+            std::fprintf(stderr, "kvType bits give other bits than their floats\n");
+            std::abort();
+        }
+    }
     AttentionResult streamed, full;
     try {
         streamed = attention(r);

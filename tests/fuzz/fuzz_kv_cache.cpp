@@ -1,11 +1,13 @@
-// libFuzzer target: random sequences of KV-cache operations (append with positions or padding,
-// attend, shift, renumber) on a small cache with sinks, a sliding window and RoPE (partial, from a
-// drawn rotaryOffset, either layout), values of their own width (valueDim) or headDim's. Checked:
+// libFuzzer target: random sequences of KV-cache operations (append with positions or padding, as floats
+// or f16 / bf16 bits, attend, shift, renumber) on a small cache with sinks, a sliding window and RoPE
+// (partial, from a drawn rotaryOffset, either layout), values of their own width (valueDim) or headDim's,
+// and a K/V storage (f32, f16, bf16, q8; keys or values past what it holds, now and then). Checked:
 //  - a call that throws leaves positions, next positions, keys and values exactly as they were;
 //  - every attend equals attention() over a cache rebuilt from scratch: the raw tokens it should
 //    still hold (the first `sinks`, then the last `window`, and the keys the last append pushed out
 //    of the window that its own tokens still see) at their current logical positions, each query
-//    seeing the keys within `window` positions of it and the sinks (and, with `chunk`, only its own chunk's).
+//    seeing the keys within `window` positions of it and the sinks (and, with `chunk`, only its own chunk's)
+//    (float32 storage; the others round what they hold, checked in tests/native/test_kv_storage.cpp).
 #include <algorithm>
 #include <memory>
 
@@ -47,6 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         e.layout = in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
         c.rope = e;
     }
+    c.storage = static_cast<KVStorage>(in.ConsumeIntegralInRange<int>(0, 3));
+    if (c.storage == KVStorage::q8 && in.ConsumeBool()) c.headDim = 32, c.valueDim = in.ConsumeBool() ? 64 : 0;  // else refused: q8 needs multiples of 32
+    const bool exact = c.storage == KVStorage::f32;
     std::unique_ptr<KVCache> cache;
     try {
         cache = std::make_unique<KVCache>(c);
@@ -67,13 +72,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 const int T = in.ConsumeIntegralInRange<int>(1, 4);
                 auto k = fuzz::floats(in, static_cast<std::size_t>(c.kvHeads) * T * hd, 2.0f);
                 auto v = fuzz::floats(in, static_cast<std::size_t>(c.kvHeads) * T * vd, 2.0f);
+                if (!exact && in.ConsumeIntegralInRange<int>(0, 5) == 0) {  // past f16 (7e4), past a Q8_0 scale (1e7), near bf16's top (3.39e38)
+                    const float big[] = {7e4f, 1e7f, 3.39e38f};
+                    const float x = big[in.ConsumeIntegralInRange<int>(0, 2)];
+                    if (in.ConsumeBool()) k[in.ConsumeIntegralInRange<std::size_t>(0, k.size() - 1)] = x;
+                    else v[in.ConsumeIntegralInRange<std::size_t>(0, v.size() - 1)] = x;
+                }
                 std::vector<std::int32_t> pos;
                 std::vector<std::uint8_t> mask;
                 if (in.ConsumeBool())
                     for (int t = 0; t < T; ++t) pos.push_back(in.ConsumeIntegralInRange<std::int32_t>(-2, 5000));
                 if (in.ConsumeBool())
                     for (int t = 0; t < T; ++t) mask.push_back(in.ConsumeIntegralInRange<int>(0, 4) != 0);
-                cache->append(k, v, T, pos, mask);
+                if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // as f16 / bf16 bits: the floats they stand for replace k and v
+                    const KVType type = in.ConsumeBool() ? KVType::f16 : KVType::bf16;
+                    std::vector<std::uint16_t> kb(k.size()), vb(v.size());
+                    const auto toBits = [&](std::vector<float>& x, std::vector<std::uint16_t>& bits) {
+                        for (std::size_t i = 0; i < x.size(); ++i) {
+                            bits[i] = type == KVType::f16 ? floatToF16(x[i]) : floatToBf16(x[i]);
+                            x[i] = type == KVType::f16 ? f16ToFloat(bits[i]) : bf16ToFloat(bits[i]);
+                        }
+                    };
+                    toBits(k, kb), toBits(v, vb);
+                    cache->append(kb, vb, type, T, pos, mask);
+                } else {
+                    cache->append(k, v, T, pos, mask);
+                }
                 held.clear();
                 std::int64_t first = -1;  // the call's smallest position
                 {
@@ -138,7 +162,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 std::vector<float> out(static_cast<std::size_t>(heads) * qLen * vd);
                 cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
                 fuzz::requireFinite(out, "attend output");
-                if (!model) continue;
+                if (!model || !exact) continue;
                 std::vector<Token> keys = kept;
                 keys.insert(keys.end(), held.begin(), held.end());
                 const int n = static_cast<int>(keys.size());

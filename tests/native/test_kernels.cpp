@@ -1,5 +1,6 @@
 // The attention engine's SIMD kernels against their scalar twins (bit for bit where the arithmetic is
-// the same) and against plain long-double / libm references (so equal twins cannot both be wrong).
+// the same) and against plain long-double / libm references (so equal twins cannot both be wrong); the
+// stored K/V formats' conversions against IEEE 754's definitions and ggml's Q8_0 on hand-worked blocks.
 // Compiled with one kernel set's -m flags: see kernel_tests.hpp for what that rules out here (doctest,
 // static initialisers, out-of-line code shared with the rest of the program).
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "kernels/attention_tile.hpp"
 #include "kernels/bias.hpp"
 #include "kernels/dot.hpp"
+#include "kernels/kv_format.hpp"
 #include "kernels/rotate.hpp"
 #include "kernels/softcap.hpp"
 #include "kernel_tests.hpp"
@@ -487,6 +489,340 @@ void softcapKernel() {
             }
     }
 }
+
+// --- stored K/V formats (kernels/kv_format.hpp) -----------------------------------------------------
+// binary16's value from its fields, as IEEE 754 defines it: exponent 0 is subnormal m·2^-24, 1..30
+// normal (1024 + m)·2^(e-25), 31 infinity (m = 0) or NaN.
+double f16Value(std::uint32_t h) {
+    const int e = static_cast<int>((h >> 10) & 31), m = static_cast<int>(h & 1023);
+    const double sign = (h & 0x8000) ? -1.0 : 1.0;
+    if (e == 31) return m ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+    return sign * (e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25));
+}
+float fromBits(std::uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+bool sameValue(float a, double want) { return std::isnan(want) ? std::isnan(a) : double(a) == want && std::signbit(a) == std::signbit(want); }
+
+void f16Conversions() {
+    // float bits -> binary16 bits, worked by hand from round-to-nearest-even (each also what numpy's
+    // float16 cast gives); the ties are the interesting rows.
+    struct Case {
+        std::uint32_t f;
+        std::uint16_t h;
+    };
+    const Case cases[] = {
+        {0x00000000, 0x0000}, {0x80000000, 0x8000}, {0x3f800000, 0x3c00} /* 1 */, {0xc0000000, 0xc000} /* -2 */,
+        {0x477fe000, 0x7bff} /* 65504, the largest half */, {0x477fefff, 0x7bff} /* 65519.996: below the midpoint to 65536 */,
+        {0x477ff000, 0x7c00} /* 65520: the midpoint, to even: infinity */, {0x49742400, 0x7c00} /* 1e6 */, {0x7f800000, 0x7c00}, {0xff800000, 0xfc00},
+        {0x38800000, 0x0400} /* 2^-14, the smallest normal */, {0x387fe000, 0x0400} /* 1023.5·2^-24: tie, to even 1024 */,
+        {0x387fdfff, 0x03ff} /* just below that tie */, {0x387fc000, 0x03ff} /* 1023·2^-24, the largest subnormal */,
+        {0x33800000, 0x0001} /* 2^-24, the smallest subnormal */, {0x33000000, 0x0000} /* 2^-25: tie between 0 and 2^-24, to even 0 */,
+        {0x33000001, 0x0001}, {0x32ffffff, 0x0000}, {0x33c00000, 0x0002} /* 1.5·2^-24: tie, to even 2 */, {0x34200000, 0x0002} /* 2.5·2^-24: tie, to even 2 */,
+        {0x3f801000, 0x3c00} /* 1 + 2^-11: tie, to even */, {0x3f803000, 0x3c02} /* 1 + 3·2^-11: tie, to even */, {0x3f801001, 0x3c01},
+        {0x45001000, 0x6800} /* 2049: tie between 2048 and 2050 */, {0x45003000, 0x6802} /* 2051: tie between 2050 and 2052 */,
+        {0x3dcccccd, 0x2e66} /* 0.1f */, {0x3eaaaaab, 0x3555} /* 1/3 */, {0xc2f6e979, 0xd7b7} /* -123.456f */,
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.f);
+        CHECK(kernels::floatToF16(fromBits(c.f)) == c.h);
+    }
+    const std::uint16_t nan = kernels::floatToF16(std::numeric_limits<float>::quiet_NaN());
+    CHECK(((nan & 0x7c00) == 0x7c00 && (nan & 0x3ff) != 0));
+    CHECK(kernels::floatToF16(-std::numeric_limits<float>::quiet_NaN()) >= 0xfc01);
+    // every binary16 pattern: its IEEE value, and back to the same bits (finite ones)
+    std::size_t wrongValue = 0, wrongBack = 0;
+    for (std::uint32_t h = 0; h < 65536; ++h) {
+        const float f = kernels::f16ToFloat(static_cast<std::uint16_t>(h));
+        if (!sameValue(f, f16Value(h))) ++wrongValue;
+        if (!std::isnan(f) && kernels::floatToF16(f) != h) ++wrongBack;
+    }
+    CHECK(wrongValue == 0);
+    CHECK(wrongBack == 0);
+    // every rounding boundary: the float midway between two neighbouring halves (exact: 12 significant
+    // bits) goes to the even one, the floats just below and above it to their side; both signs
+    std::size_t wrongTie = 0, wrongSide = 0;
+    for (std::uint32_t h = 0; h < 0x7bff; ++h) {
+        const double mid = (f16Value(h) + f16Value(h + 1)) / 2;
+        const float m = static_cast<float>(mid);
+        if (double(m) != mid) ++wrongTie;
+        for (const float sign : {1.0f, -1.0f}) {
+            const std::uint32_t s = sign < 0 ? 0x8000u : 0u;
+            if (kernels::floatToF16(sign * m) != (s | (h % 2 == 0 ? h : h + 1))) ++wrongTie;
+            if (kernels::floatToF16(sign * std::nextafter(m, 0.0f)) != (s | h)) ++wrongSide;
+            if (kernels::floatToF16(sign * std::nextafter(m, 1e30f)) != (s | (h + 1))) ++wrongSide;
+        }
+    }
+    CHECK(wrongTie == 0);
+    CHECK(wrongSide == 0);
+}
+
+void bf16Conversions() {
+    struct Case {
+        std::uint32_t f;
+        std::uint16_t h;
+    };
+    const Case cases[] = {
+        {0x3f800000, 0x3f80} /* 1 */, {0x3f808000, 0x3f80} /* 1 + 2^-8: tie, to even */, {0x3f818000, 0x3f82} /* tie, to even */,
+        {0x3f80ffff, 0x3f81}, {0xbf808001, 0xbf81}, {0x7f7f0000, 0x7f7f} /* the largest bfloat16, 3.3895314e38 */,
+        {0x7f7f7fff, 0x7f7f}, {0x7f7f8000, 0x7f80} /* tie above the largest: to even, infinity */, {0x7f7fffff, 0x7f80} /* FLT_MAX: infinity */,
+        {0x00008000, 0x0000} /* subnormal tie, to even 0 */, {0x00018000, 0x0002}, {0x80000000, 0x8000}, {0xff800000, 0xff80},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.f);
+        CHECK(kernels::floatToBf16(fromBits(c.f)) == c.h);
+    }
+    CHECK(kernels::floatToBf16(fromBits(0x7fc00001)) == 0x7fc0);  // a NaN stays a quiet NaN
+    CHECK(kernels::floatToBf16(fromBits(0x7f800001)) == 0x7fc0);  // signalling: quieted (ggml, PyTorch)
+    std::size_t wrong = 0;
+    for (std::uint32_t h = 0; h < 65536; ++h) {
+        const float f = kernels::bf16ToFloat(static_cast<std::uint16_t>(h));
+        const std::uint32_t u = h << 16;
+        if (std::memcmp(&f, &u, sizeof f) != 0) ++wrong;  // the float whose top half it is
+        if (!std::isnan(f) && kernels::floatToBf16(f) != h) ++wrong;
+    }
+    CHECK(wrong == 0);
+    CHECK(kernels::bf16ToFloat(0x0001) == std::ldexp(1.0f, -133));
+}
+
+// The vector loads convert every pattern as their scalar twins do, bit for bit (NaN payloads too); the
+// kernels' f16 conversion (finite halves only) against IEEE 754's values.
+void halfLoads() {
+#if POSENC_SIMD
+    Vector<std::uint16_t> all(65536);
+    for (std::uint32_t h = 0; h < 65536; ++h) all[h] = static_cast<std::uint16_t>(h);
+    Vector<float> f16(65536), bf16(65536);
+    for (std::size_t i = 0; i < all.size(); i += kernels::kFloatLanes) {
+        kernels::F16Format::lanes(all.data() + i).store_unaligned(f16.data() + i);
+        kernels::Bf16Format::lanes(all.data() + i).store_unaligned(bf16.data() + i);
+    }
+    std::size_t mismatches = 0;
+    for (std::uint32_t h = 0; h < 65536; ++h) {
+        const float a = kernels::f16ToFloatFinite(static_cast<std::uint16_t>(h)), b = kernels::bf16ToFloat(static_cast<std::uint16_t>(h));
+        mismatches += !sameBits(f16[h], a) + !sameBits(bf16[h], b);
+    }
+    CHECK(mismatches == 0);
+#endif
+    // the kernels' f16 conversion is IEEE's for every finite half (the kernels never see another)
+    std::size_t wrong = 0;
+    for (std::uint32_t h = 0; h < 65536; ++h)
+        if ((h & 0x7c00) != 0x7c00 && !sameValue(kernels::f16ToFloatFinite(static_cast<std::uint16_t>(h)), f16Value(h))) ++wrong;
+    CHECK(wrong == 0);
+#if POSENC_SIMD
+    // int8 lanes: every value, sign-extended
+    Vector<std::int8_t> bytes(256);
+    for (int i = 0; i < 256; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(i - 128);
+    for (const std::size_t V : {1u, 2u, 4u}) {
+        Vector<float> q(256 + 4 * kernels::kFloatLanes);
+        for (std::size_t i = 0; i < 256; i += V * kernels::kFloatLanes) {
+            kernels::IntBatch qi[4];
+            if (V == 1) kernels::loadI8(bytes.data() + i, reinterpret_cast<kernels::IntBatch(&)[1]>(qi));
+            if (V == 2) kernels::loadI8(bytes.data() + i, reinterpret_cast<kernels::IntBatch(&)[2]>(qi));
+            if (V == 4) kernels::loadI8(bytes.data() + i, qi);
+            for (std::size_t v = 0; v < V; ++v) kernels::smallIntToFloat(qi[v]).store_unaligned(q.data() + i + v * kernels::kFloatLanes);
+        }
+        CAPTURE(V);
+        for (int i = 0; i < 256; ++i) CHECK(q[static_cast<std::size_t>(i)] == static_cast<float>(i - 128));
+    }
+#endif
+}
+
+// ggml's Q8_0 (ggml-org/ggml src/ggml-quants.c:276 quantize_row_q8_0_ref, :553 dequantize_row_q8_0, at
+// d99724f; block_q8_0 in src/ggml-common.h:251), on blocks worked by hand: amax = max |x|, d = amax / 127,
+// the scale stored as fp16(d), q = roundf(x / d) (halves away from zero), a value read back as q · fp16(d).
+void q8Blocks() {
+    struct Block {
+        float x[32];
+        std::uint16_t scale;  // fp16 bits
+        std::int8_t q[32];
+        float back[32];  // q · fp16(d), exact
+    };
+    Block blocks[3] = {};
+    // 1: amax 127, so d = 1 and q = roundf(x): 2.5 -> 3 and -2.5 -> -3 (not to even), 0.49 -> 0, -0.51 -> -1
+    const float x1[16] = {127, -127, 2.5f, -2.5f, 0.5f, -0.5f, 0.49f, -0.51f, 1.5f, 3.5f, 100.4f, -100.6f, 0, -0.0f, 126.5f, 64};
+    const std::int8_t q1[16] = {127, -127, 3, -3, 1, -1, 0, -1, 2, 4, 100, -101, 0, 0, 127, 64};
+    for (int j = 0; j < 32; ++j) {
+        blocks[0].x[j] = j < 16 ? x1[j] : static_cast<float>(j - 24);
+        blocks[0].q[j] = j < 16 ? q1[j] : static_cast<std::int8_t>(j - 24);
+        blocks[0].back[j] = blocks[0].q[j];
+    }
+    blocks[0].scale = 0x3c00;
+    // 2: amax 0.5: d = 0.5 / 127 = 0.0039370079 (float), 1 / d = 254; fp16(d) = 0x1c08 = 2^-8 · 1.0078125 =
+    // 0.003936767578125, so 0.5 reads back as 127 · that = 0.499969482421875 (the scale's rounding)
+    const float x2[5] = {0.5f, -0.3f, 0.1f, 0.003f, 0.0019f};
+    const std::int8_t q2[5] = {127, -76, 25, 1, 0};  // 254 x: 127, -76.2, 25.4, 0.762, 0.4826
+    for (int j = 0; j < 5; ++j) blocks[1].x[j] = x2[j], blocks[1].q[j] = q2[j];
+    blocks[1].scale = 0x1c08;
+    const float back2[5] = {0.499969482421875f, -0.2991943359375f, 0.098419189453125f, 0.003936767578125f, 0.0f};
+    for (int j = 0; j < 5; ++j) blocks[1].back[j] = back2[j];
+    // 3: all zeros: d = 0, id = 0, every q 0 (blocks[2] as initialised)
+    for (const Block& b : blocks) {
+        unsigned char got[kernels::kQ8BlockBytes];
+        kernels::quantizeQ8Block(b.x, got);
+        CHECK(got[0] == (b.scale & 0xff));  // little-endian, as ggml's struct on every platform posenc builds for
+        CHECK(got[1] == (b.scale >> 8));
+        float back[32];
+        kernels::dequantizeQ8Block(got, back);
+        for (int j = 0; j < 32; ++j) {
+            CAPTURE(j);
+            CHECK(static_cast<std::int8_t>(got[2 + j]) == b.q[j]);
+            CHECK(sameBits(back[j], b.back[j]) || (back[j] == 0 && b.back[j] == 0));  // -0 · d or 0 · -d: a zero either way
+        }
+    }
+    // a scale beyond fp16: amax 1e7 gives d = 78740.16, fp16 infinity (the cache refuses such a block)
+    float big[32] = {1e7f};
+    unsigned char got[kernels::kQ8BlockBytes];
+    kernels::quantizeQ8Block(big, got);
+    CHECK(kernels::loadU16(got) == 0x7c00);
+    // below fp16's range: amax 1e-39 (a subnormal float), d = 7.9e-42 whose 1 / d overflows: scale 0, q 0
+    float tiny[32] = {1e-39f, -5e-40f};
+    kernels::quantizeQ8Block(tiny, got);
+    CHECK(kernels::loadU16(got) == 0);
+    for (int j = 0; j < 32; ++j) CHECK(got[2 + j] == 0);
+}
+
+// Stored keys and values read by the tile kernels: SIMD equals scalar bit for bit, and both equal the
+// float kernels over the floats the stored elements stand for (the conversions are exact), so every
+// format computes exactly the float32 attention over its stored values.
+template <class Fmt>
+Vector<std::uint16_t> halfBits(std::size_t n, unsigned seed) {
+    auto x = randomVector(n, seed, -4.f, 4.f);
+    Vector<std::uint16_t> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = Fmt::id == kernels::kFormatF16 ? kernels::floatToF16(x[i]) : kernels::floatToBf16(x[i]);
+    if (n > 3) h[1] = 0x0003, h[2] = 0x8000, h[3] = 0x8201;  // a subnormal (f16; bf16: tiny), -0, a negative subnormal
+    return h;
+}
+template <class Fmt>
+Vector<float> halfFloats(const Vector<std::uint16_t>& h) {
+    Vector<float> f(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) f[i] = Fmt::at(&h[i]);
+    return f;
+}
+
+template <std::size_t R, class Fmt>
+void checkScoreTileHalf(std::size_t hd) {
+    const std::size_t kLen = 50;  // a partial block
+    const auto qT = randomVector(R * hd, 110 + R);
+    const auto bits = halfBits<Fmt>(kLen * hd, 120 + static_cast<unsigned>(R));
+    const auto K = halfFloats<Fmt>(bits);
+    Vector<std::uint16_t> packed(kernels::packedKeysSize(kLen, hd));
+    Vector<float> packedFloats(kernels::packedKeysSize(kLen, hd));
+    kernels::packKeys(bits.data(), kLen, hd, packed.data());
+    kernels::packKeys(K.data(), kLen, hd, packedFloats.data());
+    for (std::size_t cols : {std::size_t(64), std::size_t(9)}) {
+        Vector<float> a(R * kernels::kKeyBlock, -7.f), b = a, c = a;
+        kernels::scoreTileScalar<R, Fmt>(qT.data(), packed.data(), hd, a.data(), cols);
+        kernels::scoreTileSimd<R, Fmt>(qT.data(), packed.data(), hd, b.data(), cols);
+        kernels::scoreTileSimd<R>(qT.data(), packedFloats.data(), hd, c.data(), cols);
+        std::size_t mismatches = 0;
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t t = 0; t < cols; ++t) mismatches += !sameBits(a[r * 64 + t], b[r * 64 + t]) + !sameBits(b[r * 64 + t], c[r * 64 + t]);
+        CHECK(mismatches == 0);
+    }
+}
+
+template <std::size_t R>
+void checkScoreTileQ8(std::size_t hd) {
+    const std::size_t kLen = 50;
+    const auto qT = randomVector(R * hd, 130 + R);
+    auto K = randomVector(kLen * hd, 140 + static_cast<unsigned>(R), -3.f, 3.f);
+    for (std::size_t c = 0; c < 32; ++c) K[5 * hd + c] = 0;  // a block of zeros (scale 0)
+    Vector<unsigned char> packed(kernels::packedKeyBytes(kernels::kFormatQ8, kLen, hd));
+    for (std::size_t j = 0; j < kLen; ++j) kernels::storeKey(kernels::kFormatQ8, K.data() + j * hd, j, hd, packed.data());
+    Vector<float> decoded(kLen * hd), packedFloats(kernels::packedKeysSize(kLen, hd));
+    for (std::size_t j = 0; j < kLen; ++j) kernels::loadKey(kernels::kFormatQ8, packed.data(), j, hd, decoded.data() + j * hd);
+    kernels::packKeys(decoded.data(), kLen, hd, packedFloats.data());
+    // the stored key is ggml's block of each 32 channels, and reads back as its dequantisation
+    unsigned char block[kernels::kQ8BlockBytes];
+    float back[32];
+    kernels::quantizeQ8Block(K.data() + 7 * hd + 32 * (hd / 32 - 1), block);
+    kernels::dequantizeQ8Block(block, back);
+    for (std::size_t c = 0; c < 32; ++c) CHECK(sameBits(back[c], decoded[7 * hd + 32 * (hd / 32 - 1) + c]));
+    for (std::size_t cols : {std::size_t(64), std::size_t(9)}) {
+        Vector<float> a(R * kernels::kKeyBlock, -7.f), b = a, c = a;
+        kernels::scoreTileQ8Scalar<R>(qT.data(), packed.data(), hd, a.data(), cols);
+        kernels::scoreTileQ8Simd<R>(qT.data(), packed.data(), hd, b.data(), cols);
+        kernels::scoreTileSimd<R>(qT.data(), packedFloats.data(), hd, c.data(), cols);
+        std::size_t mismatches = 0;
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t t = 0; t < cols; ++t) mismatches += !sameBits(a[r * 64 + t], b[r * 64 + t]) + !sameBits(b[r * 64 + t], c[r * 64 + t]);
+        CHECK(mismatches == 0);
+    }
+}
+
+void scoreTileFormats() {
+    for (std::size_t hd : {1u, 3u, 8u, 17u, 64u, 128u}) {
+        checkScoreTileHalf<1, kernels::F16Format>(hd), checkScoreTileHalf<2, kernels::F16Format>(hd), checkScoreTileHalf<3, kernels::F16Format>(hd);
+        checkScoreTileHalf<4, kernels::F16Format>(hd), checkScoreTileHalf<5, kernels::F16Format>(hd), checkScoreTileHalf<8, kernels::F16Format>(hd);
+        checkScoreTileHalf<1, kernels::Bf16Format>(hd), checkScoreTileHalf<4, kernels::Bf16Format>(hd), checkScoreTileHalf<7, kernels::Bf16Format>(hd);
+    }
+    for (std::size_t hd : {32u, 64u, 96u, 128u}) {
+        checkScoreTileQ8<1>(hd), checkScoreTileQ8<2>(hd), checkScoreTileQ8<3>(hd), checkScoreTileQ8<4>(hd);
+        checkScoreTileQ8<5>(hd), checkScoreTileQ8<6>(hd), checkScoreTileQ8<8>(hd);
+    }
+}
+
+template <std::size_t R, class Fmt>
+void checkValueTileHalf(std::size_t hd, std::size_t n) {
+    auto p = randomVector(R * 64 > n ? R * 64 : n, 150 + R, 0.f, 1.f), o = randomVector(R * hd, 160 + R);
+    const auto bits = halfBits<Fmt>(n * hd, 170 + static_cast<unsigned>(R));
+    const auto V = halfFloats<Fmt>(bits);
+    float corr[R];
+    for (std::size_t r = 0; r < R; ++r) corr[r] = r % 3 == 0 ? 0.5f : r % 3 == 1 ? 1.0f : 0.0f;
+    auto a = o, b = o, c = o;
+    kernels::valueTileScalar<R, Fmt>(p.data(), n, bits.data(), hd, a.data(), corr);
+    kernels::valueTileSimd<R, Fmt>(p.data(), n, bits.data(), hd, b.data(), corr);
+    kernels::valueTileSimd<R>(p.data(), n, V.data(), hd, c.data(), corr);
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) mismatches += !sameBits(a[i], b[i]) + !sameBits(b[i], c[i]);
+    CHECK(mismatches == 0);
+}
+
+template <std::size_t R>
+void checkValueTileQ8(std::size_t hd, std::size_t n) {
+    auto p = randomVector(R * 64 > n ? R * 64 : n, 180 + R, 0.f, 1.f), o = randomVector(R * hd, 190 + R);
+    const auto raw = randomVector(n * hd, 200 + static_cast<unsigned>(R), -2.f, 2.f);
+    const std::size_t row = kernels::valueRowBytes(kernels::kFormatQ8, hd);
+    Vector<unsigned char> V(n * row);
+    Vector<float> decoded(n * hd);
+    for (std::size_t t = 0; t < n; ++t) {
+        kernels::storeValue(kernels::kFormatQ8, raw.data() + t * hd, hd, V.data() + t * row);
+        kernels::loadValue(kernels::kFormatQ8, V.data() + t * row, hd, decoded.data() + t * hd);
+    }
+    float corr[R];
+    for (std::size_t r = 0; r < R; ++r) corr[r] = r % 3 == 0 ? 0.25f : r % 3 == 1 ? 1.0f : 0.0f;
+    auto a = o, b = o, c = o;
+    kernels::valueTileQ8Scalar<R>(p.data(), n, V.data(), hd, a.data(), corr);
+    kernels::valueTileQ8Simd<R>(p.data(), n, V.data(), hd, b.data(), corr);
+    kernels::valueTileSimd<R>(p.data(), n, decoded.data(), hd, c.data(), corr);
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) mismatches += !sameBits(a[i], b[i]) + !sameBits(b[i], c[i]);
+    CHECK(mismatches == 0);
+    // a value row is ggml's blocks, byte for byte
+    unsigned char block[kernels::kQ8BlockBytes];
+    kernels::quantizeQ8Block(raw.data() + (n - 1) * hd + hd - 32, block);
+    CHECK(std::memcmp(block, V.data() + (n - 1) * row + row - kernels::kQ8BlockBytes, sizeof block) == 0);
+}
+
+void valueTileFormats() {
+    for (std::size_t hd : {1u, 5u, 8u, 20u, 64u})
+        for (std::size_t n : {1u, 13u, 64u}) {
+            checkValueTileHalf<1, kernels::F16Format>(hd, n), checkValueTileHalf<2, kernels::F16Format>(hd, n), checkValueTileHalf<3, kernels::F16Format>(hd, n);
+            checkValueTileHalf<4, kernels::F16Format>(hd, n), checkValueTileHalf<5, kernels::F16Format>(hd, n), checkValueTileHalf<8, kernels::F16Format>(hd, n);
+            checkValueTileHalf<1, kernels::Bf16Format>(hd, n), checkValueTileHalf<4, kernels::Bf16Format>(hd, n), checkValueTileHalf<6, kernels::Bf16Format>(hd, n);
+        }
+    for (std::size_t hd : {3u, 24u}) checkValueTileHalf<1, kernels::F16Format>(hd, 150);  // one row longer than a block (the materialised path)
+    for (std::size_t hd : {32u, 64u, 96u, 128u})
+        for (std::size_t n : {1u, 13u, 64u}) {
+            checkValueTileQ8<1>(hd, n), checkValueTileQ8<2>(hd, n), checkValueTileQ8<3>(hd, n), checkValueTileQ8<4>(hd, n);
+            checkValueTileQ8<5>(hd, n), checkValueTileQ8<8>(hd, n);
+        }
+    checkValueTileQ8<1>(64, 150);
+    checkValueTileQ8<1>(2048, 150);  // rows' scales in passes of 32 rows (64 blocks per row)
+    checkValueTileQ8<2>(2048, 64);
+}
 }  // namespace
 
 // The cases above, registered with doctest by kernel_tests_register.cpp (compiled with the default
@@ -505,5 +841,11 @@ extern const KernelTestCase kKernelTestCases[] = {
     {"RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD equals scalar", ropeKernels},
     {"ALiBi linear bias: SIMD equals scalar bit for bit, both the double-product definition, symmetric or not", alibiLinearBias},
     {"logit soft-capping: SIMD equals scalar bit for bit, both within 2e-7 cap of cap tanh(s / cap), odd, bounded; a tile's rows each as alone", softcapKernel},
+    {"float16 conversions: hand-worked ties, every pattern's IEEE value, every rounding boundary", f16Conversions},
+    {"bfloat16 conversions: hand-worked ties, overflow to infinity, every pattern", bf16Conversions},
+    {"f16 / bf16 / int8 vector loads convert every pattern as their scalar twins, bit for bit; the kernels' f16 is IEEE's for every finite half", halfLoads},
+    {"Q8_0 blocks as ggml's quantize_row_q8_0_ref / dequantize_row_q8_0, on hand-worked blocks", q8Blocks},
+    {"score tile over f16 / bf16 / q8 keys: SIMD equals scalar equals the float kernel over the stored values", scoreTileFormats},
+    {"value tile over f16 / bf16 / q8 values: SIMD equals scalar equals the float kernel over the stored values", valueTileFormats},
 };
 extern const std::size_t kKernelTestCaseCount = sizeof kKernelTestCases / sizeof kKernelTestCases[0];

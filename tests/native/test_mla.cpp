@@ -230,7 +230,7 @@ TEST_CASE("MLA attention: the decode split (one query over 4200 keys) equals the
     }
 }
 
-TEST_CASE("MLA: applyRope with rotaryOffset rotates only channels offset to offset + rotaryDim - 1, as apply_rotary_pos_emb(_interleave)") {
+TEST_CASE("MLA: applyRope with rotaryOffset rotates only the rotaryDim channels from the offset, as apply_rotary_pos_emb(_interleave)") {
     const int heads = 3, tokens = 7, nope = 128, rope = 64, D = nope + rope;
     const auto x0 = ref::randomVector(std::size_t(heads) * tokens * D, 51);
     std::vector<std::int32_t> pos = {0, 1, 2, 100, 4097, 65536, 2147483647};

@@ -217,6 +217,9 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     () => ({ kvHeads: 1, headDim: 4, capacity: 6, rope: { xposScaleBase: 512 } }),
     // DeepSeek MLA's shape: values narrower than the keys, RoPE on the keys' trailing channels
     () => ({ kvHeads: 2, headDim: 8, valueDim: 3, capacity: 6, window: 4, rope: { partialRotaryFactor: 0.5, rotaryOffset: 4, layout: 'interleaved' } }),
+    () => ({ batch: 2, kvHeads: 1, headDim: 8, capacity: 6, window: 4, sinks: 1, rope: {}, storage: 'f16' }),
+    () => ({ kvHeads: 2, headDim: 32, capacity: 8, rope: {}, storage: 'q8' }),
+    () => ({ kvHeads: 1, headDim: 8, valueDim: 5, capacity: 8, storage: 'bf16' }),
   ];
   let cacheSerial = 0;
   function newCache(which) {
@@ -248,6 +251,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const nearMax = (T) => Array.from({ length: T }, () => BIG - r.int(0, 5));
   const asInput = (a) => r.weighted([[6, a], [1, Array.from(a)], [1, Float64Array.from(a)], [1, buf(a)]]);
   const floatsIn = (n) => asInput(r.floats(n));
+  // n f16 / bf16 bit patterns of finite values of either sign: the top bits of float32s for bf16, for f16
+  // an exponent below 31 (a finite half) and any mantissa
+  const halfBits = (type, n) => Uint16Array.from(r.floats(n), (x) => (type === 'bf16'
+    ? new Uint32Array(Float32Array.of(x * 4).buffer)[0] >>> 16
+    : (x < 0 ? 0x8000 : 0) | (r.int(0, 17) << 10) | r.int(0, 1023)));
   const maybeOut = (n) => r.weighted([[6, undefined], [2, new Float32Array(n)], [1, buf(new Float32Array(n))]]);
   const put = (o, key, value) => { if (value !== undefined) o[key] = value; return o; };
   const maskOf = (bits) => r.weighted([[4, bits], [1, Uint8Array.from(bits)], [1, Int32Array.from(bits)]]);
@@ -614,6 +622,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       const valueDim = r.chance(0.25) ? r.int(1, 9) : undefined, vd = valueDim ?? headDim;  // MLA: values of their own width
       const a = { q: floatsIn(heads * qLen * headDim), k: floatsIn(kvHeads * kLen * headDim), v: floatsIn(kvHeads * kLen * vd), heads, headDim, qLen, kLen };
       put(a, 'valueDim', valueDim);
+      if (r.chance(0.15)) {  // K and V as f16 / bf16 bit patterns
+        a.kvType = r.pick(['f16', 'bf16']);
+        a.k = halfBits(a.kvType, kvHeads * kLen * headDim);
+        a.v = halfBits(a.kvType, kvHeads * kLen * vd);
+      }
       if (kvHeads !== heads || r.chance(0.3)) a.kvHeads = kvHeads;
       let qPos = Array.from({ length: qLen }, (_, i) => Math.max(kLen - qLen, 0) + i), kPos = Array.from({ length: kLen }, (_, j) => j);
       if (big || r.chance(0.3)) { kPos = big ? nearMax(kLen) : smallPositions(kLen, 12); a.kPositions = positionsOf(kPos); }
@@ -681,7 +694,9 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
 
     // ---- KVCache ----
     KVCache() {
-      const kvHeads = r.int(1, 2), headDim = r.pick([4, 8]), capacity = r.int(1, 8), o = { kvHeads, headDim, capacity };
+      const storage = r.weighted([[6, undefined], [1, 'f32'], [1, 'f16'], [1, 'bf16'], [1, 'q8']]);
+      const kvHeads = r.int(1, 2), headDim = storage === 'q8' ? 32 : r.pick([4, 8]), capacity = r.int(1, 8), o = { kvHeads, headDim, capacity };
+      if (storage) o.storage = storage;
       if (r.chance(0.4)) o.batch = r.int(1, 3);
       if (r.chance(0.3)) { o.window = r.int(1, capacity); if (r.chance(0.5)) o.sinks = r.int(0, capacity - o.window); }
       else if (r.chance(0.2)) o.sinks = r.int(0, capacity);
@@ -707,7 +722,12 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
         o.positions = positionsOf(pos);
       }
       const n = b * c.kvHeads * T * c.headDim;
-      return { fn: 'append', on: e, args: [floatsIn(n), floatsIn(n / c.headDim * (c.valueDim ?? c.headDim)), ...(r.chance(0.8) ? [o] : [])] };
+      const vn = n / c.headDim * (c.valueDim ?? c.headDim);
+      if (r.chance(0.15)) {  // K and V as f16 / bf16 bit patterns
+        o.kvType = r.pick(['f16', 'bf16']);
+        return { fn: 'append', on: e, args: [halfBits(o.kvType, n), halfBits(o.kvType, vn), o] };
+      }
+      return { fn: 'append', on: e, args: [floatsIn(n), floatsIn(vn), ...(r.chance(0.8) ? [o] : [])] };
     },
     attend(e) {
       const { config: c, b } = e, heads = c.kvHeads * r.pick([1, 2]), qLen = r.int(1, 2), o = { heads };

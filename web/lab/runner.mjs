@@ -1,16 +1,18 @@
 // The lab's model runner: tiny decoder-only transformers trained by scripts/train/train.py, run with
 // everything positional done by posenc — the additive tables (pe.sinusoidal, pe.learned), attention
 // with the model's encoding (pe.attention: RoPE and its context-extension schedules, ALiBi, T5, KERPLE,
-// FIRE, or none) and generation through pe.KVCache (one cache per layer; window and sinks selectable).
+// FIRE, or none; its softmax weights for the attention maps) and generation through pe.KVCache (one
+// cache per layer; window and sinks selectable). 'rope-pi' is the RoPE model fine-tuned with position
+// interpolation (its manifest's config.ropeScaling, applied by default).
 // Embeddings, layer norms, linear layers and the MLP are plain JS over Float32Array.
 //
 // Used by the demo (web/sections/lab.mjs), the tests (tests/node/lab.test.mjs,
 // tests/browser/lab.test.mjs) and examples/node/lab-generate.mjs.
 
-export const LAB_MODELS = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'kerple', 'fire'];
+export const LAB_MODELS = ['nope', 'sinusoidal', 'learned', 'rope', 'rope-pi', 'alibi', 't5', 'kerple', 'fire'];
 export const LAB_LABELS = {
-  nope: 'NoPE', sinusoidal: 'sinusoidal', learned: 'learned (clamped past L)', rope: 'RoPE', alibi: 'ALiBi',
-  t5: 'T5 buckets', kerple: 'KERPLE (log)', fire: 'FIRE',
+  nope: 'NoPE', sinusoidal: 'sinusoidal', learned: 'learned (clamped past L)', rope: 'RoPE',
+  'rope-pi': 'RoPE + PI ×4, fine-tuned at 4L', alibi: 'ALiBi', t5: 'T5 buckets', kerple: 'KERPLE (log)', fire: 'FIRE',
 };
 /** RoPE schedules the runner applies at inference (posenc RopeScaling types). */
 export const ROPE_SCHEDULES = ['none', 'linear', 'ntk', 'dynamic', 'yarn'];
@@ -141,10 +143,11 @@ export class LabModel {
 
   /**
    * The RoPE options for a schedule: `{ type, factor, ...other RopeScaling fields }` with type one of
-   * ROPE_SCHEDULES. The original length of 'dynamic' and 'yarn' is the trained length; `seqLen` feeds
-   * dynamic NTK.
+   * ROPE_SCHEDULES (default: the one the model was fine-tuned with, config.ropeScaling, else none). The
+   * original length of 'dynamic' and 'yarn' is the trained length; `seqLen` feeds dynamic NTK.
    */
-  ropeOptions({ type = 'none', factor = 1, ...more } = {}, seqLen = 0) {
+  ropeOptions(schedule = this.config.ropeScaling, seqLen = 0) {
+    const { type = 'none', factor = 1, ...more } = schedule ?? {};
     const r = { base: this.config.ropeBase, layout: 'half' };
     if (type === 'none' || type === 'default') return r;
     const scaling = { type, factor, ...more };
@@ -192,7 +195,7 @@ export class LabModel {
   }
 
   /** The encoding pe.attention gets for a sequence of T tokens. */
-  encoding(T, rope = {}, seqLen = T) {
+  encoding(T, rope, seqLen = T) {
     if (this.kind === 'rope') return { kind: 'rope', ...this.ropeOptions(rope, seqLen) };
     return this.scoreTerm;
   }
@@ -215,9 +218,11 @@ export class LabModel {
    * Full causal forward over `tokens` (positions 0..T-1; or a prepare() result): logits [T, vocab].
    * Options: `rope` ({ type, factor }: RoPE schedule at inference, RoPE model only; `ropeSeqLen`: the
    * length dynamic NTK derives its base from, default T); `window` / `sinks`: the attention a KV cache
-   * with that window and sinks gives (query i sees keys 0..sinks-1 and the last `window` tokens up to i).
+   * with that window and sinks gives (query i sees keys 0..sinks-1 and the last `window` tokens up to i);
+   * `weights`: an array that receives each layer's attention weights [heads, T, T] (pe.attention's
+   * softmax; not with sinks).
    */
-  forward(tokens, { rope, ropeSeqLen, window, sinks = 0 } = {}) {
+  forward(tokens, { rope, ropeSeqLen, window, sinks = 0, weights } = {}) {
     const { heads: H, headDim: Dh, layers } = this.config, pe = this.pe;
     const pre = tokens instanceof LabPrepared ? tokens : this.prepare(tokens);
     if (pre.model !== this) throw new TypeError('tokens: prepared by another model');
@@ -226,8 +231,15 @@ export class LabModel {
     for (let l = 0; l < layers; l++) {
       const [q, k, v] = l === 0 ? [pre.q, pre.k, pre.v] : this.qkv(x, T, l);
       let a;
-      if (window && sinks > 0) a = this.#sinkWindowAttention(q, k, v, T, encoding, window, sinks);
-      else a = pe.attention({ q, k, v, heads: H, headDim: Dh, qLen: T, kLen: T, causal: true, encoding, ...(window ? { window } : {}) }).out;
+      if (window && sinks > 0) {
+        if (weights) throw new RangeError('weights: not with sinks');
+        a = this.#sinkWindowAttention(q, k, v, T, encoding, window, sinks);
+      } else {
+        const r = pe.attention({ q, k, v, heads: H, headDim: Dh, qLen: T, kLen: T, causal: true, encoding,
+          ...(window ? { window } : {}), ...(weights ? { returnWeights: true } : {}) });
+        a = r.out;
+        weights?.push(r.weights);
+      }
       this.attnOut(x, a, T, l);
       this.mlp(x, T, l);
     }

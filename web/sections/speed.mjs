@@ -16,27 +16,31 @@ export function speedSection() {
   const shapeOf = (op, T) => (op === 'rope' ? `[8, ${T}, 128]` : `[8, ${T}, 64]`);
   // before a run: the chart says what "run" will measure, instead of an empty box
   function plan(canvas, T) {
-    const dpr = window.devicePixelRatio || 1, w = Math.max(280, cssWidth(canvas) || canvas.width), h = w < 520 ? 150 : 120;
-    resize(canvas, Math.round(w * dpr), Math.round(h * dpr));
-    const ctx = canvas.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, h);
+    const dpr = window.devicePixelRatio || 1, w = Math.max(280, cssWidth(canvas) || canvas.width);
     const lines = [
       ['600 13px', '#1c2330', `Not run yet. “run” will time ${state.op === 'rope' ? 'applyRope' : 'causal attention with RoPE'} at ${shapeOf(state.op, T)} [heads, tokens, head dim]:`],
       ['12px', '#1f8a70', `■ posenc (wasm SIMD128, ${globalThis.crossOriginIsolated ? 'on every core: this page is cross-origin isolated' : 'one thread: this page is not cross-origin isolated'})`],
       ['12px', '#c0392b', '■ plain JavaScript loops (float64)'],
       ['12px', '#4a5368', 'median of 5 runs each after a warm-up (plain-JS attention: 3), in a Web Worker; then both outputs are compared.'],
     ];
+    // wrap on words to the canvas width first, so the canvas is as tall as the text (a phone wraps more)
+    const ctx = canvas.getContext('2d'), rows = [];
     let y = 18;
     for (const [font, color, text] of lines) {
-      ctx.font = `${font} system-ui, sans-serif`; ctx.fillStyle = color; ctx.textBaseline = 'middle';
-      // wrap on words to the canvas width
+      ctx.font = `${font} system-ui, sans-serif`;
       let line = '';
       for (const word of text.split(' ')) {
-        if (line && ctx.measureText(`${line} ${word}`).width > w - 24) { ctx.fillText(line, 12, y); y += 17; line = word; } else line = line ? `${line} ${word}` : word;
+        if (line && ctx.measureText(`${line} ${word}`).width > w - 24) { rows.push([font, color, line, y]); y += 17; line = word; } else line = line ? `${line} ${word}` : word;
       }
-      ctx.fillText(line, 12, y); y += 22;
+      rows.push([font, color, line, y]); y += 22;
     }
+    const h = Math.max(w < 520 ? 150 : 120, y - 6);
+    resize(canvas, Math.round(w * dpr), Math.round(h * dpr));
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.textBaseline = 'middle';
+    for (const [font, color, text, ty] of rows) { ctx.font = `${font} system-ui, sans-serif`; ctx.fillStyle = color; ctx.fillText(text, 12, ty); }
+    canvas.planHeight = h;
   }
 
   function draw() {

@@ -36,6 +36,12 @@ struct AttentionRequest {
     // Gemma 2's attn_logit_softcapping: each logit (scale q.k plus any score terms) becomes
     // softcap * tanh(logit / softcap) before the mask. A positive finite number; empty = none.
     std::optional<double> softcap;
+    // K and V as f16 or bf16 bit patterns (the layout browser runtimes hand over fp16 tensors in): kvType
+    // set, kBits / vBits [kvHeads, kLen, headDim] in place of k / v (which stay empty). The result is
+    // attention over the floats the bits stand for, bit for bit; the engine reads the values (and, unless
+    // RoPE rotates copies of the keys in float, the keys) in that format, without a float copy.
+    std::optional<KVType> kvType;
+    View<std::uint16_t> kBits, vBits;
 };
 
 struct AttentionResult {

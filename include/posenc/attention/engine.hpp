@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "posenc/attention/kv_storage.hpp"
 #include "posenc/attention/mask.hpp"
 #include "posenc/scores/score_term.hpp"
 
@@ -29,9 +30,12 @@ namespace posenc {
 struct AttentionInputs {
     AttentionDims dims;
     const float* q = nullptr;  // [heads, qLen, headDim]
-    const float* k = nullptr;  // [kvHeads, kLen, headDim]; may be null when kPacked is given
-    const float* kPacked = nullptr;  // optional: keys already packed, [kvHeads][packedKeysSize(kLen, headDim)]
-    const float* v = nullptr;  // [kvHeads, kLen, valueDim] (dims.valueChannels(): headDim unless valueDim is set)
+    // Keys and values in their stored format (posenc/attention/kv_storage.hpp), read where they lie: float32,
+    // f16 / bf16 bit patterns (uint16), or q8 (packed keys and value rows only; kernels/kv_format.hpp).
+    KVStorage keyStorage = KVStorage::f32, valueStorage = KVStorage::f32;
+    const void* k = nullptr;        // [kvHeads, kLen, headDim] (f32, f16, bf16); may be null when kPacked is given
+    const void* kPacked = nullptr;  // optional: keys already packed, [kvHeads][packedKeyBytes(kLen, headDim)] bytes each
+    const void* v = nullptr;        // [kvHeads, kLen] rows of valueDim (dims.valueChannels(): headDim unless valueDim is set)
     // Keys per kv head in k, kPacked and v (0 = kLen): the KV cache attends over the first kLen of
     // more slots than that (keys a long append still needs are held past its capacity).
     std::size_t kvStride = 0;
@@ -119,7 +123,8 @@ struct AttentionWorkspace {
     std::vector<BlockRange> blocks;
     std::vector<Slot> slots;
     std::vector<TileRows> tiles;
-    std::vector<float, detail::DefaultInitAllocator<float>> packedKeys;  // written in full by packKeys, in the pool's tasks
+    // packed keys, bytes in the keys' stored format: written in full by packKeys, in the pool's tasks
+    std::vector<unsigned char, detail::DefaultInitAllocator<unsigned char>> packedKeys;
     std::vector<float> keyRows, partials;
     std::vector<std::int64_t> runStart;  // per key block, under a causal-only mask (engine.cpp)
     float sink = 0;

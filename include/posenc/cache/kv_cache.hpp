@@ -15,6 +15,12 @@
 // (shift moves them with the rest), so `attend` with that append's queries equals sliding-window
 // attention over the whole sequence. Those slots take memory only while held; positions(), keys()
 // and values() show the `capacity` slots.
+//
+// Storage (KVCacheConfig::storage, posenc/attention/kv_storage.hpp): keys (after RoPE) and values are held
+// as float32, f16, bf16 or ggml's Q8_0, converted once when appended, and attend reads them in that
+// format (no float copy of the cache is made). A key or value the storage cannot hold (beyond f16's
+// range, a Q8_0 scale beyond f16's) is refused by name, before anything changes. shift / renumber
+// re-rotate stored keys by converting them to float, rotating, and converting back.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -41,6 +47,7 @@ struct KVCacheConfig {
     // re-derived from the largest position + 1 of each call once it passes the original length (and
     // reset below it) — new tokens then rotate with a base the cached keys were not rotated with.
     enum class DynamicNtk { fixed, hf } dynamic = DynamicNtk::fixed;
+    KVStorage storage = KVStorage::f32;  // how keys and values are held (q8: headDim a multiple of 32)
 };
 
 class KVCache {
@@ -55,6 +62,9 @@ public:
     // renumber); either empty = the row's next positions (on every axis: text tokens).
     void append(View<float> k, View<float> v, int T, View<std::int32_t> positions = {}, View<std::uint8_t> mask = {},
                 View<std::int32_t> maskPositions = {});
+    // The same with k and v as f16 or bf16 bit patterns (kvType): each appended as the float it stands for.
+    void append(View<std::uint16_t> k, View<std::uint16_t> v, KVType kvType, int T, View<std::int32_t> positions = {},
+                View<std::uint8_t> mask = {}, View<std::int32_t> maskPositions = {});
 
     // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, valueDim]. qPositions [batch * qLen]
     // (empty = each row's last qLen positions, next - qLen .. next - 1). `encoding` adds score terms
@@ -76,9 +86,14 @@ public:
     std::vector<std::int32_t> nextPositions() const;  // [batch]
     const KVCacheConfig& config() const { return config_; }
     // Stored keys (rotated) as [batch, kvHeads, capacity, headDim], unpacked from the engine's layout;
-    // values are stored as they are: [batch, kvHeads, capacity, valueDim].
+    // values [batch, kvHeads, capacity, valueDim]: the floats attend computes with (the storage's values).
     std::vector<float> keys() const;
     std::vector<float> values() const;
+    // Bytes held for keys and values (every slot allocated, and any held past capacity).
+    std::size_t bytes() const { return keys_.size() + values_.size(); }
+    // The bytes a cache of this configuration allocates for keys and values: capacity slots per batch row
+    // (packed keys in whole blocks of 64 slots). 64-bit: in wasm it may exceed what size_t holds.
+    static std::uint64_t storageBytes(const KVCacheConfig& config);
 
 private:
     struct Row {
@@ -90,11 +105,23 @@ private:
         std::int64_t next = 0;
     };
     int slotFor(Row& row) const;  // advances the row's bookkeeping
-    void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles);
-    std::size_t packedSize() const;  // floats of one (batch row, kv head)'s packed keys
+    // Re-rotates the keys of `slots` by `angles`. With a field, only checks that the storage can hold the
+    // rotated keys, refusing by that field's name (the first pass of shift / renumber on a converting
+    // storage: a failed call changes nothing).
+    void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles, const char* field = nullptr);
+    struct Input;  // append's k and v: float32 or 16-bit bit patterns
+    void appendRows(const Input& in, int T, View<std::int32_t> positions, View<std::uint8_t> mask, View<std::int32_t> maskPositions);
+    // What the storage cannot hold: the first channel of `row` (n floats: a key's headDim or a value's
+    // valueDim) it cannot (a q8 block: the block's first channel), n when it holds all; and why, for a
+    // message about `field`.
+    std::size_t firstUnstorable(const float* row, std::size_t n) const;
+    std::string unstorable(const float* row, std::size_t channel, const std::string& field) const;
+    std::size_t packedSize() const;  // bytes of one (batch row, kv head)'s packed keys
     int valueChannels() const { return config_.valueDim != 0 ? config_.valueDim : config_.headDim; }
-    float* packedKeys(int b, int h);
-    const float* packedKeys(int b, int h) const;
+    unsigned char* packedKeys(int b, int h);
+    const unsigned char* packedKeys(int b, int h) const;
+    std::size_t valueBytes() const;  // bytes of one value row (valueChannels() in the storage's format)
+    unsigned char* valueRow(int b, int h, int slot);
     std::size_t slotIndex(int b, int slot) const { return static_cast<std::size_t>(b) * slots_ + static_cast<std::size_t>(slot); }
     void resizeSlots(int slots);  // re-lays the stores out with `slots` slots per row (the first min(old, new) kept)
     void dropHeld();              // releases every row's held keys (bookkeeping only)
@@ -103,8 +130,9 @@ private:
     int slots_ = 0;  // slots per row in the stores: capacity, plus room for held keys
     std::optional<RopeFrequencies> freqs_;
     std::optional<RopeTables> tables_;  // cos/sin for the tokens of one call, reused
-    std::vector<float> keys_;    // per (batch row, kv head): packed for the score kernel (kernels::packKeys)
-    std::vector<float> values_;  // [batch, kvHeads, slots_, valueDim]
+    using Bytes = std::vector<unsigned char, detail::CacheLineAllocator<unsigned char>>;
+    Bytes keys_;    // per (batch row, kv head): packed for the score kernel in the storage's format (kernels/kv_format.hpp)
+    Bytes values_;  // [batch, kvHeads, slots_] rows of valueDim in the storage's format
     std::vector<std::int32_t> pos_;        // [batch, slots_]
     std::vector<std::uint8_t> occupied_;   // [batch, slots_]
     std::vector<Row> rows_;
