@@ -640,7 +640,8 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.1)) a.encoding = encodingArray(ENCODING_KINDS, at);
       else if (r.chance(0.9)) a.encoding = encodingFor(ENCODING_KINDS, at);
       if (Array.isArray(a.encoding) && a.encoding.some((e) => e.kind === 'xl')) a.causal = true;
-      if (Array.isArray(a.encoding) && new Set(a.encoding.map((e) => e.kind).filter((k) => k === 't5' || k === 'deberta')).size > 1) a.scale ??= 0.5;
+      // t5 and deberta each default their own scale (deberta's by its terms): two of them need an explicit one
+      if (Array.isArray(a.encoding) && a.encoding.filter((e) => e.kind === 't5' || e.kind === 'deberta').length > 1) a.scale ??= 0.5;
       if (a.encoding?.kind === 'xl' && !a.causal) a.causal = true;
       if (r.chance(0.3)) a.returnWeights = r.chance(0.7);
       if (r.chance(0.3)) a.returnScores = r.chance(0.7);
@@ -701,7 +702,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.3)) { o.window = r.int(1, capacity); if (r.chance(0.5)) o.sinks = r.int(0, capacity - o.window); }
       else if (r.chance(0.2)) o.sinks = r.int(0, capacity);
       if (r.chance(0.6)) o.rope = ropeFor(headDim, { xpos: true, kind: r.chance(0.1) }).o;
-      if (r.chance(0.25)) o.valueDim = r.int(1, 9);
+      if (r.chance(0.25)) o.valueDim = storage === 'q8' ? 64 : r.int(1, 9);  // q8: a multiple of 32
       return { fn: 'new KVCache', args: [o], check: (c, [a]) => {
         const p = c.positions(), n = c.nextPositions();
         const bad = p.length !== (a.batch ?? 1) * a.capacity || p.some((x) => x !== -1) || n.some((x) => x !== 0);
