@@ -261,8 +261,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::vector<float> kf(k.size()), vf(v.size());
         for (std::size_t i = 0; i < k.size(); ++i) {
             kb[i] = type == KVType::f16 ? floatToF16(k[i]) : floatToBf16(k[i]);
-            vb[i] = type == KVType::f16 ? floatToF16(v[i]) : floatToBf16(v[i]);
             kf[i] = type == KVType::f16 ? f16ToFloat(kb[i]) : bf16ToFloat(kb[i]);
+        }
+        for (std::size_t i = 0; i < v.size(); ++i) {  // v has valueDim channels: its own length
+            vb[i] = type == KVType::f16 ? floatToF16(v[i]) : floatToBf16(v[i]);
             vf[i] = type == KVType::f16 ? f16ToFloat(vb[i]) : bf16ToFloat(vb[i]);
         }
         AttentionRequest a = r, b = r;

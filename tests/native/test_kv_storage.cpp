@@ -23,7 +23,7 @@ namespace {
 const KVStorage kStorages[] = {KVStorage::f16, KVStorage::bf16, KVStorage::q8};
 
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);  // no memcmp of an empty vector's null data()
 }
 
 // The floats a storage holds for `x` (rows of hd): each element rounded (f16, bf16), or each 32 channels

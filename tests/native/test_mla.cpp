@@ -45,7 +45,7 @@ struct KeepThreadCount {
 };
 
 bool sameBytes(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);  // (no memcmp of null)
 }
 
 // apply_rotary_pos_emb(_interleave) on one rope part x[0, d) at position p, in HF's channel order.
