@@ -454,15 +454,17 @@ export interface AttentionPlan {
   /**
    * For {@link Posenc.attention}: heads, kvHeads, headDim, causal, scale (always given: the family's), encoding
    * (the layer type's rope table, `{ kind: 'none' }` on NoPE layers, the query temperature, ALiBi, or rope and
-   * temperature together), and window, chunk and softcap when the layer has them.
+   * temperature together), and window, chunk and softcap when the layer has them. DeepSeek V2 / V3 (multi-head
+   * latent attention): headDim is `qk_nope_head_dim + qk_rope_head_dim`, the rope table rotates from
+   * `rotaryOffset` = `qk_nope_head_dim` on, and `valueDim` is `v_head_dim` (v and out are that wide).
    */
-  readonly attention: Readonly<Pick<AttentionArgs, 'heads' | 'kvHeads' | 'headDim' | 'causal' | 'scale' | 'encoding' | 'window' | 'chunk' | 'softcap'>>;
+  readonly attention: Readonly<Pick<AttentionArgs, 'heads' | 'kvHeads' | 'headDim' | 'valueDim' | 'causal' | 'scale' | 'encoding' | 'window' | 'chunk' | 'softcap'>>;
   /**
-   * For `new pe.KVCache({ capacity, ...plan.cache })`: kvHeads, headDim, and rope, window and chunk when the layer
-   * has them (a chunked layer's cache also keeps `window` = chunk: it holds one chunk, as Hugging Face's does).
-   * `capacity` must hold the window.
+   * For `new pe.KVCache({ capacity, ...plan.cache })`: kvHeads, headDim, and valueDim, rope, window and chunk when
+   * the layer has them (a chunked layer's cache also keeps `window` = chunk: it holds one chunk, as Hugging Face's
+   * does). `capacity` must hold the window.
    */
-  readonly cache: Readonly<Pick<KVCacheOptions, 'kvHeads' | 'headDim' | 'rope' | 'window' | 'chunk'>>;
+  readonly cache: Readonly<Pick<KVCacheOptions, 'kvHeads' | 'headDim' | 'valueDim' | 'rope' | 'window' | 'chunk'>>;
   /** For {@link KVCache.attend}: heads, scale, and the encoding on top of the cache's rope (temperature, ALiBi) and softcap. */
   readonly attend: Readonly<Pick<AttendOptions, 'heads' | 'scale' | 'encoding' | 'softcap'>>;
   /**

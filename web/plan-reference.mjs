@@ -107,8 +107,9 @@ export function mptSlopes(heads, biasMax = 8) {
 // --- what one layer computes ---------------------------------------------------------------------
 const pick = (...xs) => xs.find((x) => x !== undefined && x !== null);
 
-// spec: { heads, kvHeads, headDim, scale, softcap, sinks, causal, window, chunk, rope, temperature, alibi }
-//   rope: null (NoPE) or { rotaryDim, pairs: 'half' | 'adjacent', attention, invFreq(seqLen), mrope }
+// spec: { heads, kvHeads, headDim, valueDim, scale, softcap, sinks, causal, window, chunk, rope, temperature, alibi }
+//   valueDim: v's channels when they differ from q.k's (DeepSeek); rope: null (NoPE) or { rotaryDim, pairs:
+//   'half' | 'adjacent', attention, invFreq(seqLen), mrope, offset (the first rotated channel, DeepSeek's qk_nope_head_dim) }
 //   (half: channel i with i + R/2, rotate_half; adjacent: 2i with 2i + 1, rotate_every_two / view_as_complex /
 //   repeat_interleave); window: keys with q - k < window (masking_utils.py:92-99 sliding_window_overlay);
 //   chunk: keys with k // chunk == q // chunk (masking_utils.py:104-111 chunked_overlay).
@@ -297,6 +298,30 @@ export function layerSpec(config, layer) {
       s.alibi = (h, j, kLen) => m[h] * (j - (kLen - 1));  // :49, 61 and :112-119: the last key_length columns
       break;
     }
+    case 'deepseek_v2': case 'deepseek_v3': {
+      // multi-head latent attention, per head (modeling_deepseek_v3.py DeepseekV3Attention.forward :428-466,
+      // modeling_deepseek_v2.py likewise): q and k heads of qk_head_dim = qk_nope_head_dim + qk_rope_head_dim
+      // (configuration_deepseek_v3.py:123), the last qk_rope_head_dim channels rotated (query_states = cat(q_pass, q_rot),
+      // key_states = [k_nope, k_rot]), values of v_head_dim; every head its own k and v (expand_kv)
+      const nope = c.qk_nope_head_dim, ropeDim = c.qk_rope_head_dim;
+      s.headDim = nope + ropeDim;
+      s.valueDim = c.v_head_dim;
+      // yarn_apply_mscale (modeling_deepseek_v3.py:279-286, modeling_deepseek_v2.py:289-296)
+      s.scale = s.headDim ** -0.5;
+      const ropeType = params?.rope_type ?? params?.type ?? 'default';
+      if (ropeType !== 'default' && params.mscale_all_dim) {
+        const m = params.factor <= 1 ? 1 : 0.1 * params.mscale_all_dim * Math.log(params.factor) + 1;
+        s.scale *= m * m;
+      }
+      // the rope head is a table of its own (configuration_deepseek_v3.py:124 head_dim = qk_rope_head_dim); V2's
+      // apply_rotary_emb rotates view_as_complex pairs (2i, 2i + 1) (modeling_deepseek_v2.py:267-280), V3's
+      // apply_rotary_pos_emb_interleave the same pairs when rope_interleave (default true), rotate_half otherwise
+      // (:454-457; the interleaved path writes its result de-interleaved, the same permutation on q and k, so q.k is
+      // that of the pairs (2i, 2i + 1))
+      const adjacent = type === 'deepseek_v2' || (c.rope_interleave ?? true);
+      s.rope = { ...standardRope({ dim: ropeDim, base: theta(10000), pairs: adjacent ? 'adjacent' : 'half' }), offset: nope };
+      break;
+    }
     default:
       throw new Error(`reference: no rules written for model_type ${type}`);
   }
@@ -316,7 +341,8 @@ function rotate(row, rope, pos, invFreq) {
         : (i < st ? 0 : i < st + sh ? 1 : 2);
       p = pos[axis];
     }
-    const a = rope.pairs === 'half' ? i : 2 * i, b = rope.pairs === 'half' ? i + half : 2 * i + 1;
+    const o = rope.offset ?? 0;
+    const a = o + (rope.pairs === 'half' ? i : 2 * i), b = o + (rope.pairs === 'half' ? i + half : 2 * i + 1);
     const cos = Math.cos(p * invFreq[i]) * rope.attention, sin = Math.sin(p * invFreq[i]) * rope.attention;
     y[a] = row[a] * cos - row[b] * sin;
     y[b] = row[b] * cos + row[a] * sin;
@@ -324,15 +350,15 @@ function rotate(row, rope, pos, invFreq) {
   return y;
 }
 
-// Output rows [heads, queries.length, headDim] for query rows `queries` (indices into q's token axis, with
+// Output rows [heads, queries.length, valueDim] (valueDim = headDim unless the spec says) for query rows `queries` (indices into q's token axis, with
 // their positions) over keys 0 .. keyCount - 1 of k / v.
-//   t: { q, qTokens, k, v, kTokens, qPos(i) -> position (or [t, h, w]), kPos(j), seq(i) / seq(j) -> sequence index
+//   t: { q, qTokens, k, v ([kvHeads, kTokens, valueDim]), kTokens, qPos(i) -> position (or [t, h, w]), kPos(j), seq(i) / seq(j) -> sequence index
 //        for the masks (defaults to the position), sinkLogits, seqLen for longrope / dynamic }
 export function referenceRows(spec, t, queries, keyCount) {
-  const { heads, kvHeads, headDim: hd } = spec;
+  const { heads, kvHeads, headDim: hd } = spec, vd = spec.valueDim ?? hd;
   const group = heads / kvHeads;
   const invFreq = spec.rope ? spec.rope.invFreq(t.seqLen ?? 0) : null;
-  const out = new Float64Array(heads * queries.length * hd);
+  const out = new Float64Array(heads * queries.length * vd);
   const qSeq = t.qSeq ?? t.qPos, kSeq = t.kSeq ?? t.kPos;
   // rotated keys, once per kv head
   const keys = [];
@@ -375,11 +401,11 @@ export function referenceRows(spec, t, queries, keyCount) {
       let den = spec.sinks ? Math.exp(t.sinkLogits[h] - m) : 0;
       const w = logits.map((x, j) => (allowed[j] ? Math.exp(x - m) : 0));
       w.forEach((x) => { den += x; });
-      const o = out.subarray((h * queries.length + r) * hd, (h * queries.length + r + 1) * hd);
+      const o = out.subarray((h * queries.length + r) * vd, (h * queries.length + r + 1) * vd);
       for (let j = 0; j < keyCount; j++) {
         if (!w[j]) continue;
         const p = w[j] / den;
-        for (let c = 0; c < hd; c++) o[c] += p * t.v[(g * t.kTokens + j) * hd + c];
+        for (let c = 0; c < vd; c++) o[c] += p * t.v[(g * t.kTokens + j) * vd + c];
       }
     });
   }

@@ -2,6 +2,8 @@
 // objects attention, the KV cache and its attend take.
 #include "posenc/attention/hf_plan.hpp"
 
+#include <cmath>
+
 #include "common/json.hpp"
 #include "rotary/hf_reader.hpp"
 
@@ -19,13 +21,24 @@ AttentionPlan attentionConfigFromHF(std::string_view json, int layer, const HfCo
     p.modelType = r.config.modelType;
     p.scaleRule = t.scaleRule;
 
+    if (t.rotaryOffset) {
+        // MLA: the reader's table is the qk_rope_head_dim rope head; the plan rotates it inside the whole q.k head, from
+        // qk_nope_head_dim on (the smallest factor whose int(headDim * factor) is the rope head, as rotaryDimOf truncates)
+        RopeConfig& rc = r.config.rope;
+        const int ropeDim = rc.headDim, head = a.headDim;
+        double f = static_cast<double>(ropeDim) / head;
+        while (static_cast<int>(head * f) < ropeDim) f = std::nextafter(f, 2.0);
+        rc.headDim = head, rc.partialRotaryFactor = f, rc.rotaryOffset = t.rotaryOffset;
+        r.config.given.emplace_back("partialRotaryFactor");
+        r.config.given.emplace_back("rotaryOffset");
+    }
     std::optional<RopeEncoding> rope;
     if (t.rotary && l.rope) rope = RopeEncoding{r.config.rope, r.config.layout};
     std::optional<TemperatureEncoding> temperature;
     if (l.temperature && r.config.temperature) temperature = *r.config.temperature;
 
     AttentionRequest& q = p.attention;
-    q.dims.heads = a.heads, q.dims.kvHeads = a.kvHeads, q.dims.headDim = a.headDim;
+    q.dims.heads = a.heads, q.dims.kvHeads = a.kvHeads, q.dims.headDim = a.headDim, q.dims.valueDim = t.valueDim;
     q.causal = t.causal;
     q.scale = t.scale;
     q.window = l.window;
@@ -37,7 +50,7 @@ AttentionPlan attentionConfigFromHF(std::string_view json, int layer, const HfCo
     else if (temperature) q.encoding = *temperature;
 
     KVCacheConfig& c = p.cache;
-    c.kvHeads = a.kvHeads, c.headDim = a.headDim;
+    c.kvHeads = a.kvHeads, c.headDim = a.headDim, c.valueDim = t.valueDim;
     c.rope = rope;
     c.window = l.chunk ? l.chunk : l.window;  // a chunked layer's cache holds its one chunk (HF's chunked cache)
     c.chunk = l.chunk;
@@ -89,6 +102,7 @@ std::string toJson(const AttentionPlan& p) {
 
     const AttentionRequest& q = p.attention;
     w.key("attention").open('{').key("heads").number(q.dims.heads).key("kvHeads").number(q.dims.kvHeads).key("headDim").number(q.dims.headDim);
+    if (q.dims.valueDim) w.key("valueDim").number(q.dims.valueDim);
     w.key("causal").boolean(q.causal).key("scale").number(q.scale).key("encoding");
     writeEncoding(w, q.encoding, p.reading);
     if (q.window) w.key("window").number(q.window);
@@ -98,6 +112,7 @@ std::string toJson(const AttentionPlan& p) {
 
     const KVCacheConfig& c = p.cache;
     w.key("cache").open('{').key("kvHeads").number(c.kvHeads).key("headDim").number(c.headDim);
+    if (c.valueDim) w.key("valueDim").number(c.valueDim);
     if (c.rope) w.key("rope"), detail::writeRopeOptions(w, p.reading);
     if (c.window) w.key("window").number(c.window);
     if (c.chunk) w.key("chunk").number(c.chunk);

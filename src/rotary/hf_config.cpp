@@ -389,7 +389,7 @@ public:
             fail(key("alibi"), "is true: Falcon's ALiBi bias is built from bfloat16 slopes and scaled by 1/sqrt(head_dim) together with q.k "
                                "(modeling_falcon build_alibi_tensor, FalconAttention.forward): posenc's alibi cannot reproduce it");
         refuseMisspeltKeys(*c_, where_, allKeys(), readKeys());
-        refuseLatentAttention();
+        refuseUnknownLatentAttention();
         if (alibi) {
             attentionShape();
             for (HfLayer& l : out_.attention.layers) l.rope = false;
@@ -407,6 +407,7 @@ public:
             scaling();
             temperature();
             attentionTerms();
+            if (latentAttention()) latentTerms();
         }
         return {out_, terms_, plan_->index};
     }
@@ -628,16 +629,45 @@ private:
     }
 
     // --- attention terms (attentionConfigFromHF) ----------------------------------------------------
-    // Multi-head latent attention (DeepSeek V2 / V3, Kimi K2: modeling_deepseek_v3.py DeepseekV3Attention) rotates the
-    // trailing qk_rope_head_dim channels of each qk_nope_head_dim + qk_rope_head_dim head and has v_head_dim value
-    // channels: a plan needs a rotary channel offset and a value width posenc's attention does not have yet.
-    void refuseLatentAttention() const {
-        const char* keys[] = {"qk_nope_head_dim", "qk_rope_head_dim", "kv_lora_rank", "v_head_dim"};
-        for (const char* k : keys)
+    // Multi-head latent attention (DeepSeek V2 / V3: modeling_deepseek_v3.py DeepseekV3Attention.forward, :428-466;
+    // modeling_deepseek_v2.py likewise) rotates the trailing qk_rope_head_dim channels of each q / k head of
+    // qk_nope_head_dim + qk_rope_head_dim (query_states = cat(q_pass, q_rot), key_states = [k_nope, k_rot]) and has
+    // v_head_dim value channels: a plan with rotaryOffset = qk_nope_head_dim and valueDim = v_head_dim. Only the model
+    // types whose code posenc knows: any other config with these keys (Kimi K2's remote code read generically) is refused.
+    bool latentAttention() const {
+        for (const char* k : {"qk_nope_head_dim", "qk_rope_head_dim", "kv_lora_rank", "v_head_dim"})
+            if (field(k)) return true;
+        return false;
+    }
+    void refuseUnknownLatentAttention() const {
+        if (!latentAttention() || out_.modelType == "deepseek_v2" || out_.modelType == "deepseek_v3") return;
+        for (const char* k : {"qk_nope_head_dim", "qk_rope_head_dim", "kv_lora_rank", "v_head_dim"})
             if (const Json* v = field(k))
-                fail(key(k), "(" + describeJson(*v) + "): multi-head latent attention (DeepSeek V2 / V3, Kimi K2) rotates the last qk_rope_head_dim "
-                             "channels of each q/k head (after qk_nope_head_dim) and has v_head_dim value channels; posenc's attention "
-                             "cannot express that channel offset and value width yet, so there is no plan for it");
+                fail(key(k), "(" + describeJson(*v) + "): multi-head latent attention, which posenc plans for model_type 'deepseek_v2' and "
+                             "'deepseek_v3' only (their code is the one it follows), not '" + typeName() + "'");
+    }
+    void latentTerms() {
+        detail::HfAttentionTerms& t = terms_;
+        for (const char* k : {"qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+            if (!field(k)) fail(key(k), "is required: " + out_.modelType + "'s attention (multi-head latent attention) is sized by it");
+        t.rotaryOffset = boundedSize(positiveInteger(*field("qk_nope_head_dim"), key("qk_nope_head_dim")), key("qk_nope_head_dim"), limits::kMaxHeadDim);
+        t.valueDim = boundedSize(positiveInteger(*field("v_head_dim"), key("v_head_dim")), key("v_head_dim"), limits::kMaxHeadDim);
+        // yarn_apply_mscale (modeling_deepseek_v3.py:279-286, modeling_deepseek_v2.py:289-296): with a rope type other
+        // than 'default' and a nonzero mscale_all_dim, scaling = qk_head_dim**-0.5 * mscale(factor, mscale_all_dim)**2,
+        // mscale(s, m) = 0.1 m ln(s) + 1 (1 when s <= 1)
+        const std::string type = param("rope_type") ? string(*param("rope_type"), source_ + ".rope_type")
+                                 : param("type")    ? string(*param("type"), source_ + ".type") : "default";
+        const Json* all = param("mscale_all_dim");
+        const double m = all ? number(*all, source_ + ".mscale_all_dim") : 0;
+        if (type != "default" && m != 0) {
+            const Json* f = param("factor");
+            if (!f) fail(source_ + ".factor", "is required: " + out_.modelType + "'s attention scale is mscale(factor, mscale_all_dim)^2 / sqrt(head_dim)");
+            const double factor = number(*f, source_ + ".factor");
+            const double mscale = factor <= 1 ? 1 : 0.1 * m * std::log(factor) + 1;
+            t.scale *= mscale * mscale;
+            t.scaleRule = "qk_head_dim^-1/2 (" + std::to_string(out_.attention.headDim) + ") * mscale(factor " + show(factor) +
+                          ", mscale_all_dim " + show(m) + ")^2";
+        }
     }
 
     // The layer asked for: it must exist (the config must say how many layers there are).
@@ -1288,6 +1318,7 @@ void detail::writeRopeOptions(json::Writer& w, const HfRopeConfig& r, const char
     w.key("headDim").number(c.headDim).key("base").number(c.base);
     w.key("layout").string(r.layout == RopeLayout::half ? "half" : "interleaved");
     if (r.isGiven("partialRotaryFactor")) w.key("partialRotaryFactor").number(c.partialRotaryFactor);
+    if (r.isGiven("rotaryOffset")) w.key("rotaryOffset").number(c.rotaryOffset);
     if (r.isGiven("multiAxis")) w.key("multiAxis").string("mrope");
     if (r.isGiven("sections")) w.key("sections").numbers(c.sections);
     if (r.isGiven("mropeInterleaved")) w.key("mropeInterleaved").boolean(c.mropeInterleaved);

@@ -19,6 +19,8 @@ struct HfAttentionTerms {
     std::string scaleRule;   // where it comes from, in the config's words: "query_pre_attn_scalar^-1/2 (224)"
     double softcap = 0;      // attn_logit_softcapping (Gemma 2); 0 = none
     bool sinkLogits = false; // a learned logit per head in the softmax (gpt-oss `sinks`)
+    int valueDim = 0;        // value / output channels when they differ from q.k's (DeepSeek MLA: v_head_dim); 0 = headDim
+    int rotaryOffset = 0;    // the first rotated channel (DeepSeek MLA: qk_nope_head_dim)
 };
 
 struct HfLayerReading {

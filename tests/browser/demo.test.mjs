@@ -705,9 +705,17 @@ test("each layer type's attention plan, and one layer run live against the famil
     live = await page.evaluate(() => window.posencDemo.ropePlan);
     assert.ok(live && (live.error || live.maxDiff === undefined || live.maxDiff < 1e-5), `${name}: ${JSON.stringify(live)}`);
   }
-  // a config that cannot be planned says why: DeepSeek's latent attention
+  // DeepSeek-V3's latent attention: q.k heads of 128 + 64, values of 128
   await preset('DeepSeek-V3 (YaRN x40, mscale)');
-  assert.match(await page.textContent('#rope-plan-caption'), /No plan: RangeError: config\.qk_(nope|rope)_head_dim/);
+  assert.deepEqual((await rows()).map((r) => r.slice(0, 3)), [['full_attention × 61 (first: 0)', 'RoPE', 'all before']]);
+  live = await page.evaluate(() => window.posencDemo.ropePlan);
+  assert.ok(live.maxDiff < 1e-5, `DeepSeek-V3 layer 0 differs from its reference by ${JSON.stringify(live)}`);
+  assert.match(await page.textContent('#rope-plan-caption'), /128 kv heads of 192 \(values of 128\)/);
+  // a config that cannot be planned says why: Gemma 3 made bidirectional (its sliding window would be two-sided)
+  await preset('Gemma 3 4B (local + global)');
+  await page.fill('#rope-config', JSON.stringify({ ...JSON.parse(await page.inputValue('#rope-config')), use_bidirectional_attention: true }));
+  await page.waitForTimeout(50);
+  assert.match(await page.textContent('#rope-plan-caption'), /No plan: RangeError: config\.use_bidirectional_attention/);
   await page.setViewportSize({ width: 390, height: 900 });
   await page.waitForTimeout(300);
   await preset('Gemma 3 4B (local + global)');

@@ -53,6 +53,19 @@ test('the plan is what each family\'s code says: scale, window, chunk, NoPE, sof
   assert.deepEqual(bloom.attention.encoding, { kind: 'alibi', heads: 112 });
   assert.equal(bloom.cache.rope, undefined);
   assert.deepEqual(bloom.attend.encoding, { kind: 'alibi', heads: 112 });
+  // DeepSeek's MLA: q.k heads of qk_nope + qk_rope, the rope head from qk_nope_head_dim on, values of v_head_dim;
+  // yarn_apply_mscale's mscale(40, mscale_all_dim)^2 on the scale (modeling_deepseek_v3.py:279-286)
+  for (const [name, all] of [['deepseek-v3', 1], ['deepseek-v2-lite', 0.707]]) {
+    const ds = plan(name, 0), m = 0.1 * all * Math.log(40) + 1;
+    assert.equal(ds.attention.headDim, 192);
+    assert.equal(ds.attention.valueDim, 128);
+    assert.equal(ds.cache.valueDim, 128);
+    assert.equal(ds.attention.encoding.rotaryOffset, 128);
+    assert.equal(Math.trunc(192 * ds.attention.encoding.partialRotaryFactor), 64);
+    assert.equal(ds.attention.encoding.layout, 'interleaved');
+    assert.ok(Math.abs(ds.attention.scale / (192 ** -0.5 * m * m) - 1) < 1e-12, `${name}: scale ${ds.attention.scale}`);
+  }
+  assert.equal(pe.attentionConfigFromHF({ ...fixture('deepseek-v3'), rope_interleave: false }, { layer: 0 }).attention.encoding.layout, 'half');
 });
 
 test('Phi-3 past original_max_position_embeddings: the plan with seqLen added switches to the long factors, as HF does', () => {
@@ -85,11 +98,11 @@ test('a layer past num_hidden_layers, a config posenc cannot plan, unknown optio
   assert.throws(() => pe.attentionConfigFromHF({ model_type: 'falcon', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2, alibi: true }, { layer: 0 }),
     (e) => e instanceof RangeError && /config\.alibi/.test(e.message));
   assert.throws(() => pe.attentionConfigFromHF({ model_type: 'gpt2', n_embd: 64, n_head: 4, n_layer: 2 }, { layer: 0 }), (e) => e instanceof RangeError && /model_type/.test(e.message));
-  // DeepSeek's multi-head latent attention: a rotary channel offset and a value width posenc cannot express yet
-  for (const name of ['deepseek-v3', 'deepseek-v2-lite'])
-    assert.throws(() => pe.attentionConfigFromHF(fixture(name), { layer: 0 }), (e) => e instanceof RangeError && /config\.qk_nope_head_dim/.test(e.message) && /v_head_dim/.test(e.message));
+  // multi-head latent attention: sized by all three of DeepSeek's keys, planned for the model types whose code posenc follows
+  const { v_head_dim: _v, ...noValueDim } = fixture('deepseek-v3');
+  assert.throws(() => pe.attentionConfigFromHF(noValueDim, { layer: 0 }), (e) => e instanceof RangeError && /^config\.v_head_dim is required/.test(e.message));
   assert.throws(() => pe.attentionConfigFromHF({ ...fixture('deepseek-v3'), model_type: 'kimi_k2' }, { layer: 0, unknownModelType: 'generic' }),
-    (e) => e instanceof RangeError && /qk_nope_head_dim/.test(e.message));
+    (e) => e instanceof RangeError && /^config\.qk_nope_head_dim/.test(e.message) && /'deepseek_v2' and 'deepseek_v3' only/.test(e.message));
   const emb = { ...fixture('gemma-3-12b').text_config, use_bidirectional_attention: true };
   assert.throws(() => pe.attentionConfigFromHF(emb, { layer: 0 }), (e) => e instanceof RangeError && /use_bidirectional_attention/.test(e.message));
   assert.equal(pe.attentionConfigFromHF(emb, { layer: 5 }).attention.causal, false);
@@ -100,5 +113,5 @@ test('the README table is the one these measurements make (node scripts/plan-tab
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const begin = readme.indexOf('<!-- plan-table:begin -->'), end = readme.indexOf('<!-- plan-table:end -->');
   assert.ok(begin >= 0 && end > begin, 'README.md has the plan-table markers');
-  assert.equal(readme.slice(begin, end), planTable(measured, pe), 'README.md plan table is stale: run node scripts/plan-table.mjs --write');
+  assert.equal(readme.slice(begin, end), planTable(measured), 'README.md plan table is stale: run node scripts/plan-table.mjs --write');
 });

@@ -54,6 +54,8 @@ export const CASES = [
   { group: 'Bloom, MPT (ALiBi)', family: 'Bloom 560M (ALiBi)', fixture: 'bloom-560m', layers: [0] },
   { group: 'Bloom, MPT (ALiBi)', family: 'Bloom 176B (ALiBi, 112 heads)', fixture: 'bloom-176b', layers: [69], kLen: 24 },
   { group: 'Bloom, MPT (ALiBi)', family: 'MPT 7B (ALiBi)', fixture: 'mpt-7b-instruct', layers: [0] },
+  { group: 'DeepSeek V2, V3 (MLA)', family: 'DeepSeek-V2-Lite (MLA, YaRN ×40, mscale 0.707)', fixture: 'deepseek-v2-lite', layers: [26], positionOffset: 5000 },
+  { group: 'DeepSeek V2, V3 (MLA)', family: 'DeepSeek-V3 (MLA, YaRN ×40, mscale 1)', fixture: 'deepseek-v3', layers: [0], kLen: 16 },
 ];
 
 // Deterministic floats in [-amp, amp) (xorshift32).
@@ -81,7 +83,7 @@ export function runLayer(pe, c, layer) {
   const config = fixture(c.fixture);
   const plan = pe.attentionConfigFromHF(config, { layer });
   const spec = layerSpec(config, layer);
-  const { heads, kvHeads, headDim: hd } = spec;
+  const { heads, kvHeads, headDim: hd } = spec, vd = spec.valueDim ?? hd;
   const qLen = 3, steps = 3;
   const reach = Math.max(spec.window, spec.chunk);
   const kLen = Math.max(c.kLen ?? 32, reach ? reach + qLen + steps + 5 : 0);
@@ -89,7 +91,7 @@ export function runLayer(pe, c, layer) {
   const Q = qLen + steps;                 // query tokens: P - qLen .. kLen - 1
   const q0 = P - qLen;
   const amp = c.amp ?? 1.5, seed = layer * 7919 + c.fixture.length;
-  const q = randoms(heads * Q * hd, seed + 1, amp), k = randoms(kvHeads * kLen * hd, seed + 2, amp), v = randoms(kvHeads * kLen * hd, seed + 3, 1);
+  const q = randoms(heads * Q * hd, seed + 1, amp), k = randoms(kvHeads * kLen * hd, seed + 2, amp), v = randoms(kvHeads * kLen * vd, seed + 3, 1);
   const sinkLogits = spec.sinks ? randoms(heads, seed + 4, 3) : undefined;
   const extra = plan.requires.includes('sinkLogits') ? { sinkLogits } : {};
   const off = c.positionOffset ?? 0;  // positions start here (a window or chunk boundary, a temperature step)
@@ -115,13 +117,13 @@ export function runLayer(pe, c, layer) {
   const cache = new pe.KVCache({ capacity, ...plan.cache });
   let cacheError = 0;
   try {
-    cache.append(tokens(k, kvHeads, kLen, hd, 0, P), tokens(v, kvHeads, kLen, hd, 0, P), { positions: rot(0, P), ...seqOf(0, P) });
+    cache.append(tokens(k, kvHeads, kLen, hd, 0, P), tokens(v, kvHeads, kLen, vd, 0, P), { positions: rot(0, P), ...seqOf(0, P) });
     const qAt = (from, to) => (mrope ? { qPositions: rot(from, to), ...seqOf(from, to) } : {});
     const pre = cache.attend(tokens(q, heads, Q, hd, 0, qLen), { ...plan.attend, ...extra, ...qAt(q0, P) });
     cacheError = maxDiff(pre.out, referenceRows(spec, t, [0, 1, 2], P));
     for (let s = 0; s < steps; s++) {
       const at = mrope ? { positions: rot(P + s, P + s + 1), ...seqOf(P + s, P + s + 1) } : undefined;
-      cache.append(tokens(k, kvHeads, kLen, hd, P + s, P + s + 1), tokens(v, kvHeads, kLen, hd, P + s, P + s + 1), at);
+      cache.append(tokens(k, kvHeads, kLen, hd, P + s, P + s + 1), tokens(v, kvHeads, kLen, vd, P + s, P + s + 1), at);
       const step = cache.attend(tokens(q, heads, Q, hd, qLen + s, qLen + s + 1), { ...plan.attend, ...extra, ...qAt(P + s, P + s + 1) });
       cacheError = Math.max(cacheError, maxDiff(step.out, referenceRows(spec, t, [qLen + s], P + s + 1)));
     }

@@ -236,9 +236,9 @@ export function ropeSection(pe) {
       demo.ropePlan = { rows: rows.length };
       return;
     }
-    const { heads, kvHeads, headDim: hd } = spec, T = 12;
+    const { heads, kvHeads, headDim: hd } = spec, vd = spec.valueDim ?? hd, T = 12;
     const rand = (n, seed) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed * 7919 + i * 12.9898) * 1.5);
-    const q = rand(heads * T * hd, 1), k = rand(kvHeads * T * hd, 2), v = rand(kvHeads * T * hd, 3).map((x) => x / 1.5);
+    const q = rand(heads * T * hd, 1), k = rand(kvHeads * T * hd, 2), v = rand(kvHeads * T * vd, 3).map((x) => x / 1.5);
     const sinkLogits = spec.sinks ? rand(heads, 4).map((x) => x * 2) : undefined;
     const mrope = Boolean(spec.rope?.mrope);
     const at = (i) => (mrope ? [i, i, i] : i);  // text tokens: every M-RoPE axis at the sequence index
@@ -249,7 +249,7 @@ export function ropeSection(pe) {
       Array.from({ length: T }, (_, i) => i), T);
     const diff = out.reduce((m, x, i) => Math.max(m, Math.abs(x - want[i])), 0);
     demo.ropePlan = { rows: rows.length, layer: plan0.layer.index, maxDiff: diff };
-    caption.textContent = `Layer ${plan0.layer.index} run live: ${T} tokens of random q, k, v at ${heads} query heads and ${kvHeads} kv heads of ${hd} through ` +
+    caption.textContent = `Layer ${plan0.layer.index} run live: ${T} tokens of random q, k, v at ${heads} query heads and ${kvHeads} kv heads of ${hd}${vd !== hd ? ` (values of ${vd})` : ''} through ` +
       `pe.attention with the plan, against a float64 reference written from ${json.text_config?.model_type ?? json.model_type}'s transformers code: ` +
       `largest difference ${diff.toExponential(1)}.`;
   }
