@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -32,11 +33,16 @@ using BlockRange = AttentionWorkspace::BlockRange;
 // whole floats. (Byte loads and an integer sum here cost float32 decode 3-5 % in wasm, measured.)
 float touchBlock(const unsigned char* Kp, const unsigned char* V, std::size_t b, int kLen, std::size_t blockBytes, std::size_t rowBytes) {
     const std::size_t B = kernels::kKeyBlock, keys = std::min<std::size_t>(B, static_cast<std::size_t>(kLen) - b * B);
-    const float* k = reinterpret_cast<const float*>(Kp + b * blockBytes);
-    const float* v = reinterpret_cast<const float*>(V + b * B * rowBytes);
+    const unsigned char* k = Kp + b * blockBytes;
+    const unsigned char* v = V + b * B * rowBytes;
+    const auto at = [](const unsigned char* p) {  // any alignment (16-bit keys given by a caller may sit at 2 bytes)
+        float f;
+        std::memcpy(&f, p, sizeof f);
+        return f;
+    };
     float s = 0;
-    for (std::size_t x = 0; x < blockBytes / 4; x += 16) s += k[x];
-    for (std::size_t x = 0; x < keys * rowBytes / 4; x += 16) s += v[x];
+    for (std::size_t x = 0; x + 4 <= blockBytes; x += 64) s += at(k + x);
+    for (std::size_t x = 0; x + 4 <= keys * rowBytes; x += 64) s += at(v + x);
     return s;
 }
 
