@@ -308,19 +308,29 @@ if (want('cache')) {
     const kStep = new Float32Array(kvHeads * headDim).fill(0.1), vStep = kStep.slice();
     for (const heads of [8, 32]) {
       const q = new Float32Array(heads * headDim).fill(0.3);
-      const step = (c) => () => { c.append(kStep, vStep); c.attend(q, { heads }); };
+      // one-thread steps also record their CPU time (this thread's: on a shared machine the time other
+      // processes take the core away is left out; memory stalls stay in)
+      const cpu = {};
+      const step = (c, id) => () => {
+        const a = process.cpuUsage();
+        c.append(kStep, vStep);
+        c.attend(q, { heads });
+        if (id) { const u = process.cpuUsage(a); (cpu[id] ??= []).push((u.user + u.system) / 1000); }
+      };
       const contenders = [{ id: 'copy', run: () => pe.copyBuffer(dst, k) }];
-      for (const storage of STORAGES) contenders.push({ id: storage, run: step(one[storage]) }, { id: `${storage}Threads`, run: step(all[storage]) });
-      if (then) contenders.push({ id: 'f32Then', run: step(then) });
+      for (const storage of STORAGES) contenders.push({ id: storage, run: step(one[storage], storage) }, { id: `${storage}Threads`, run: step(all[storage]) });
+      if (then) contenders.push({ id: 'f32Then', run: step(then, 'f32Then') });
       const t = await interleaved(contenders, rounds);
+      const cpuMedian = (id) => { const x = cpu[id].slice(1).sort((a, b) => a - b); return x[x.length >> 1]; };  // (the warm-up left out)
       const copyGBs = (2 * n * 4) / (t.copy.min_ms / 1e3) / 1e9;
-      const row = { headDim, heads, kvHeads, copy_wasm_GBs: copyGBs, f32_then: t.f32Then ?? null, storages: {} };
+      const row = { headDim, heads, kvHeads, copy_wasm_GBs: copyGBs, f32_then: t.f32Then ?? null, f32_then_cpu_ms: then ? cpuMedian('f32Then') : null, storages: {} };
       for (const storage of STORAGES) {
         const bytes = cached * bytesPerToken(storage, kvHeads, headDim);
         const nr = nat.find((x) => x.storage === storage && x.heads === heads && x.headDim === headDim);
         const nN = natN.find((x) => x.storage === storage && x.heads === heads && x.headDim === headDim);
         const w = t[storage], wN = t[`${storage}Threads`];
         row.storages[storage] = { bytesPerToken: bytesPerToken(storage, kvHeads, headDim), wasm: w, wasm_threads: wN,
+          wasm_cpu_ms: cpuMedian(storage), wasm_cpu_speedup_over_f32: cpuMedian('f32') / cpuMedian(storage),
           wasm_GBs: bytes / (w.min_ms / 1e3) / 1e9, wasm_of_copy: bytes / (w.min_ms / 1e3) / 1e9 / copyGBs,
           wasm_speedup_over_f32: t.f32.median_ms / w.median_ms, wasm_threads_speedup_over_f32: t.f32Threads.median_ms / wN.median_ms,
           native_median_ms: nr.median_ms, native_min_ms: nr.min_ms, native_threads_median_ms: nN.median_ms, native_GBs: nr.GBs, native_of_copy: nr.GBs / nr.copyGBs,
@@ -415,12 +425,12 @@ function markdown(r) {
   if (d) {
     lines.push('', `Decode step (append one token, attend one query; RoPE) against ${d.cached} cached tokens, ${d.kvHeads} kv heads; wasm and native at 1 thread and at ${d.threads}; `
       + 'speed-up: the float32 storage\'s median over this storage\'s, in the same run; of copy: bytes read per step (every cached key and value once, as stored) per second, over the copy bandwidth of one thread.', '',
-      `| headDim × query heads | storage | bytes / token / layer | wasm 1 thread | speed-up | of copy | wasm ${d.threads} threads | speed-up | native 1 thread | speed-up | of copy | native ${d.threads} threads |`,
-      '|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|');
+      `| headDim × query heads | storage | bytes / token / layer | wasm 1 thread | speed-up | CPU time, speed-up | of copy | wasm ${d.threads} threads | speed-up | native 1 thread | speed-up | of copy | native ${d.threads} threads |`,
+      '|---|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|');
     for (const row of d.shapes) {
       for (const [storage, x] of Object.entries(row.storages))
-        lines.push(`| ${row.headDim} × ${row.heads} | ${storage} | ${x.bytesPerToken} | ${ms(x.wasm)} | ${f(x.wasm_speedup_over_f32, 2)}× | ${f(100 * x.wasm_of_copy, 0)} % | ${ms(x.wasm_threads)} | ${f(x.wasm_threads_speedup_over_f32, 2)}× | ${f(x.native_median_ms, 2)} | ${f(x.native_speedup_over_f32, 2)}× | ${f(100 * x.native_of_copy, 0)} % | ${f(x.native_threads_median_ms, 2)} |`);
-      if (row.f32_then) lines.push(`| ${row.headDim} × ${row.heads} | f32, the baseline package | — | ${ms(row.f32_then)} | ${f(row.storages.f32.wasm.median_ms / row.f32_then.median_ms, 2)}× its time | — | — | — | — | — | — | — |`);
+        lines.push(`| ${row.headDim} × ${row.heads} | ${storage} | ${x.bytesPerToken} | ${ms(x.wasm)} | ${f(x.wasm_speedup_over_f32, 2)}× | ${f(x.wasm_cpu_ms, 1)} ms, ${f(x.wasm_cpu_speedup_over_f32, 2)}× | ${f(100 * x.wasm_of_copy, 0)} % | ${ms(x.wasm_threads)} | ${f(x.wasm_threads_speedup_over_f32, 2)}× | ${f(x.native_median_ms, 2)} | ${f(x.native_speedup_over_f32, 2)}× | ${f(100 * x.native_of_copy, 0)} % | ${f(x.native_threads_median_ms, 2)} |`);
+      if (row.f32_then) lines.push(`| ${row.headDim} × ${row.heads} | f32, the baseline package | — | ${ms(row.f32_then)} | ${f(row.storages.f32.wasm.median_ms / row.f32_then.median_ms, 2)}× its time | ${f(row.f32_then_cpu_ms, 1)} ms: f32 takes ${f(row.storages.f32.wasm_cpu_ms / row.f32_then_cpu_ms, 2)}× | — | — | — | — | — | — | — |`);
     }
     if (d.error) {
       lines.push('', 'Error against float32 attention over the same cache (|out − out_f32| / max |out_f32| over 16 decode queries; 4096 cached, 8 kv heads × 128, 32 query heads, RoPE), '
