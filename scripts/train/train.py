@@ -72,7 +72,7 @@ FT_STEPS = 400
 FT_LR = 1e-3
 FT_WARMUP = 20
 
-MODELS = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'kerple', 'fire']
+MODELS = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'kerple', 'fire', 'fox', 'stickbreaking']
 DERIVED = {'rope-pi': 'rope'}    # trained by fine-tuning the model named
 
 
@@ -238,6 +238,26 @@ def score_bias(kind, P, T, dtype):
     return None
 
 
+def forget_bias(gate_logit):
+    """Forgetting attention (Lin et al. 2025; forgetting-transformer's ForgettingAttentionLayer, fgate_type
+    'full'): per head a forget gate f_t = sigmoid(w_f . x_t + b_f) from the layer's normalised input, and the
+    bias D_ij = sum_{l=j+1..i} log f_l = G_i - G_j with G the running sum of log f. gate_logit [B, T, H] ->
+    [B, H, T, T] (entries j > i are masked afterwards)."""
+    G = torch.cumsum(torch.nn.functional.logsigmoid(gate_logit), dim=1).transpose(1, 2)   # [B, H, T]
+    return G[..., :, None] - G[..., None, :]
+
+
+def stick_breaking_weights(s, allowed):
+    """Stick-breaking attention (Tan et al. 2024; fla's naive_stickbreaking_attn with attend_current=False):
+    A_ij = sigmoid(s_ij) * prod_{j<k<i, k allowed} (1 - sigmoid(s_ik)), in log space; keys not allowed take
+    no share and break no stick. No softmax: a row's weights sum to at most 1 (the rest of the stick)."""
+    log_beta = torch.nn.functional.logsigmoid(s).masked_fill(~allowed, float('-inf'))
+    log_rest = torch.nn.functional.logsigmoid(-s).masked_fill(~allowed, 0.0)
+    # sum over k > j of log(1 - beta_ik): a reversed running sum, less the entry itself
+    after = torch.flip(torch.cumsum(torch.flip(log_rest, [-1]), -1), [-1]) - log_rest
+    return torch.exp(log_beta + after)
+
+
 # ---- the model, as a function of a parameter dict (training and fixtures share it) -------------------
 def layer_norm(x, w, b):
     return torch.nn.functional.layer_norm(x, (D,), w, b, LN_EPS)
@@ -274,8 +294,12 @@ def forward(P, kind, tokens, rope_scale=1.0, window=None, attn=None):
         s = (q @ k.transpose(-1, -2)) * scale
         if bias is not None:
             s = s + bias[None]
-        s = s.masked_fill(~allowed, float('-inf'))
-        w = torch.softmax(s, dim=-1)
+        if kind == 'fox':
+            s = s + forget_bias(h @ P[p + 'wf'].t() + P[p + 'bf'])
+        if kind == 'stickbreaking':
+            w = stick_breaking_weights(s, allowed & ~torch.eye(T, dtype=torch.bool))
+        else:
+            w = torch.softmax(s.masked_fill(~allowed, float('-inf')), dim=-1)
         if attn is not None:
             attn.append(w)
         a = (w @ v).transpose(1, 2).reshape(B, T, D)
@@ -319,6 +343,8 @@ class Model(torch.nn.Module):
                 lin(p + n, D, D)
             lin(p + 'fc1', MLP, D)
             lin(p + 'fc2', D, MLP)
+            if kind == 'fox':
+                lin(p + 'fgate', HEADS, D)
             for n in ('ln1', 'ln2'):
                 self.p[p + n + '.weight'] = torch.nn.Parameter(torch.ones(D))
                 self.p[p + n + '.bias'] = torch.nn.Parameter(torch.zeros(D))
@@ -354,6 +380,8 @@ class Model(torch.nn.Module):
                 P[p + 'b' + n] = g[p + n + '.bias']
             P[p + 'w1'], P[p + 'b1'] = g[p + 'fc1.weight'], g[p + 'fc1.bias']
             P[p + 'w2'], P[p + 'b2'] = g[p + 'fc2.weight'], g[p + 'fc2.bias']
+            if self.kind == 'fox':
+                P[p + 'wf'], P[p + 'bf'] = g[p + 'fgate.weight'], g[p + 'fgate.bias']
             for n in ('ln1', 'ln2'):
                 P[p + n + '.w'], P[p + n + '.b'] = g[p + n + '.weight'], g[p + n + '.bias']
         P['ln_f.w'], P['ln_f.b'] = g['ln_f.weight'], g['ln_f.bias']

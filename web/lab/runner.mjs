@@ -1,7 +1,8 @@
 // The lab's model runner: tiny decoder-only transformers trained by scripts/train/train.py, run with
 // everything positional done by posenc — the additive tables (pe.sinusoidal, pe.learned), attention
 // with the model's encoding (pe.attention: RoPE and its context-extension schedules, ALiBi, T5, KERPLE,
-// FIRE, or none; its softmax weights for the attention maps) and generation through pe.KVCache (one
+// FIRE, forgetting attention's gates, stick-breaking in place of softmax, or none; its weights for the
+// attention maps) and generation through pe.KVCache (one
 // cache per layer; window and sinks selectable). 'rope-pi' is the RoPE model fine-tuned with position
 // interpolation (its manifest's config.ropeScaling, applied by default).
 // Embeddings, layer norms, linear layers and the MLP are plain JS over Float32Array.
@@ -9,10 +10,11 @@
 // Used by the demo (web/sections/lab.mjs), the tests (tests/node/lab.test.mjs,
 // tests/browser/lab.test.mjs) and examples/node/lab-generate.mjs.
 
-export const LAB_MODELS = ['nope', 'sinusoidal', 'learned', 'rope', 'rope-pi', 'alibi', 't5', 'kerple', 'fire'];
+export const LAB_MODELS = ['nope', 'sinusoidal', 'learned', 'rope', 'rope-pi', 'alibi', 't5', 'kerple', 'fire', 'fox', 'stickbreaking'];
 export const LAB_LABELS = {
   nope: 'NoPE', sinusoidal: 'sinusoidal', learned: 'learned (clamped past L)', rope: 'RoPE',
   'rope-pi': 'RoPE + PI ×4, fine-tuned at 4L', alibi: 'ALiBi', t5: 'T5 buckets', kerple: 'KERPLE (log)', fire: 'FIRE',
+  fox: 'FoX (forget gates)', stickbreaking: 'stick-breaking',
 };
 /** RoPE schedules the runner applies at inference (posenc RopeScaling types). */
 export const ROPE_SCHEDULES = ['none', 'linear', 'ntk', 'dynamic', 'yarn'];
@@ -67,10 +69,10 @@ function dot(x, xo, W, wo, n) {
   return s;
 }
 
-// [T, n·H·Dh] (n projections side by side, as linear() gives them for weights stacked by rows) ->
-// n arrays [H, T, Dh] (the layout pe.attention and pe.KVCache take)
-function splitHeads(y, T, n, H, Dh) {
-  const HD = H * Dh, row = n * HD, outs = [];
+// [T, row] holding n projections of H·Dh side by side (as linear() gives them for weights stacked by
+// rows; row ≥ n·H·Dh) -> n arrays [H, T, Dh] (the layout pe.attention and pe.KVCache take)
+function splitHeads(y, T, n, H, Dh, row = n * H * Dh) {
+  const HD = H * Dh, outs = [];
   for (let m = 0; m < n; m++) {
     const out = new Float32Array(H * T * Dh);
     for (let h = 0; h < H; h++)
@@ -119,15 +121,18 @@ export class LabModel {
       this.w[t.name] = weights.subarray(t.offset, t.offset + n);
     }
     const c = this.config;
+    this.kind = c.encoding;
     // q, k and v of each layer as one [3·D, D] matrix (rows stacked: each output is the same sum as
-    // from its own matrix), so one pass over the activations gives all three
+    // from its own matrix), so one pass over the activations gives all three; FoX's forget-gate logits
+    // (one per head) as H more rows
+    this.gates = this.kind === 'fox' ? c.heads : 0;
     this.wqkv = [];
     for (let l = 0; l < c.layers; l++) {
-      const p = `layers.${l}.`, D = c.dim, W = new Float32Array(3 * D * D), b = new Float32Array(3 * D);
+      const p = `layers.${l}.`, D = c.dim, O = 3 * D + this.gates, W = new Float32Array(O * D), b = new Float32Array(O);
       ['q', 'k', 'v'].forEach((m, j) => { W.set(this.w[p + 'w' + m], j * D * D); b.set(this.w[p + 'b' + m], j * D); });
+      if (this.gates) { W.set(this.w[p + 'wf'], 3 * D * D); b.set(this.w[p + 'bf'], 3 * D); }
       this.wqkv.push({ W, b });
     }
-    this.kind = c.encoding;
     this.L = c.trainedLength;
     // score terms (everything but RoPE: those are the same in attention and in the cache)
     const w = this.w;
@@ -137,6 +142,8 @@ export class LabModel {
       t5: { kind: 't5', table: w['t5.table'], bidirectional: false, numBuckets: c.t5Buckets, maxDistance: c.t5MaxDistance },
       kerple: { kind: 'kerple', variant: 'log', r1: w['kerple.r1'], r2: w['kerple.r2'] },
       fire: { kind: 'fire', hidden: c.fireHidden, w1: w['fire.w1'], b1: w['fire.b1'], w2: w['fire.w2'], b2: w['fire.b2'] },
+      fox: { kind: 'forgetting' },   // in attention with each call's logForget; a cache holds its own
+      stickbreaking: { kind: 'stickBreaking' },
     }[this.kind];
     if (!this.scoreTerm) throw new RangeError(`unknown encoding ${this.kind}`);
   }
@@ -177,10 +184,18 @@ export class LabModel {
     for (let i = 0; i < x.length; i++) x[i] += y[i];
   }
 
+  // [q, k, v] of layer l, and for FoX a fourth: the log forget gates [H, T] (log σ of the gate logits)
   qkv(x, T, l) {
     const { dim: D, heads: H, headDim: Dh, lnEps } = this.config, w = this.w, p = `layers.${l}.`;
     const h = layerNorm(x, T, D, w[p + 'ln1.w'], w[p + 'ln1.b'], lnEps), { W, b } = this.wqkv[l];
-    return splitHeads(linear(h, T, D, W, b, 3 * D), T, 3, H, Dh);
+    const O = 3 * D + this.gates, y = linear(h, T, D, W, b, O), out = splitHeads(y, T, 3, H, Dh, O);
+    if (this.gates) {
+      const g = new Float32Array(H * T);
+      // log σ(z) = −softplus(−z), written to stay finite and exact at both ends
+      for (let t = 0; t < T; t++) for (let i = 0; i < H; i++) { const z = y[t * O + 3 * D + i]; g[i * T + t] = z >= 0 ? -Math.log1p(Math.exp(-z)) : z - Math.log1p(Math.exp(z)); }
+      out.push(g);
+    }
+    return out;
   }
 
   attnOut(x, a, T, l) {
@@ -194,9 +209,10 @@ export class LabModel {
     return linear(layerNorm(x, T, D, w['ln_f.w'], w['ln_f.b'], lnEps), T, D, w['head.w'], w['head.b'], V);
   }
 
-  /** The encoding pe.attention gets for a sequence of T tokens. */
-  encoding(T, rope, seqLen = T) {
+  /** The encoding pe.attention gets for a sequence of T tokens (FoX: with the layer's gates, `logForget`). */
+  encoding(T, rope, seqLen = T, logForget = null) {
     if (this.kind === 'rope') return { kind: 'rope', ...this.ropeOptions(rope, seqLen) };
+    if (this.kind === 'fox') return { kind: 'forgetting', logForget };
     return this.scoreTerm;
   }
 
@@ -210,8 +226,8 @@ export class LabModel {
     const T = tokens.length;
     const positions = Int32Array.from({ length: T }, (_, i) => i);
     const x = this.embed(tokens, positions);
-    const [q, k, v] = this.qkv(x, T, 0);
-    return new LabPrepared(this, T, x, q, k, v);
+    const [q, k, v, g] = this.qkv(x, T, 0);
+    return new LabPrepared(this, T, x, q, k, v, g);
   }
 
   /**
@@ -227,9 +243,9 @@ export class LabModel {
     const pre = tokens instanceof LabPrepared ? tokens : this.prepare(tokens);
     if (pre.model !== this) throw new TypeError('tokens: prepared by another model');
     const T = pre.T, x = pre.x.slice();
-    const encoding = this.encoding(T, rope, ropeSeqLen ?? T);
     for (let l = 0; l < layers; l++) {
-      const [q, k, v] = l === 0 ? [pre.q, pre.k, pre.v] : this.qkv(x, T, l);
+      const [q, k, v, g] = l === 0 ? [pre.q, pre.k, pre.v, pre.g] : this.qkv(x, T, l);
+      const encoding = this.encoding(T, rope, ropeSeqLen ?? T, g);
       let a;
       if (window && sinks > 0) {
         if (weights) throw new RangeError('weights: not with sinks');
@@ -246,10 +262,17 @@ export class LabModel {
     return this.logits(x, T);
   }
 
-  // one query row at a time, over exactly the keys a cache with sinks + window keeps (the reference)
+  // one query row at a time, over exactly the keys a cache with sinks + window keeps (the reference).
+  // FoX: the kept keys' gates are the differences of the running sums G at them, so that G_i − G_j is the
+  // sum over every token between, kept or not (as a cache's stored sums give it)
   #sinkWindowAttention(q, k, v, T, encoding, window, sinks) {
     const { heads: H, headDim: Dh } = this.config;
     const out = new Float32Array(H * T * Dh);
+    let G = null;
+    if (encoding.kind === 'forgetting') {
+      G = new Float64Array(H * T);
+      for (let h = 0; h < H; h++) for (let t = 0, s = 0; t < T; t++) G[h * T + t] = s += encoding.logForget[h * T + t];
+    }
     for (let i = 0; i < T; i++) {
       const keep = [];
       for (let j = 0; j <= i; j++) if (j < sinks || j > i - window) keep.push(j);
@@ -261,7 +284,13 @@ export class LabModel {
           vs.set(v.subarray((h * T + j) * Dh, (h * T + j + 1) * Dh), (h * n + r) * Dh);
         });
       }
-      const o = this.pe.attention({ q: qi, k: ks, v: vs, heads: H, headDim: Dh, qLen: 1, kLen: n, causal: true, encoding,
+      let enc = encoding;
+      if (G) {
+        const lf = new Float32Array(H * n);
+        for (let h = 0; h < H; h++) keep.forEach((j, r) => { lf[h * n + r] = Math.min(0, G[h * T + j] - (r ? G[h * T + keep[r - 1]] : 0)); });
+        enc = { kind: 'forgetting', logForget: lf };
+      }
+      const o = this.pe.attention({ q: qi, k: ks, v: vs, heads: H, headDim: Dh, qLen: 1, kLen: n, causal: true, encoding: enc,
         qPositions: [i], kPositions: keep }).out;
       for (let h = 0; h < H; h++) out.set(o.subarray(h * Dh, (h + 1) * Dh), (h * T + i) * Dh);
     }
@@ -289,7 +318,7 @@ export class LabModel {
 
 // a prepare() result: read by forward() only (q, k, v are never written; x is copied before use)
 class LabPrepared {
-  constructor(model, T, x, q, k, v) { Object.assign(this, { model, T, x, q, k, v }); Object.freeze(this); }
+  constructor(model, T, x, q, k, v, g) { Object.assign(this, { model, T, x, q, k, v, g }); Object.freeze(this); }
 }
 
 export class LabSession {
@@ -301,7 +330,7 @@ export class LabSession {
     this.caches = [];
     for (let l = 0; l < c.layers; l++) {
       this.caches.push(new model.pe.KVCache({ kvHeads: c.heads, headDim: c.headDim, capacity: this.capacity,
-        ...(window ? { window } : {}), sinks, ...ropeOpt }));
+        ...(window ? { window } : {}), sinks, ...ropeOpt, ...(model.kind === 'fox' ? { forgetting: true } : {}) }));
     }
     this.next = 0;
   }
@@ -312,9 +341,9 @@ export class LabSession {
     const positions = Int32Array.from({ length: T }, (_, i) => this.next + i);
     const x = m.embed(tokens, positions);
     for (let l = 0; l < layers; l++) {
-      const [q, k, v] = m.qkv(x, T, l);
+      const [q, k, v, logForget] = m.qkv(x, T, l);
       const cache = this.caches[l];
-      cache.append(k, v);
+      cache.append(k, v, ...(logForget ? [{ logForget }] : []));
       const a = cache.attend(q, { heads: H, encoding: m.scoreTerm }).out;
       m.attnOut(x, a, T, l);
       m.mlp(x, T, l);

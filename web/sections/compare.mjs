@@ -9,7 +9,7 @@ import { seedStats, formatStat } from '../lab/results.mjs';
 // "Defined past the trained length" (pe.describe(): the method computes values there) is not "generalises
 // past it": that is measured, by the lab's trained models on its switch task (web/lab/models/results.json,
 // 5 seeds). The lab's model for each kind it trains:
-const LAB_MODEL = { none: 'nope', sinusoidal: 'sinusoidal', learned: 'learned', rope: 'rope', alibi: 'alibi', t5: 't5', kerple: 'kerple', fire: 'fire' };
+const LAB_MODEL = { none: 'nope', sinusoidal: 'sinusoidal', learned: 'learned', rope: 'rope', alibi: 'alibi', t5: 't5', kerple: 'kerple', fire: 'fire', forgetting: 'fox', stickBreaking: 'stickbreaking' };
 const GENERALISES = 0.9, FAILS = 0.5;   // mean accuracy at 4L: at or above → yes, at or below → no, between → partly
 /** The measured verdict for a kind: { verdict: 'yes' | 'partly' | 'no', text, note } or null (not measured). */
 export function measuredVerdict(results, kind) {

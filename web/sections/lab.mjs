@@ -15,7 +15,7 @@ import { testSet, positionAccuracy, windows, determined, TASKS, TRAINED_LENGTH a
 import { seedStats, binnedSeeds, binned, correctCounts, formatStat, formatRange, findings, renderFinding, WINDOWS } from '../lab/results.mjs';
 
 const N = 8 * L, BIN = 8;
-const MODEL_COLORS = { nope: '#4a5368', sinusoidal: '#8e44ad', learned: '#b58ac9', rope: '#2f5fb3', 'rope-pi': '#5b86d6', alibi: '#1f8a70', t5: '#e8a33d', kerple: '#c0392b', fire: '#3f8fbf' };
+const MODEL_COLORS = { nope: '#4a5368', sinusoidal: '#8e44ad', learned: '#b58ac9', rope: '#2f5fb3', 'rope-pi': '#5b86d6', alibi: '#1f8a70', t5: '#e8a33d', kerple: '#c0392b', fire: '#3f8fbf', fox: '#d35400', stickbreaking: '#16a085' };
 const SCHEDULE_LABELS = { none: 'no scaling', linear: 'PI (linear)', ntk: 'NTK-aware', dynamic: 'dynamic NTK', yarn: 'YaRN' };
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz012345';   // content tokens 1..32
 const X_TICKS = [{ x: L, label: 'L' }, { x: 2 * L, label: '2L' }, { x: 4 * L, label: '4L' }, { x: 8 * L, label: '8L' }];
