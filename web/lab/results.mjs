@@ -83,6 +83,7 @@ export const REF_LINKS = {
   peng: ['Peng et al.', 'https://arxiv.org/abs/2309.00071'], chi: ['Chi et al.', 'https://arxiv.org/abs/2205.09921'],
   li: ['Li et al.', 'https://arxiv.org/abs/2310.04418'], raffel: ['Raffel et al.', 'https://arxiv.org/abs/1910.10683'],
   xiao: ['Xiao et al.', 'https://arxiv.org/abs/2309.17453'], su: ['Su et al.', 'https://arxiv.org/abs/2104.09864'],
+  lin: ['Lin et al.', 'https://arxiv.org/abs/2503.02130'], tan: ['Tan et al.', 'https://arxiv.org/abs/2410.17980'],
 };
 
 export function findings(results) {
