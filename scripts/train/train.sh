@@ -18,7 +18,7 @@ fi
 
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 lock=/tmp/posenc-cpu.lock
-models=${MODELS:-"rope alibi t5 nope sinusoidal learned kerple fire"}
+models=${MODELS:-"rope alibi t5 nope sinusoidal learned kerple fire fox stickbreaking"}
 seeds=${SEEDS:-1,2,3,4,5}
 start=$(date +%s)
 for m in $models; do
