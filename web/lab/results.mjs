@@ -122,6 +122,12 @@ export function findings(results) {
         S('t5', 'switch', '4L'), ' but below ALiBi and KERPLE, and varies most between seeds.'],
     },
     {
+      verdict: 'Reproduced', holds: st('fox', 'switch', '4L') >= 0.9 && st('fox', 'switch', '8L') >= 0.9 && st('stickbreaking', 'switch', '4L') >= 0.9 && st('stickbreaking', 'switch', '8L') >= 0.9,
+      parts: ['forgetting attention (', ref('lin'), ') and stick-breaking attention (', ref('tan'), '), neither with any position encoding, generalise past L: FoX ', S('fox', 'switch', '4L'),
+        ' at 4L and ', S('fox', 'switch', '8L'), ' at 8L, stick-breaking ', S('stickbreaking', 'switch', '4L'), ' and ', S('stickbreaking', 'switch', '8L'),
+        '. Both learn a preference for recent tokens (a forget gate, a stick broken from the nearest key back), which this task rewards.'],
+    },
+    {
       verdict: 'The control', holds: st('learned', 'pattern', '8L') >= 0.8 && st('learned', 'pattern', '8L', probe) <= 0.5 && st('rope', 'pattern', '8L', probe) > st('rope', 'pattern', '8L') + 0.2,
       parts: ['the pattern task cannot tell them apart: the learned table scores ', S('learned', 'pattern', '8L'), ' at 8L by reading the first L tokens; limited to a 48-token window it drops to ',
         S('learned', 'pattern', '8L', probe), ', while the window lifts RoPE from ', S('rope', 'pattern', '8L'), ' to ', S('rope', 'pattern', '8L', probe), ' (only distances it was trained on remain).'],
