@@ -79,12 +79,12 @@ TEST_CASE("forgetting: the long-double reference on awkward shapes (odd heads, G
         const auto g = ref::randomVector(static_cast<std::size_t>(p.heads) * p.kLen, 42, -0.6f, 0.0f);
         checkAgainstNaive(p, ForgettingEncoding{View<float>(g)}, forgetTerms(p, g), rsqrt(p.headDim));
     }
-    SUBCASE("6 heads over 3 kv heads, 4 queries over 13 keys, left padding, window 5") {
+    SUBCASE("6 heads over 3 kv heads, 4 queries over 13 keys, left padding and a dropped key inside the window, window 5") {
         Problem p(6, 3, 8, 4, 13, 43);
         p.causal = true;
         p.window = 5;
         p.keyMask.assign(p.kLen, 1);
-        p.keyMask[0] = p.keyMask[1] = 0;
+        p.keyMask[0] = p.keyMask[1] = p.keyMask[10] = 0;  // key 10's gate counts 0 (the reference's seq_start zeroes masked gates)
         for (int j = 0; j < p.kLen; ++j) p.kPos[j] = base + j;
         for (int i = 0; i < p.qLen; ++i) p.qPos[i] = base + p.kLen - p.qLen + i;
         const auto g = ref::randomVector(static_cast<std::size_t>(p.heads) * p.kLen, 44, -0.6f, 0.0f);
@@ -364,4 +364,40 @@ TEST_CASE("forgetting KV cache: a wrong append or attend is an error naming the 
     CHECK(plain.positions() == std::vector<std::int32_t>(8, -1));
     plain.append(a.k, a.v, 4, a.pos);
     CHECK_THROWS_WITH_AS(attendRows(plain, p, 2, 4), doctest::Contains("'forgetting' needs a cache created with forgetting: true"), std::invalid_argument);
+}
+
+TEST_CASE("forgetting KV cache: padding adds no gate; each batch row keeps its own sum") {
+    const Problem p = sequence(2, 1, 4, 8, 71, 0);
+    Problem padded = p;  // row 1: tokens 2 and 5 are padding (no slot; their gates, -5 here, count 0)
+    padded.keyMask = {1, 1, 0, 1, 1, 0, 1, 1};
+    auto gates = ref::randomVector(static_cast<std::size_t>(p.heads) * p.kLen, 72, -0.5f, 0.0f);
+    KVCacheConfig config;
+    config.batch = 2;
+    config.kvHeads = p.kvHeads;
+    config.headDim = p.headDim;
+    config.capacity = p.kLen;
+    config.forgetting = true;
+    KVCache cache(config);
+    const Slice s = slice(p, gates, 0, p.kLen);
+    std::vector<float> k = s.k, v = s.v, g = s.g;
+    k.insert(k.end(), s.k.begin(), s.k.end());
+    v.insert(v.end(), s.v.begin(), s.v.end());
+    std::vector<float> g1 = s.g;
+    for (int h = 0; h < p.heads; ++h) g1[static_cast<std::size_t>(h) * p.kLen + 2] = g1[static_cast<std::size_t>(h) * p.kLen + 5] = -5.0f;
+    g.insert(g.end(), g1.begin(), g1.end());
+    std::vector<std::int32_t> pos = s.pos;
+    pos.insert(pos.end(), s.pos.begin(), s.pos.end());
+    std::vector<std::uint8_t> mask(8, 1);
+    mask.insert(mask.end(), padded.keyMask.begin(), padded.keyMask.end());
+    cache.append(k, v, p.kLen, pos, mask, {}, g);
+    const std::vector<float> q0 = queries(p, 0, p.kLen);
+    std::vector<float> q = q0;
+    q.insert(q.end(), q0.begin(), q0.end());
+    std::vector<std::int32_t> qp = p.qPos;
+    qp.insert(qp.end(), p.qPos.begin(), p.qPos.end());
+    std::vector<float> out(q.size());
+    cache.attend(q, p.heads, p.kLen, ForgettingEncoding{}, qp, true, out.data());
+    const std::size_t half = out.size() / 2;
+    CHECK(maxDiff(std::vector<float>(out.begin(), out.begin() + half), wantRows(p, gates, 0, p.kLen)) < 2e-5);
+    CHECK(maxDiff(std::vector<float>(out.begin() + half, out.end()), wantRows(padded, g1, 0, p.kLen)) < 2e-5);
 }
