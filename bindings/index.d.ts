@@ -930,6 +930,7 @@ export interface ParameterShapes {
   fire: FireShape;
   /** npos·headDim: the position embeddings. */
   cope: CopeShape;
+  /** heads·(dModel + 1): FoX's forget-gate projection W_f and its bias b_f. */
   forgetting: ForgettingShape;
 }
 /** No options: the method learns no parameters (any key is a `TypeError`). */
