@@ -39,7 +39,11 @@ private:
     const double* g_ = nullptr;
     std::size_t stride_ = 0;                 // G of key j for head h: g_[h * stride_ + j]
     std::vector<std::int32_t> qPositions_;   // the call's distinct query positions, sorted
+    bool consecutive_ = false;               // ... and consecutive integers
     std::vector<double> anchors_;            // [heads, qPositions_.size()]
+    std::vector<double> blockMin_;           // [heads, blocks_]: each 64-key block's smallest admitted G (-inf: none)
+    std::vector<float> fromMin_;             // [heads, kLen]: float(blockMin - G_j)
+    std::size_t blocks_ = 0, kLen_ = 0;
 };
 
 // Checks log forget gates: `count` values, each finite and <= 0, naming field[index] otherwise.
