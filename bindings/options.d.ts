@@ -23,6 +23,7 @@ import type { FloatInput, KVCache, Posenc, RopeOptions, T5BucketOptions } from '
  * | `'kerple'` | scalar bias | relative distance through a log or power kernel, per head | Chi et al. 2022 (KERPLE), log and power variants |
  * | `'fire'` | scalar bias | relative distance, progressively normalised, through an MLP per head | Li et al. 2024 (FIRE), public code's eps |
  * | `'cope'` | content × position | contextual position: a count of gated keys, interpolated embeddings | Golovneva et al. 2024, facebookresearch/RAM projects/cope |
+ * | `'forgetting'` | query scaled by its position | a data-dependent decay: the sum of the log forget gates between key and query | Lin et al. 2025 (FoX), zhixuan-lin/forgetting-transformer, fla forgetting_attn |
  * | `'temperature'` | query scaled by its position | absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋)) | Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1) |
  */
 export type Encoding =
@@ -38,6 +39,7 @@ export type Encoding =
   | KerpleEncoding
   | FireEncoding
   | CopeEncoding
+  | ForgettingEncoding
   | TemperatureEncoding;
 
 /** The encodings that are a scalar bias per (head, query, key), accepted by {@link Posenc.attentionBias}. */
@@ -330,6 +332,28 @@ export interface CopeEncoding {
   npos: number;
   /** [npos, headDim], row p = e[p], shared by every head. Required. */
   embeddings: FloatInput;
+}
+
+/**
+ * Forgetting attention (FoX, Lin et al. 2025): a data-dependent decay added to the logits after
+ * scaling, D_ij = G_i − G_j = Σ_{l=j+1..i} log f_l, with G_t = Σ_{l≤t} log f_l the cumulative sum of
+ * the keys' log forget gates in key order. A query takes the G of the last key (in key order) whose
+ * position is at or before its own — for a causal prefill its own token — so every visible key gets
+ * D ≤ 0. Keys the key mask drops count as gates of 1 and are never a query's anchor. Causal only (a
+ * non-causal call is a RangeError). Scale 1/√headDim; combines with a rotary entry and other terms.
+ * @see Lin et al., "Forgetting Transformer: Softmax Attention with a Forget Gate", ICLR 2025
+ * (zhixuan-lin/forgetting-transformer; flash-linear-attention `fla/ops/forgetting_attn`).
+ */
+export interface ForgettingEncoding {
+  /** `'forgetting'`. */
+  kind: 'forgetting';
+  /**
+   * [heads, kLen]: log f_t of each key token for each query head (the caller's gate projection, e.g.
+   * `logsigmoid(x·W_f + b_f)`), each finite and ≤ 0. Per query head: with grouped-query attention there
+   * are `heads` rows, not `kvHeads`. Not given to `cache.attend`: a cache created with
+   * `forgetting: true` holds the gates appended with each token (`cache.append(k, v, { logForget })`).
+   */
+  logForget?: FloatInput;
 }
 
 /**
