@@ -894,6 +894,8 @@ export interface ParameterShapes {
   rope: NoParameters;
   /** Query temperature: a fixed function of position. */
   temperature: NoParameters;
+  /** Stick-breaking attention: sigmoids of the logits in place of the softmax. */
+  stickBreaking: NoParameters;
   /** Fixed slopes: 0 parameters. */
   alibi: NoParameters;
   /** Fixed function: 0 parameters. */
@@ -1809,23 +1811,29 @@ export interface AttentionArgs {
   scale?: number;
   /**
    * The position terms ({@link Encoding}), or an array of them applied together (at most one `'rope'`;
-   * score terms add, e.g. `[{ kind: 'rope' }, { kind: 'alibi' }]`). @defaultValue `{ kind: 'none' }`
+   * score terms add, e.g. `[{ kind: 'rope' }, { kind: 'alibi' }]`; a `'stickBreaking'` entry replaces the
+   * softmax by stick-breaking over those logits). @defaultValue `{ kind: 'none' }`
    */
   encoding?: Encoding | Encoding[];
   /**
    * Learned logits, one per query head [heads], that join every row's softmax denominator and weigh no
    * value: gpt-oss's `sinks` (softmax over the row's scores and the sink, the sink's column dropped).
    * The returned `weights` then sum to less than 1; a row that sees no key gives zeros. Finite numbers.
-   * Not the KV cache's `sinks` (a count of kept tokens).
+   * Not the KV cache's `sinks` (a count of kept tokens). A softmax option: with `'stickBreaking'` a RangeError.
    */
   sinkLogits?: FloatInput;
   /**
    * Gemma 2's `attn_logit_softcapping`: every logit — `scale`·q̃·k̃ plus any score terms (biases included) —
    * becomes `softcap · tanh(logit / softcap)` before the mask, so no logit leaves (−softcap, softcap);
-   * `returnScores` gives the capped logits. A positive finite number. @defaultValue none
+   * `returnScores` gives the capped logits. With `'stickBreaking'` the capped logits go into the sigmoid.
+   * A positive finite number. @defaultValue none
    */
   softcap?: number;
-  /** Also return the softmax weights [heads, qLen, kLen]. @defaultValue `false` */
+  /**
+   * Also return the weights [heads, qLen, kLen]: the softmax's, whose rows sum to 1; with `sinkLogits` to
+   * less; with `'stickBreaking'` the stick-breaking weights, whose rows sum to at most 1 (the rest of the
+   * stick weighs no value). @defaultValue `false`
+   */
   returnWeights?: boolean;
   /** Also return the final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity). @defaultValue `false` */
   returnScores?: boolean;
@@ -1845,7 +1853,10 @@ export type AttentionResult<W extends boolean = false, S extends boolean = false
   /** Softmax weights [heads, qLen, kLen]; masked entries are 0. */
   weights: Float32Array;
 } : {
-  /** Softmax weights [heads, qLen, kLen], when `returnWeights` was true; masked entries are 0. */
+  /**
+   * Weights [heads, qLen, kLen], when `returnWeights` was true; masked entries are 0. The softmax's, or with
+   * `'stickBreaking'` the stick-breaking weights (rows sum to at most 1).
+   */
   weights?: Float32Array;
 }) & ([S] extends [false] ? {} : [S] extends [true] ? {
   /** Final pre-softmax logits [heads, qLen, kLen] after scale, bias and masking (masked = −Infinity). */

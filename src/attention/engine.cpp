@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attention/softmax.hpp"
+#include "attention/stick_breaking.hpp"
 #include "kernels/attention_tile.hpp"  // the packed-key layout (kKeyBlock, packKeys): no instruction-set code
 #include "common/thread_pool.hpp"
 #include "kernels/kernel_set.hpp"
@@ -76,13 +77,15 @@ struct Run {
     // takes that count instead of testing key by key.
     bool causalOnly;
     bool hasContent, hasBias;  // the term's, asked once per call (fixed by its configuration)
+    bool stick;                // stick-breaking in place of the softmax (attention/stick_breaking.hpp): key blocks walked last to first
 };
 constexpr std::int64_t kNoRun = std::numeric_limits<std::int64_t>::min();
 
 // Keys of block b visible to a query at qPos under a causal-only mask, when the block's keys are at
-// consecutive positions from `start`: a prefix of the block, of this length (in [0, n]).
-inline int causalPrefix(std::int64_t start, std::int32_t qPos, int n) {
-    return static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(qPos) - start + 1, 0, n));
+// consecutive positions from `start`: a prefix of the block, of this length (in [0, n]); a strict mask
+// (stick-breaking) hides the key at qPos too.
+inline int causalPrefix(std::int64_t start, std::int32_t qPos, int n, bool strict) {
+    return static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(qPos) - start + (strict ? 0 : 1), 0, n));
 }
 
 using Slot = AttentionWorkspace::Slot;
@@ -139,7 +142,10 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
             for (int r = 0; r < t.nr; ++r) std::fill(t.st[r].row + j0, t.st[r].row + j1, kNegInf);
         return -1;
     }
-    if (run.streaming && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
+    if (run.streaming) {  // the block kAhead ahead in walking order (stick-breaking walks backwards)
+        if (!run.stick && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
+        if (run.stick && b >= kAhead) sc.sink += touchBlock(Kp, V, b - kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
+    }
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
     int used = n;
@@ -147,7 +153,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
     if (runStart != kNoRun) {  // the same count as the key-by-key search below, from the positions
         used = 0;
         for (int r = 0; r < t.nr; ++r)
-            if (!skip[r]) used = std::max(used, causalPrefix(runStart, t.st[r].qPos, n));
+            if (!skip[r]) used = std::max(used, causalPrefix(runStart, t.st[r].qPos, n, in.mask.strict));
     } else if (in.mask.causal || in.mask.window > 0 || in.mask.chunk > 0) {
         bool whole = true;
         for (int r = 0; r < t.nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, t.st[r].qPos);
@@ -167,7 +173,10 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
         const RowState& s = t.st[r];
         float* sb = S + r * B;
         if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
-            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
+            {
+            const int visible = causalPrefix(runStart, s.qPos, n, in.mask.strict);
+            std::fill(sb + visible, sb + std::max(used, visible), kNegInf);
+        }
         else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
             for (int j = j0; j < j0 + used; ++j)
                 if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
@@ -204,8 +213,14 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
     return used;
 }
 
-// The online softmax of the tile's rows over key block b's `used` keys, and P.V (softmax.hpp).
+// The online softmax (softmax.hpp) or the stick-breaking update (stick_breaking.hpp) of the tile's rows
+// over key block b's `used` keys, and P.V.
 void softmaxBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* V, int j0, int used, const bool live[]) {
+    if (run.stick) {
+        detail::stickUpdate(run.K, run.valueFormat, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.valueRowBytes,
+                            run.vd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
+        return;
+    }
     detail::softmaxUpdate(run.K, run.valueFormat, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.valueRowBytes,
                           run.vd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
 }
@@ -221,8 +236,13 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
     const std::size_t kLen = static_cast<std::size_t>(d.kLen);
     if (run.out.scores) std::copy(s.row, s.row + kLen, run.out.scores + rowOffset);
     const bool live = true;
-    detail::softmaxUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows,
-                          [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); });
+    const auto valueIndex = [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); };
+    if (run.stick) {  // the row walked from its last key; the weights are final
+        detail::stickUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows, valueIndex);
+        if (run.out.weights) std::copy(s.row, s.row + kLen, run.out.weights + rowOffset);
+        return;
+    }
+    detail::softmaxUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows, valueIndex);
     if (run.out.weights) detail::softmaxWeights(sm, s.row, kLen, run.out.weights + rowOffset, sinkOf(run, s));
 }
 
@@ -232,6 +252,11 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
 void finishRow(const Run& run, const RowState& s, const detail::SoftmaxRow& sm, Slot& sc) {
     const std::size_t vd = run.vd;
     float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * vd;
+    if (run.stick) {
+        detail::stickFinish(run.K, sm, vd, run.valueRows, run.valueTable, o);
+        if (!run.K.allFinite(o, vd)) sc.nonFinite = true;
+        return;
+    }
     detail::softmaxFinish(run.K, sm, vd, run.valueRows, run.valueTable, o, sinkOf(run, s));
     if (sm.l != 0 && !run.K.allFinite(o, vd)) sc.nonFinite = true;
 }
@@ -250,7 +275,8 @@ void mergeChunks(const Run& run, const detail::SoftmaxPartials& parts, const Att
         s.i = (tile.row0 + r) % qLen;
         detail::SoftmaxRow sm;
         detail::softmaxBegin(sm, sc.acc.data(), run.vd, sc.wsum.data(), run.valueRows);
-        parts.merge(run.K, partial, chunks, static_cast<std::size_t>(r), sm);
+        if (run.stick) detail::stickMerge(parts, run.K, partial, chunks, static_cast<std::size_t>(r), sm);
+        else parts.merge(run.K, partial, chunks, static_cast<std::size_t>(r), sm);
         finishRow(run, s, sm, sc);
     }
 }
@@ -307,7 +333,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     // better for them); two or three blocks of the smaller stored formats
     const std::size_t ahead = std::max<std::size_t>(1, 32768 / (keyBlockBytes + kernels::kKeyBlock * valueRowBytes));
     const Run run{in, term, out, ws, hd, vd, ld, materialize, valueRows, term.valueTable(), streaming, K, keyFormat, valueFormat,
-                  keyBlockBytes, valueRowBytes, ahead, causalOnly, term.hasContent(), term.hasBias()};
+                  keyBlockBytes, valueRowBytes, ahead, causalOnly, term.hasContent(), term.hasBias(), in.stickBreaking};
     // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
     const double work = static_cast<double>(d.heads) * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd + vd);  // q.k and P.V
 
@@ -365,7 +391,8 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         tile.nr = tr.rows;
         beginTile(run, sc, tile, tr.kvHead, group, tr.row0, mixHeads, keyRowsBase ? keyRowsBase + tr.kvHead * keyRowsStride : nullptr,
                   sc.begunHead);
-        for (std::size_t b = b0; b < b1; ++b) {
+        for (std::size_t x = b0; x < b1; ++x) {
+            const std::size_t b = run.stick ? b1 - 1 - (x - b0) : x;  // stick-breaking walks the keys from the last
             bool live[kQueryTile];
             const int used = scoreBlock(run, sc, tile, Kp, V, b, live);
             if (used < 0 || materialize) continue;  // materialised: the softmax runs over whole stored rows

@@ -418,6 +418,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
     if (!std::isnan(scale)) requireFinite(scale, "scale");
     detail::requireSinkLogits(sinkLogits, heads);
+    detail::requireStickBreakingCall(encoding, causal, !sinkLogits.empty(), c.window);
     const float cap = detail::checkedSoftcap(softcap);
     requireFiniteValues(q.data, q.size, "q");
 

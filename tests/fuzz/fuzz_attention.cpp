@@ -183,6 +183,11 @@ struct Builder<TemperatureEncoding> {  // beta finite, length >= 1, offset >= 0
     }
 };
 
+template <>
+struct Builder<StickBreakingEncoding> {  // causal only: a non-causal call must be refused
+    static StickBreakingEncoding make(Draw& w) { return StickBreakingEncoding{w.in.ConsumeBool()}; }
+};
+
 Encoding single(Draw& w);
 
 template <>
@@ -299,10 +304,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::requireFinite(full.weights, "weights");
     for (std::size_t i = 0; i < streamed.out.size(); ++i)
         if (std::fabs(streamed.out[i] - full.out[i]) > 1e-3f * (1.0f + std::fabs(full.out[i]))) std::abort();
+    // softmax rows sum to 1 (0: no key seen); stick-breaking's to at most 1 (the rest of the stick), each weight >= 0
+    const bool stick = stickBreakingPart(r.encoding) != nullptr;  // a second part was refused above
+    if (stick && !r.causal) std::abort();  // stick-breaking accepted a non-causal call
     for (std::size_t row = 0; row < full.weights.size() / d.kLen; ++row) {
         double s = 0;
-        for (int j = 0; j < d.kLen; ++j) s += full.weights[row * d.kLen + j];
-        if (!(std::fabs(s - 1) < 1e-4 || s == 0)) std::abort();
+        for (int j = 0; j < d.kLen; ++j) {
+            if (full.weights[row * d.kLen + j] < 0) std::abort();
+            s += full.weights[row * d.kLen + j];
+        }
+        if (stick ? !(s <= 1 + 1e-4) : !(std::fabs(s - 1) < 1e-4 || s == 0)) std::abort();
     }
     return 0;
 }

@@ -40,6 +40,7 @@ struct GridCase {
     std::optional<RopeEncoding> cacheRope;  // the rotary part goes to the cache's config ...
     Encoding cacheEncoding;                 // ... and the rest to attend
     std::string noDecode;                   // why the decode-split problem does not apply ('' = it does)
+    std::string noSinks;                    // why the sink-logit variant does not apply ('' = it does)
     std::deque<std::vector<float>> tables;  // storage the encoding's views point into
     const std::vector<float>& table(std::size_t n, unsigned seed, float lo = -1, float hi = 1) {
         tables.push_back(ref::randomVector(n, seed, lo, hi));
@@ -259,6 +260,15 @@ void gridCase(TemperatureEncoding, const Problem& p, GridCase& c) {
     };
 }
 
+// Stick-breaking attention (Tan et al. 2024) in place of the softmax: the reference's formula is
+// naive_attention.hpp's (NaiveTerms::stickBreaking, from fla naive_stickbreaking_attn); default scale.
+void gridCase(StickBreakingEncoding, const Problem& p, GridCase& c) {
+    c.encoding = c.cacheEncoding = StickBreakingEncoding{};
+    c.scale = rsqrt(p.headDim);
+    c.terms.stickBreaking = true;
+    c.noSinks = "sink logits are a softmax option (stickBreaking refuses them)";
+}
+
 // --- the grid -------------------------------------------------------------------------------------
 
 struct KeepSettings {
@@ -376,9 +386,11 @@ void runVariants(const std::string& kind, Problem p, const GridCase& c, bool dec
     p.softcap = 5;  // low enough to bend every kind's logits
     runGrid(kind, p, c, decode);
     p.softcap = 0;
-    p.sinkLogits = ref::randomVector(static_cast<std::size_t>(p.heads), 77, -2, 3);
-    runGrid(kind, p, c, decode);
-    p.sinkLogits.clear();
+    if (c.noSinks.empty()) {
+        p.sinkLogits = ref::randomVector(static_cast<std::size_t>(p.heads), 77, -2, 3);
+        runGrid(kind, p, c, decode);
+        p.sinkLogits.clear();
+    }
     p.setValueDim(7);
     GridCase narrow;
     gridCase(Kind{}, p, narrow);

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "posenc/attention/stick_breaking.hpp"
 #include "posenc/attention/temperature.hpp"
 #include "posenc/rotary/apply.hpp"
 #include "posenc/scores/alibi.hpp"
@@ -32,7 +33,7 @@ struct RopeEncoding {
 struct CombinedEncoding;
 using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
                               DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, CombinedEncoding,
-                              TemperatureEncoding>;
+                              TemperatureEncoding, StickBreakingEncoding>;
 // Several encodings applied together: at most one rotary part (it rotates q and k), the score terms
 // add (e.g. RoPE + ALiBi, or T5 + CoPE). Parts are single encodings, not combinations.
 struct CombinedEncoding {
@@ -44,6 +45,8 @@ const RopeEncoding* ropePart(const Encoding& e);
 // The query-temperature part of an encoding (itself, or the one of a combination), validated, or null.
 // Two temperature parts are an error.
 const TemperatureEncoding* temperaturePart(const Encoding& e);
+// The stick-breaking part of an encoding (itself, or the one of a combination), or null. Two are an error.
+const StickBreakingEncoding* stickBreakingPart(const Encoding& e);
 // Whether the encoding is (or combines only) scalar biases: alibi, t5, swin, kerple, fire.
 bool isScalarBias(const Encoding& e);
 

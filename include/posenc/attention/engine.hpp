@@ -50,6 +50,10 @@ struct AttentionInputs {
     // > 0: Gemma 2's logit soft-capping, every score (scale q.k plus the score terms) becomes
     // softcap * tanh(score / softcap) before the mask; 0: none.
     float softcap = 0;
+    // Stick-breaking attention (Tan et al. 2024; attention/stick_breaking.hpp) in place of the softmax:
+    // weights σ(z_ij) Π (1 − σ(z_il)) over the keys l a query sees after j, walked from the last key.
+    // Causal masks only (the caller checks); sinkLogits unused.
+    bool stickBreaking = false;
 };
 
 struct AttentionOutputs {
