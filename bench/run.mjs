@@ -393,6 +393,30 @@ function storageErrors() {
   return out;
 }
 
+// ---- the 2024-2025 mechanisms at B's size (issue 36): wasm, one thread, interleaved with B ------------
+// B's shape and inputs (8 heads, 1024 tokens, 64 channels, causal), posenc's wasm SIMD build: RoPE with the
+// softmax (B itself), no position term with the softmax, stick-breaking alone and over RoPE.
+// `node bench/run.mjs mechanisms` runs this alone.
+if (want('attention') || want('mechanisms')) {
+  const heads = 8, T = 1024, headDim = 64, n = heads * T * headDim, rounds = 7;
+  const bufs = ['q', 'k', 'v', 'o'].map(() => pe.alloc(n));
+  const [qb, kb, vb, ob] = bufs;
+  const [qv, kv, vv] = [qb, kb, vb].map((b) => b.view());
+  for (let i = 0; i < n; i++) { qv[i] = Math.sin(i * 0.37); kv[i] = Math.cos(i * 0.91 + 0.5); vv[i] = Math.sin(i * 0.13 + 1); }  // B's inputs without the peers
+  const kinds = {
+    rope_softmax: { kind: 'rope' },
+    none_softmax: { kind: 'none' },
+    stickBreaking: { kind: 'stickBreaking' },
+    rope_stickBreaking: [{ kind: 'rope' }, { kind: 'stickBreaking' }],
+  };
+  const contenders = Object.entries(kinds).map(([id, encoding]) => ({ id, run: () => { pe.attention({ q: qb, k: kb, v: vb, heads, headDim, qLen: T, kLen: T, causal: true, encoding, out: ob }); } }));
+  const times = await interleaved(contenders, rounds);
+  bufs.forEach((b) => b.delete());
+  const m = (id) => times[id].median_ms;
+  results.ops.mechanisms = { heads, T, headDim, rounds, threads: 1, times,
+    ratios: { stickBreaking_over_none: m('stickBreaking') / m('none_softmax'), rope_stickBreaking_over_rope: m('rope_stickBreaking') / m('rope_softmax') } };
+}
+
 // ---- output ---------------------------------------------------------------------------------
 mkdirSync(here('../build/'), { recursive: true });
 writeFileSync(here('../build/bench.json'), JSON.stringify(results, null, 2));
@@ -418,6 +442,14 @@ function markdown(r) {
         + `**${f(x.wasm_over_onnxruntime, 2)}×** ORT, ${f(x.wasm_over_fastest_peer, 2)}× fastest peer, SIMD/scalar ${f(x.wasm_simd_speedup_over_scalar, 1)}×, wasm/native ${f(x.wasm_over_native, 2)}× (SSE4.1 build ${f(x.wasm_over_native_sse41, 2)}×)`
         + `${x.alibi_over_rope_wasm ? `, B′/B ${f(x.alibi_over_rope_wasm, 2)}` : ''} |`);
     }
+  }
+  const mech = r.ops.mechanisms;
+  if (mech) {
+    lines.push('', `The 2024-2025 mechanisms at B's size [${mech.heads}, ${mech.T}, ${mech.headDim}], causal, posenc wasm SIMD, 1 thread, interleaved (medians, ms):`, '',
+      '| encoding | wasm | over softmax |', '|---|---|---|');
+    const base = { rope_softmax: null, none_softmax: null, stickBreaking: 'none_softmax', rope_stickBreaking: 'rope_softmax' };
+    for (const [id, t] of Object.entries(mech.times))
+      lines.push(`| ${id.replace('_', ' + ')} | ${ms(t)} | ${base[id] ? `${f(t.median_ms / mech.times[base[id]].median_ms, 2)}× ${base[id].replace('_', ' + ')}` : '—'} |`);
   }
   const c = r.ops["C'"];
   if (c) lines.push('', `C′ causal RoPE [1, 32768, 64]: posenc native ${f(c.native_ms, 0)} ms at peak RSS ${f(c.native_peak_rss_MiB, 0)} MiB (tensors ${f(c.tensors_MiB, 0)} MiB; a T×T matrix would be ${f(c.TxT_matrix_MiB, 0)} MiB); wasm ${f(c.wasm_ms, 0)} ms, heap growth ${f(c.wasm_heap_growth_MiB, 0)} MiB. Peers: ${Object.entries(c.peers).map(([id, why]) => `${id} — ${why}`).join('; ') || '—'}.`);

@@ -19,7 +19,10 @@ constexpr KindField kFields[] = {
 /// encoding array (after `softcap`, which caps the logits before the sigmoid). The nearest key breaks
 /// the stick first: a preference for recent keys without positions. The weights of a row sum to at
 /// most 1 (`returnWeights` shows them; the rest of the stick weighs no value), and a row that sees no
-/// key (the first query, without `attendCurrent`) gives zeros. Causal only: a non-causal call and
+/// key (the first query, without `attendCurrent`) gives zeros. The output is fla's `o`, Σ_j A_ij v_j; the
+/// paper's models add the rest of the stick times the query's own value (`o + rem·v_i`, rem = 1 − Σ_j A_ij),
+/// which a caller forms from `returnWeights`. `returnScores` shows the query's own key as masked (−∞)
+/// unless `attendCurrent`. Causal only: a non-causal call and
 /// `sinkLogits` are RangeErrors; in {@link KVCache.attend}, a cache with a `window` is too (its ring
 /// does not keep the keys' order). Keys break the stick in their order in the call (the cache's: append
 /// order). Learns no parameters.

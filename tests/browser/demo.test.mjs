@@ -324,6 +324,24 @@ test('relative gallery: ALiBi slopes, the worked example, T5, Shaw, Swin, Transf
   }
   await page.$eval('#rel-K', (el) => { el.value = '2'; el.dispatchEvent(new Event('input')); });
   assert.equal(Math.max(...(await page.evaluate(() => window.posencDemo.relative.gallery.shaw))), 4);
+  // stick-breaking beside softmax (Tan et al. 2024; fla naive_stickbreaking_attn): key j's weight is
+  // σ(z_j) Π_{l > j} (1 − σ(z_l)) over the 16 keys before the query, softmax's exp(z_j) / Σ exp(z)
+  const sig = (z) => 1 / (1 + Math.exp(-z));
+  const checkStick = (sb) => {
+    let left = 1;
+    for (let j = sb.logits.length - 1; j >= 0; j--) {
+      close(sb.stick[j], sig(sb.logits[j]) * left, 1e-6, `stick-breaking weight ${j} at scale ${sb.scale}`);
+      left *= 1 - sig(sb.logits[j]);
+    }
+    close(sb.rest, left, 1e-5, 'the stick left');
+    softmax(sb.logits).forEach((w, j) => close(sb.softmax[j], w, 1e-6, `softmax weight ${j}`));
+  };
+  checkStick(r.stick);
+  await page.$eval('#rel-sb-scale', (el) => { el.value = '0'; el.dispatchEvent(new Event('input')); });
+  const flat = await page.evaluate(() => window.posencDemo.relative.stick);
+  flat.stick.forEach((w, j) => close(w, 2 ** -(flat.stick.length - j), 1e-7, `scale 0: key ${flat.stick.length - j} back halves`));
+  checkStick(flat);
+  assert.match(await page.textContent('#rel-sb-out'), /stick/);
   await page.locator('#relative').screenshot({ path: join(shots, 'section-relative.png') });
   assert.deepEqual(consoleErrors, []);
 });
