@@ -894,10 +894,10 @@ export interface ParameterShapes {
   rope: NoParameters;
   /** Query temperature: a fixed function of position. */
   temperature: NoParameters;
-  /** Stick-breaking attention: sigmoids of the logits in place of the softmax. */
-  stickBreaking: NoParameters;
   /** Fixed slopes: 0 parameters. */
   alibi: NoParameters;
+  /** Stick-breaking attention: sigmoids of the logits in place of the softmax. */
+  stickBreaking: NoParameters;
   /** Fixed function: 0 parameters. */
   sine2d: NoParameters;
   /** Fixed function: 0 parameters. */

@@ -24,7 +24,7 @@ import type { FloatInput, KVCache, Posenc, RopeOptions, T5BucketOptions } from '
  * | `'fire'` | scalar bias | relative distance, progressively normalised, through an MLP per head | Li et al. 2024 (FIRE), public code's eps |
  * | `'cope'` | content × position | contextual position: a count of gated keys, interpolated embeddings | Golovneva et al. 2024, facebookresearch/RAM projects/cope |
  * | `'temperature'` | query scaled by its position | absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋)) | Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1) |
- * | `'stickBreaking'` | query scaled by its position | order, through the weights: A_ij = σ(z_ij) Π_{j<l<i} (1 − σ(z_il)) in place of the softmax, the nearest keys first | Tan et al. 2024 (stick-breaking attention); fla naive_stickbreaking_attn |
+ * | `'stickBreaking'` | weights in place of the softmax | order, through the weights: A_ij = σ(z_ij) Π_{j<l<i} (1 − σ(z_il)) in place of the softmax, the nearest keys first | Tan et al. 2024 (stick-breaking attention); fla naive_stickbreaking_attn |
  */
 export type Encoding =
   | NoneEncoding
