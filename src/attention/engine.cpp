@@ -119,7 +119,8 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
         const float* qc = run.term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
         for (std::size_t c = 0; c < hd; ++c) qTile[c * t.nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
         s.row = run.materialize ? sc.rows.data() + r * run.ld : nullptr;
-        detail::softmaxBegin(t.sm[r], sc.acc.data() + r * run.vd, run.vd, sc.wsum.data() + r * run.valueRows, run.valueRows);
+        if (run.stick) detail::stickBegin(t.sm[r], sc.acc.data() + r * run.vd, run.vd, sc.wsum.data() + r * run.valueRows, run.valueRows);
+        else detail::softmaxBegin(t.sm[r], sc.acc.data() + r * run.vd, run.vd, sc.wsum.data() + r * run.valueRows, run.valueRows);
     }
 }
 
@@ -217,7 +218,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
 // over key block b's `used` keys, and P.V.
 void softmaxBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* V, int j0, int used, const bool live[]) {
     if (run.stick) {
-        detail::stickUpdate(run.K, run.valueFormat, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.valueRowBytes,
+        detail::stickUpdate(run.K, run.valueFormat, t.nr, t.sm, sc.scores.data(), sc.rest.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.valueRowBytes,
                             run.vd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
         return;
     }
@@ -230,7 +231,7 @@ float sinkOf(const Run& run, const RowState& s) { return run.in.sinkLogits ? run
 
 // The materialised path's end of a row: scores out, the softmax over the stored row (the same update as
 // a streamed block, the row as one block), weights out.
-void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, const unsigned char* V) {
+void finishStoredRow(const Run& run, Slot& sc, const RowState& s, detail::SoftmaxRow& sm, const unsigned char* V) {
     const AttentionDims& d = run.in.dims;
     const std::size_t rowOffset = (static_cast<std::size_t>(s.h) * d.qLen + s.i) * d.kLen;
     const std::size_t kLen = static_cast<std::size_t>(d.kLen);
@@ -238,7 +239,7 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
     const bool live = true;
     const auto valueIndex = [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); };
     if (run.stick) {  // the row walked from its last key; the weights are final
-        detail::stickUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows, valueIndex);
+        detail::stickUpdate(run.K, run.valueFormat, 1, &sm, s.row, sc.rest.data(), kLen, &live, V, run.vd, 0, run.valueRows, valueIndex);
         if (run.out.weights) std::copy(s.row, s.row + kLen, run.out.weights + rowOffset);
         return;
     }
@@ -274,7 +275,7 @@ void mergeChunks(const Run& run, const detail::SoftmaxPartials& parts, const Att
         s.h = tile.kvHead * group + (tile.row0 + r) / qLen;
         s.i = (tile.row0 + r) % qLen;
         detail::SoftmaxRow sm;
-        detail::softmaxBegin(sm, sc.acc.data(), run.vd, sc.wsum.data(), run.valueRows);
+        detail::softmaxBegin(sm, sc.acc.data(), run.vd, sc.wsum.data(), run.valueRows);  // the merge's sums start empty (stickMerge sets P)
         if (run.stick) detail::stickMerge(parts, run.K, partial, chunks, static_cast<std::size_t>(r), sm);
         else parts.merge(run.K, partial, chunks, static_cast<std::size_t>(r), sm);
         finishRow(run, s, sm, sc);
@@ -307,6 +308,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         sc.acc.resize(R * vd);
         sc.wsum.resize(R * valueRows);
         if (materialize) sc.rows.resize(R * ld);
+        if (in.stickBreaking) sc.rest.resize(materialize ? std::max(R * B, ld) : R * B);
         sc.kvHead = sc.begunHead = -1;
         sc.nonFinite = false;
     }
@@ -430,7 +432,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             Tile tile;
             const unsigned char* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
             for (int r = 0; r < tile.nr; ++r) {
-                if (materialize) finishStoredRow(run, tile.st[r], tile.sm[r], V);
+                if (materialize) finishStoredRow(run, sc, tile.st[r], tile.sm[r], V);
                 finishRow(run, tile.st[r], tile.sm[r], sc);
             }
         });

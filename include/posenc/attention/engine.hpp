@@ -117,6 +117,7 @@ struct AttentionWorkspace {
     // its buffers).
     struct alignas(64) Slot {
         std::vector<float, detail::CacheLineAllocator<float>> qTile, scores, content, acc, wsum, rows;
+        std::vector<float, detail::CacheLineAllocator<float>> rest;  // stick-breaking: 1 − σ of the scores being walked
         float sink = 0;
         int kvHead = -1, begunHead = -1;  // the score term's head state this slot last set up
         bool nonFinite = false;           // an output row this slot's thread wrote is not all finite
