@@ -399,6 +399,11 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             const int used = scoreBlock(run, sc, tile, Kp, V, b, live);
             if (used < 0 || materialize) continue;  // materialised: the softmax runs over whole stored rows
             softmaxBlock(run, sc, tile, V, static_cast<int>(b) * kBlock, used, live);
+            if (run.stick) {  // every row's stick used up (stick_breaking.hpp): the earlier keys weigh 0
+                bool usedUp = true;
+                for (int r = 0; r < tile.nr && usedUp; ++r) usedUp = tile.sm[r].l == 0.0f;
+                if (usedUp) break;
+            }
         }
         return V;
     };

@@ -14,8 +14,9 @@
 // P ← P·(1 − σ(z_j)) — the log-space sum above, exponentiated factor by factor. σ and 1 − σ come from
 // one exponential of −|z| and one division (kernels/stick.hpp, a SIMD kernel and its scalar twin), so
 // neither cancels, nothing can overflow (every factor is in [0, 1]) and the nearest keys, which carry
-// the weight, are computed with the fewest factors. P leaves float's normal range only past e^−87 (log A
-// below −87: weights that cannot move a float32 output). A chunk of keys walked alone leaves (P_c, acc_c); chunks
+// the weight, are computed with the fewest factors. Once P falls below float's smallest normal (e^−87.3)
+// the stick is used up: the earlier keys weigh exactly 0 (their true weights are below 1.2e-38), and the
+// engine stops walking the tile's keys. A chunk of keys walked alone leaves (P_c, acc_c); chunks
 // merge from the last: acc += P_after·acc_c, P_after ← P_after·P_c (stickMerge). The P·V is the value
 // tile kernel's (kernels/attention_tile.hpp) with corr = 1 (exact).
 #pragma once
@@ -29,6 +30,11 @@
 #include "kernels/kernel_set.hpp"
 
 namespace posenc::detail {
+
+// The stick left below which it counts as used up (float's smallest normal, e^−87.3): P is set to 0 and
+// every earlier key weighs exactly 0 — no subnormal arithmetic (tens of times slower on x86 and in wasm),
+// and the engine stops walking a tile's keys once every row's stick is used up (engine.cpp, runTile).
+constexpr float kStickFloor = std::numeric_limits<float>::min();
 
 // The row state is a SoftmaxRow: l holds P (1 before any key), acc the weighted values, wsum the
 // value-table weights; m is unused.
@@ -61,6 +67,11 @@ void stickUpdate(const kernels::KernelSet& K, int valueFormat, int nr, SoftmaxRo
         for (std::size_t j = n; j-- > 0;) {
             p[j] *= P;
             P *= q[j];
+            if (P < kStickFloor) {  // the stick is used up: every key before j weighs 0
+                P = 0;
+                std::fill(p, p + j, 0.0f);
+                break;
+            }
         }
         contributes = true;
         row.l = P;
@@ -77,12 +88,13 @@ inline void stickMerge(const SoftmaxPartials& parts, const kernels::KernelSet& K
                        SoftmaxRow& s) {
     const std::size_t per = parts.floats(), rows = parts.rows, hd = parts.hd, valueRows = parts.valueRows;
     float after = 1.0f;
-    for (std::size_t c = chunks; c-- > 0;) {
+    for (std::size_t c = chunks; c-- > 0 && after != 0.0f;) {  // past a used-up stick the chunks weigh 0
         const float* p = partial + c * per;
         K.axpy(after, p + 2 * rows + r * hd, s.acc, hd);
         const float* ws = p + 2 * rows + rows * hd + r * valueRows;
         for (std::size_t v = 0; v < valueRows; ++v) s.wsum[v] += ws[v] * after;
         after *= p[rows + r];
+        if (after < kStickFloor) after = 0;
     }
     s.l = after;
 }

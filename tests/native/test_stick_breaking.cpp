@@ -113,6 +113,21 @@ TEST_CASE("stickBreaking: large logits (|z| ~ 80) and tiny ones stay finite and 
     }
 }
 
+// Two queries of one tile: the first's logits are 20 (σ ≈ 1: its stick is used up after five keys, the
+// engine's floor e^−87.3), the second's −8 (σ = 3.4e-4: its stick lasts past all 300 keys, five blocks).
+// The engine may stop walking the tile's keys only once both are used up.
+TEST_CASE("stickBreaking: rows of one tile whose sticks run out at different keys") {
+    Problem p = causalProblem(1, 1, 1, 2, 300, 45);
+    p.q = {20.0f, -8.0f};
+    std::fill(p.k.begin(), p.k.end(), 1.0f);
+    checkAgainstNaive(p, StickBreakingEncoding{}, stick(), 1);
+    const auto got = attention(p.request(StickBreakingEncoding{}), true);
+    ld sum = 0;
+    for (int j = 0; j < p.kLen; ++j) sum += got.weights[static_cast<std::size_t>(p.kLen) + j];
+    CHECK(sum > 0.09);  // 1 − (1 − σ(−8))^299: the second row weighs every key
+    CHECK(got.weights[static_cast<std::size_t>(p.kLen)] > 0);  // the second row's furthest key too
+}
+
 TEST_CASE("stickBreaking: after RoPE and with a score term, the logits are scale q.k + terms; softcap before the sigmoid") {
     Problem p = causalProblem(4, 2, 16, 6, 90, 51, 1000);
     RopeEncoding rope;
