@@ -159,8 +159,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 std::vector<std::int32_t> qp;
                 for (int i = 0; i < qLen; ++i) qp.push_back(in.ConsumeIntegralInRange<std::int32_t>(0, 9000));
                 const bool causal = in.ConsumeBool();
+                // stick-breaking where it is allowed (causal, no window): the same keys in slot order
+                const bool stick = causal && c.window == 0 && in.ConsumeBool();
+                const Encoding attendEncoding = stick ? Encoding(StickBreakingEncoding{in.ConsumeBool()}) : Encoding(NoEncoding{});
                 std::vector<float> out(static_cast<std::size_t>(heads) * qLen * vd);
-                cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
+                cache->attend(q, heads, qLen, attendEncoding, qp, causal, out.data());
                 fuzz::requireFinite(out, "attend output");
                 if (!model || !exact) continue;
                 std::vector<Token> keys = kept;
@@ -202,6 +205,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         r.keyMask = keyMask;
                         r.causal = causal;
                         if (rope) r.encoding = *c.rope;
+                        if (stick) r.encoding = rope ? Encoding(CombinedEncoding{{*c.rope, attendEncoding}}) : attendEncoding;
                         want = attention(r).out;
                     }
                     for (int h = 0; h < heads; ++h)
