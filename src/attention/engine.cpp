@@ -5,6 +5,7 @@
 //   scores     scoreBlock below: the score kernel, then the score term's content terms and biases
 //              (src/scores/), then the mask
 //   softmax    attention/softmax.hpp: the online update, the decode split's merge, the finish
+//              (or stick-breaking's, attention/stick_breaking.hpp: the keys walked from the last)
 //   P.V        inside the softmax update (the value tile kernel); kernels in kernels/attention_tile.hpp
 #include "posenc/attention/engine.hpp"
 
@@ -173,12 +174,10 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
     const auto maskRow = [&](int r) {
         const RowState& s = t.st[r];
         float* sb = S + r * B;
-        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
-            {
+        if (runStart != kNoRun) {  // keys past the row's visible prefix (the keyAllowed test below, by count)
             const int visible = causalPrefix(runStart, s.qPos, n, in.mask.strict);
             std::fill(sb + visible, sb + std::max(used, visible), kNegInf);
-        }
-        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
+        } else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
             for (int j = j0; j < j0 + used; ++j)
                 if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
         if (run.materialize) {

@@ -1,6 +1,7 @@
 // The one attention engine. Every score-term encoding runs inside it:
 //   score(i, j) = scale * (qc_i . k_j + content(i, j)) + bias(i, j), masked (causal, window, sinks,
 //   keyMask: attention/mask.hpp), softmax over j, out_i = sum_j w_ij (v_j + valueTerm(i, j)).
+//   (Stick-breaking attention replaces the softmax: AttentionInputs::stickBreaking.)
 // q and k have headDim channels, v and out valueDim (AttentionDims: DeepSeek MLA's values are narrower
 // than its q.k heads); the score kernel runs over the one, the P.V kernel over the other.
 // RoPE is not applied here: q and k arrive already rotated — `attention` (attention.cpp) rotates
