@@ -14,6 +14,7 @@
 #include "posenc/scores/cope.hpp"
 #include "posenc/scores/deberta.hpp"
 #include "posenc/scores/fire.hpp"
+#include "posenc/scores/forgetting.hpp"
 #include "posenc/scores/kerple.hpp"
 #include "posenc/scores/relative_key.hpp"
 #include "posenc/scores/shaw.hpp"
@@ -32,7 +33,7 @@ struct RopeEncoding {
 
 struct CombinedEncoding;
 using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
-                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, CombinedEncoding,
+                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, ForgettingEncoding, CombinedEncoding,
                               TemperatureEncoding, StickBreakingEncoding>;
 // Several encodings applied together: at most one rotary part (it rotates q and k), the score terms
 // add (e.g. RoPE + ALiBi, or T5 + CoPE). Parts are single encodings, not combinations.
@@ -47,6 +48,8 @@ const RopeEncoding* ropePart(const Encoding& e);
 const TemperatureEncoding* temperaturePart(const Encoding& e);
 // The stick-breaking part of an encoding (itself, or the one of a combination), or null. Two are an error.
 const StickBreakingEncoding* stickBreakingPart(const Encoding& e);
+// The forgetting part of an encoding (itself, or the one of a combination), or null. Two are an error.
+const ForgettingEncoding* forgettingPart(const Encoding& e);
 // Whether the encoding is (or combines only) scalar biases: alibi, t5, swin, kerple, fire.
 bool isScalarBias(const Encoding& e);
 

@@ -51,6 +51,9 @@ struct AttentionInputs {
     // > 0: Gemma 2's logit soft-capping, every score (scale q.k plus the score terms) becomes
     // softcap * tanh(score / softcap) before the mask; 0: none.
     float softcap = 0;
+    // [heads, kvStride] or null: the KV cache's cumulative log forget gates per slot (forgetting
+    // attention, posenc/scores/forgetting.hpp), used by a 'forgetting' encoding given no logForget.
+    const double* forgetCumulative = nullptr;
     // Stick-breaking attention (Tan et al. 2024; attention/stick_breaking.hpp) in place of the softmax:
     // weights σ(z_ij) Π (1 − σ(z_il)) over the keys l a query sees after j, walked from the last key.
     // Causal masks only (the caller checks); sinkLogits unused.
