@@ -957,6 +957,8 @@ export interface ParameterShapes {
   fire: FireShape;
   /** npos·headDim: the position embeddings. */
   cope: CopeShape;
+  /** axes·⌊rotaryDim/blockSize⌋·blockSize·(blockSize − 1)/2: the free entries of the skew-symmetric generators. */
+  liere: LiereShape;
 }
 /** No options: the method learns no parameters (any key is a `TypeError`). */
 export type NoParameters = Record<string, never>;
@@ -1048,6 +1050,15 @@ export interface XLShape {
 export interface KerpleShape {
   /** Attention heads. A positive integer. Required. */
   heads: number;
+}
+/** Shape of LieRE's generators. */
+export interface LiereShape {
+  /** Position axes (2 for images, 3 for video). A positive integer. Required. */
+  axes: number;
+  /** Rotated channels per head. A positive integer. Required. */
+  rotaryDim: number;
+  /** Channels per rotation block. A positive integer. Required. */
+  blockSize: number;
 }
 /** Shape of FIRE's MLP. */
 export interface FireShape {

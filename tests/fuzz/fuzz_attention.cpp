@@ -83,6 +83,25 @@ struct Builder<RopeEncoding> {
     }
 };
 template <>
+struct Builder<LiereEncoding> {
+    static LiereEncoding make(Draw& w) {  // one axis (positions stay [len]); sizes and skew-symmetry drawn, some refused
+        LiereEncoding e;
+        e.rope.config.blockSize = w.in.ConsumeIntegralInRange<int>(1, 4);
+        if (w.in.ConsumeBool()) e.rope.config.partialRotaryFactor = 0.5;
+        const int b = e.rope.config.blockSize, R = static_cast<int>(w.d.headDim * e.rope.config.partialRotaryFactor);
+        const View<float> g = w.floats(static_cast<std::size_t>(std::max(R, 0)) * static_cast<std::size_t>(b), 2.0f);
+        e.rope.config.generators.assign(g.data, g.data + g.size);
+        if (w.in.ConsumeBool())
+            for (std::size_t m = 0; m + static_cast<std::size_t>(b * b) <= e.rope.config.generators.size(); m += static_cast<std::size_t>(b * b))
+                for (int i = 0; i < b; ++i) {
+                    e.rope.config.generators[m + static_cast<std::size_t>(i * b + i)] = 0;
+                    for (int j = i + 1; j < b; ++j)
+                        e.rope.config.generators[m + static_cast<std::size_t>(j * b + i)] = -e.rope.config.generators[m + static_cast<std::size_t>(i * b + j)];
+                }
+        return e;
+    }
+};
+template <>
 struct Builder<AlibiEncoding> {
     static AlibiEncoding make(Draw& w) {
         AlibiEncoding e{w.d.heads, {}, w.in.ConsumeBool()};

@@ -87,11 +87,21 @@ test('LieRE: block size 2 is axial RoPE; block size 3 matches Rodrigues in doubl
   const rope = { multiAxis: 'liere', blockSize: 3, generators: G };
   const q = randomFloats(d, 5), k = randomFloats(2 * d, 6), v = randomFloats(2 * d, 7);
   const qAxis = [3, 40], kAxis = [0, 2, 5, 1];  // [axes, len]
-  const got = pe.attention({ q, k, v, heads: 1, headDim: d, qLen: 1, kLen: 2, qPositions: qAxis, kPositions: kAxis,
-    maskPositions: [0, 1], causal: true, encoding: { kind: 'rope', ...rope }, returnScores: true });
   const qr = rot(q, 3, 40), dot = (j) => rot(k.subarray(j * d, (j + 1) * d), kAxis[j], kAxis[2 + j]).reduce((s, x, i) => s + x * qr[i], 0);
   const want = [dot(0) / Math.sqrt(d), dot(1) / Math.sqrt(d)];
-  assert.ok(maxAbsDiff(got.scores, want) < 1e-5, `${got.scores} vs ${want}`);
+  // the rope option and the 'liere' kind, alone and beside a score term (ALiBi, by maskPositions)
+  const slope = pe.alibiSlopes(1)[0];
+  for (const encoding of [{ kind: 'rope', ...rope }, { kind: 'liere', blockSize: 3, generators: G }, [{ kind: 'liere', blockSize: 3, generators: G }, { kind: 'alibi' }]]) {
+    const got = pe.attention({ q, k, v, heads: 1, headDim: d, qLen: 1, kLen: 2, qPositions: qAxis, kPositions: kAxis,
+      maskPositions: [0, 1], causal: true, encoding, returnScores: true });
+    const w = Array.isArray(encoding) ? [want[0] - slope, want[1]] : want;
+    assert.ok(maxAbsDiff(got.scores, w) < 1e-5, `${JSON.stringify(encoding.kind ?? 'array')}: ${got.scores} vs ${w}`);
+  }
+  // LieRE's learned parameters: a skew b x b block has b(b − 1)/2 free entries; 2 axes x 16 blocks of 4 -> 192
+  assert.equal(pe.parameterCount('liere', { axes: 2, rotaryDim: 64, blockSize: 4 }), 192);
+  assert.equal(pe.describe().find((m) => m.kind === 'liere').family, 'rotary');
+  assert.throws(() => pe.attention({ q, k, v, heads: 1, headDim: d, qLen: 1, kLen: 2, encoding: { kind: 'liere', generators: G } }),
+    named(TypeError, /blockSize/));
 });
 
 test('LieRE: errors name generators / blockSize; a KV cache refuses shift for non-commuting generators and stays as it was', () => {
