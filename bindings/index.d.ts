@@ -939,6 +939,8 @@ export interface ParameterShapes {
   sparse: SparseShape;
   /** Σ shape[a]·dims[a]. */
   axial: AxialShape;
+  /** axes·⌊rotaryDim/blockSize⌋·blockSize·(blockSize − 1)/2: the free entries of the skew-symmetric generators. */
+  liere: LiereShape;
   /** numBuckets·heads. */
   t5: T5Shape;
   /** (2wh − 1)(2ww − 1)·heads. */
@@ -957,8 +959,6 @@ export interface ParameterShapes {
   fire: FireShape;
   /** npos·headDim: the position embeddings. */
   cope: CopeShape;
-  /** axes·⌊rotaryDim/blockSize⌋·blockSize·(blockSize − 1)/2: the free entries of the skew-symmetric generators. */
-  liere: LiereShape;
 }
 /** No options: the method learns no parameters (any key is a `TypeError`). */
 export type NoParameters = Record<string, never>;

@@ -61,6 +61,7 @@ const PARAMETER_BASES = {
   kerple: { heads: 12 },
   fire: { heads: 12, hidden: 32 },
   cope: { npos: 64, headDim: 64 },
+  liere: { axes: 2, rotaryDim: 64, blockSize: 4 },
 };
 
 const YARN = { type: 'yarn', factor: 2, originalMaxPositionEmbeddings: 16 };
