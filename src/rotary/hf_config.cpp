@@ -1100,6 +1100,15 @@ private:
                 fKey = "the default rotary fraction of " + out_.modelType + " (" + show(fraction) + ")";
             }
         }
+        // rope_type 'proportional' keeps the whole head rotating and reads the factor as p-RoPE's fraction
+        // (proportional() below): any p in [0, 1], int(p * head_dim // 2) pairs keep their frequency
+        const Json* type = param("rope_type");
+        if (type && type->isString() && string(*type, source_ + ".rope_type") == "proportional") {
+            if (!(fraction >= 0 && fraction <= 1)) fail(fKey, "must lie in [0, 1] (got " + show(fraction) + ")");
+            out_.rope.partialRotaryFactor = fraction;
+            if (fraction != 1.0 || have) given("partialRotaryFactor", fKey);
+            return;
+        }
         if (!(fraction > 0 && fraction <= 1)) fail(fKey, "must lie in (0, 1] (got " + show(fraction) + ")");
         const int R = static_cast<int>(dim * fraction);
         if (R < 2 || R % 2 != 0)

@@ -166,4 +166,11 @@ TEST_CASE("p-RoPE option errors name the field; HF rope_type 'proportional' is r
     CHECK(scaled.rope.scaling.type == RopeScalingType::linear);
     CHECK(scaled.rope.scaling.factor == 8.0);
     CHECK(ropeFrequencies(scaled.rope).invFreq[0] == doctest::Approx(1.0 / 8).epsilon(1e-15));
+    // a fraction whose int(p * head_dim) is odd (partial rotary would refuse it): head_dim 10, p = 0.3 -> 1 pair kept
+    const auto odd = ropeConfigFromHF(R"({"model_type": "llama", "hidden_size": 20, "num_attention_heads": 2, "head_dim": 10,
+        "rope_parameters": {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.3}})");
+    const auto of = ropeFrequencies(odd.rope);
+    CHECK(of.rotaryDim == 10);
+    CHECK(of.invFreq[0] == 1.0);
+    for (int k = 1; k < 5; ++k) CHECK(of.invFreq[k] == 0.0);
 }
