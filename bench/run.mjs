@@ -3,7 +3,7 @@
 // same code built without SIMD128), plain JS, and the peers a JS user would pick (bench/peers:
 // onnxruntime-web, tfjs-wasm). Contenders of one op run interleaved, round by round, so a noisy
 // neighbour slows all of them alike. Prints a summary, writes build/bench.json and build/bench.md
-// (the tables of docs/performance.md). Usage: node bench/run.mjs [all|rope|attention|cache|peak]
+// (the tables of docs/performance.md). Usage: node bench/run.mjs [all|rope|attention|cache|peak|fox]
 // Threads: every posenc figure at 1 thread and at all cores (THREADS) side by side; the peers run on
 // one thread here and, for the equal-thread comparison, at THREADS in a second process
 // (`node bench/run.mjs peers-threaded`, POSENC_BENCH_PEER_THREADS: onnxruntime-web sizes its pool once).
@@ -393,6 +393,26 @@ function storageErrors() {
   return out;
 }
 
+// ---- F: forgetting attention (FoX) at B's size beside RoPE attention, wasm SIMD, one thread ------
+// Interleaved round by round: B's RoPE, FoX alone (its decay as the only position term), FoX + RoPE (an
+// encoding array, as FoX models with RoPE run). Log gates log σ(x), x spread over (1, 5) per head and token.
+if (want('fox')) {
+  const heads = 8, T = 1024, headDim = 64, n = heads * T * headDim, rounds = 9;
+  const [qb, kb, vb, ob] = [0, 1, 2, 3].map(() => pe.alloc(n));
+  const [q, k, v] = [qb, kb, vb].map((b) => b.view());
+  for (let i = 0; i < n; i++) { q[i] = Math.sin(i * 0.37); k[i] = Math.cos(i * 0.91 + 0.5); v[i] = Math.sin(i * 0.13 + 1); }
+  const logForget = Float32Array.from({ length: heads * T }, (_, i) => -Math.log1p(Math.exp(-(3 + 2 * Math.sin(i * 0.7)))));
+  const run = (encoding) => () => { pe.attention({ q: qb, k: kb, v: vb, heads, headDim, qLen: T, kLen: T, causal: true, encoding, out: ob }); };
+  const t = await interleaved([
+    { id: 'rope', run: run({ kind: 'rope' }) },
+    { id: 'forgetting', run: run({ kind: 'forgetting', logForget }) },
+    { id: 'rope_forgetting', run: run([{ kind: 'rope' }, { kind: 'forgetting', logForget }]) },
+  ], rounds);
+  [qb, kb, vb, ob].forEach((b) => b.delete());
+  results.ops.F = { heads, T, headDim, rounds, times: t,
+    forgetting_over_rope: t.forgetting.median_ms / t.rope.median_ms, rope_forgetting_over_rope: t.rope_forgetting.median_ms / t.rope.median_ms };
+}
+
 // ---- output ---------------------------------------------------------------------------------
 mkdirSync(here('../build/'), { recursive: true });
 writeFileSync(here('../build/bench.json'), JSON.stringify(results, null, 2));
@@ -419,6 +439,9 @@ function markdown(r) {
         + `${x.alibi_over_rope_wasm ? `, B′/B ${f(x.alibi_over_rope_wasm, 2)}` : ''} |`);
     }
   }
+  const fx = r.ops.F;
+  if (fx) lines.push('', `F: forgetting attention at B's size [${fx.heads}, ${fx.T}, ${fx.headDim}], causal, wasm SIMD, 1 thread, interleaved (${fx.rounds} rounds): `
+    + `RoPE ${ms(fx.times.rope)}, FoX ${ms(fx.times.forgetting)} (${f(fx.forgetting_over_rope, 2)}× RoPE's), FoX + RoPE ${ms(fx.times.rope_forgetting)} (${f(fx.rope_forgetting_over_rope, 2)}×).`);
   const c = r.ops["C'"];
   if (c) lines.push('', `C′ causal RoPE [1, 32768, 64]: posenc native ${f(c.native_ms, 0)} ms at peak RSS ${f(c.native_peak_rss_MiB, 0)} MiB (tensors ${f(c.tensors_MiB, 0)} MiB; a T×T matrix would be ${f(c.TxT_matrix_MiB, 0)} MiB); wasm ${f(c.wasm_ms, 0)} ms, heap growth ${f(c.wasm_heap_growth_MiB, 0)} MiB. Peers: ${Object.entries(c.peers).map(([id, why]) => `${id} — ${why}`).join('; ') || '—'}.`);
   const d = r.ops.D;

@@ -485,6 +485,7 @@ void cacheCreate(Value& r) {
     posenc::KVCacheConfig c;
     read(o, "batch", c.batch), read(o, "kvHeads", c.kvHeads), read(o, "headDim", c.headDim), read(o, "valueDim", c.valueDim), read(o, "capacity", c.capacity);
     read(o, "window", c.window), read(o, "sinks", c.sinks), read(o, "chunk", c.chunk), read(o, "dynamic", c.dynamic), read(o, "storage", c.storage);
+    read(o, "forgetting", c.forgetting);
     if (o.has("rope")) c.rope = posenc::registry::ropeFrom(*o.object("rope"));
     // refused before the cache builds its tables: what the 4 GiB heap cannot hold beside the module
     const Count bytes = posenc::KVCache::storageBytes(c);
@@ -514,11 +515,12 @@ void cacheAppend(Value& r) {
         const auto type = static_cast<posenc::KVType>(o.integer("kvType"));
         const View<std::uint16_t> k = a.halves("k", posenc::kvTypeName(type)), v = a.halves("v", posenc::kvTypeName(type));
         const int tokens = countOf(k.size, perToken, "k", "[batch, kvHeads, T, headDim]");
-        return c.append(k, v, type, tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"), o.tensor<std::int32_t>("maskPositions"));
+        return c.append(k, v, type, tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"), o.tensor<std::int32_t>("maskPositions"),
+                        o.floats("logForget"));
     }
     const int tokens = countOf(a.floats("k").size, perToken, "k", "[batch, kvHeads, T, headDim]");
     c.append(a.floats("k"), a.floats("v"), tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"),
-             o.tensor<std::int32_t>("maskPositions"));
+             o.tensor<std::int32_t>("maskPositions"), o.floats("logForget"));
 }
 
 void cacheBytes(Value& r) { gAnswer.key("value").number(static_cast<double>(cacheOf(Args(r)).bytes())); }

@@ -959,6 +959,8 @@ export interface ParameterShapes {
   fire: FireShape;
   /** npos·headDim: the position embeddings. */
   cope: CopeShape;
+  /** heads·(dModel + 1): FoX's forget-gate projection W_f and its bias b_f. */
+  forgetting: ForgettingShape;
 }
 /** No options: the method learns no parameters (any key is a `TypeError`). */
 export type NoParameters = Record<string, never>;
@@ -1066,6 +1068,13 @@ export interface FireShape {
   heads: number;
   /** Hidden width of the MLP. A positive integer. Required. */
   hidden: number;
+}
+/** Shape of FoX's forget-gate projection (W_f [dModel, heads] and b_f [heads]). */
+export interface ForgettingShape {
+  /** Attention (query) heads, one gate each. A positive integer. Required. */
+  heads: number;
+  /** Model width the gates are projected from. A positive integer. Required. */
+  dModel: number;
 }
 /** Shape of CoPE's position embeddings [npos, headDim]. */
 export interface CopeShape {
@@ -1960,6 +1969,16 @@ export interface KVCacheOptions {
    * @defaultValue `'f32'`
    */
   storage?: 'f32' | 'f16' | 'bf16' | 'q8';
+  /**
+   * Forgetting attention ({@link ForgettingEncoding}): every {@link KVCache.append} then gives
+   * {@link AppendOptions.logForget} [batch, heads, T] (heads: the query heads, fixed by the first
+   * append), and the cache keeps each token's cumulative log gate G per head in double precision,
+   * continuing the sum append after append (padding adds nothing). `attend` with
+   * `{ kind: 'forgetting' }` (no `logForget`) uses them. Eviction, `shift` and `renumber` keep the bias
+   * right: it holds only the gates between key and query, and no position enters it.
+   * @defaultValue `false`
+   */
+  forgetting?: boolean;
 }
 
 /**
@@ -1984,6 +2003,12 @@ export interface AppendOptions {
    * @defaultValue each row's next positions
    */
   maskPositions?: IntInput;
+  /**
+   * Log forget gates [batch, heads, T] of the appended tokens (forgetting attention), each finite and ≤ 0:
+   * required by a cache created with {@link KVCacheOptions.forgetting}, a `RangeError` naming it otherwise.
+   * `heads` are the query heads (a multiple of kvHeads), the same in every append.
+   */
+  logForget?: FloatInput;
   /**
    * `k` and `v` are Uint16Arrays of f16 / bf16 bit patterns (as in {@link AttentionArgs.kvType}); each is
    * appended as the float it stands for, then stored in the cache's `storage`.

@@ -198,11 +198,14 @@ constexpr Raw kKVCache[] = {
          POSENC_DEFAULT(KVCacheConfig().dynamic)),
     pick("storage", "f32|f16|bf16|q8", "how keys (after RoPE) and values are held: float32, f16, bf16 or ggml's Q8_0 (headDim a multiple of 32)",
          POSENC_DEFAULT(KVCacheConfig().storage)),
+    flag("forgetting", "forgetting attention: every append gives logForget, the cache keeps each token's cumulative log gate per head",
+         POSENC_DEFAULT(KVCacheConfig().forgetting)),
 };
 constexpr Raw kAppend[] = {
     opt("positions", "IntInput", "[batch·T] (default: each row's next positions); [batch, axes, T] with multi-axis rope"),
     opt("mask", "MaskInput", "[batch·T], 1 = real token"),
     opt("maskPositions", "IntInput", "multi-axis rope: [batch·T] sequence index each slot keeps (default: each row's next positions)"),
+    opt("logForget", "FloatInput", "[batch, heads, T] log forget gates, each finite and ≤ 0: required by a cache created with forgetting, refused otherwise"),
     kKvType,
 };
 constexpr Raw kAttend[] = {

@@ -68,6 +68,18 @@ const RopeEncoding* ropePart(const Encoding& e) {
     return found;
 }
 
+const ForgettingEncoding* forgettingPart(const Encoding& e) {
+    if (const auto* f = std::get_if<ForgettingEncoding>(&e)) return f;
+    const ForgettingEncoding* found = nullptr;
+    if (const auto* c = std::get_if<CombinedEncoding>(&e))
+        for (const Encoding& p : c->parts)
+            if (const auto* f = std::get_if<ForgettingEncoding>(&p)) {
+                if (found) fail("encoding", "combines two 'forgetting' parts: at most one forget-gate decay");
+                found = f;
+            }
+    return found;
+}
+
 bool isScalarBias(const Encoding& e) {
     if (const auto* c = std::get_if<CombinedEncoding>(&e)) {
         for (const Encoding& p : c->parts)
@@ -119,6 +131,7 @@ std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e
             if (auto t = makeTerm(in, p)) parts.push_back(std::move(t));
         }
         if (contentQueries > 1) fail("encoding", "combines two 'xl' parts: each changes the content query");
+        forgettingPart(e);  // two 'forgetting' parts are an error
         if (parts.empty()) return nullptr;
         if (parts.size() == 1) return std::move(parts.front());
         return std::make_unique<CombinedTerm>(std::move(parts));

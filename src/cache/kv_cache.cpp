@@ -147,13 +147,13 @@ int KVCache::slotFor(Row& r) const {
 }
 
 void KVCache::append(View<float> k, View<float> v, int T, View<std::int32_t> positions, View<std::uint8_t> mask,
-                     View<std::int32_t> maskPositions) {
-    appendRows(Input{k.data, v.data, k.size, v.size, kernels::kFormatF32}, T, positions, mask, maskPositions);
+                     View<std::int32_t> maskPositions, View<float> logForget) {
+    appendRows(Input{k.data, v.data, k.size, v.size, kernels::kFormatF32}, T, positions, mask, maskPositions, logForget);
 }
 
 void KVCache::append(View<std::uint16_t> k, View<std::uint16_t> v, KVType kvType, int T, View<std::int32_t> positions, View<std::uint8_t> mask,
-                     View<std::int32_t> maskPositions) {
-    appendRows(Input{k.data, v.data, k.size, v.size, formatOf(storageOf(kvType))}, T, positions, mask, maskPositions);
+                     View<std::int32_t> maskPositions, View<float> logForget) {
+    appendRows(Input{k.data, v.data, k.size, v.size, formatOf(storageOf(kvType))}, T, positions, mask, maskPositions, logForget);
 }
 
 std::size_t KVCache::firstUnstorable(const float* row, std::size_t hd) const {
@@ -187,7 +187,8 @@ std::string KVCache::unstorable(const float* row, std::size_t channel, const std
            ": storage '" + storageName(s) + "' cannot hold it; use " + (s == KVStorage::f16 ? "'bf16' or 'f32'" : "'f32'") + ", or scale " + field + " down";
 }
 
-void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, View<std::uint8_t> mask, View<std::int32_t> maskPositions) {
+void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, View<std::uint8_t> mask, View<std::int32_t> maskPositions,
+                         View<float> logForget) {
     const KVCacheConfig& c = config_;
     requirePositive(T, "T");
     const std::size_t A = static_cast<std::size_t>(axes());
@@ -210,6 +211,24 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
     } else {
         detail::requireFiniteBits(static_cast<const std::uint16_t*>(in.k), n, storageOf(in.format == kernels::kFormatF16 ? KVType::f16 : KVType::bf16), "k");
         detail::requireFiniteBits(static_cast<const std::uint16_t*>(in.v), vn, storageOf(in.format == kernels::kFormatF16 ? KVType::f16 : KVType::bf16), "v");
+    }
+    // forgetting: logForget [batch, heads, T], heads fixed by the first append
+    int gateHeads = 0;
+    if (!c.forgetting && !logForget.empty())
+        fail("logForget", "is given to a cache created without forgetting: create the cache with forgetting: true to keep forget gates");
+    if (c.forgetting) {
+        if (logForget.empty())
+            fail("logForget", "is required: the cache was created with forgetting, so every append gives [batch, heads, T] log forget gates");
+        if (logForget.size % bt != 0 || logForget.size / bt % static_cast<std::size_t>(c.kvHeads) != 0)
+            fail("logForget", "must be [batch, heads, T] with heads a multiple of kvHeads (" + std::to_string(c.kvHeads) + "): " + std::to_string(logForget.size) +
+                                  " values is not a whole number of heads for batch*T = " + std::to_string(bt));
+        const std::size_t h = logForget.size / bt;
+        if (forgetHeads_ != 0 && h != static_cast<std::size_t>(forgetHeads_))
+            fail("logForget", "must be [batch, heads, T] = " + std::to_string(bt * static_cast<std::size_t>(forgetHeads_)) + " values: the first append gave " +
+                                  std::to_string(forgetHeads_) + " heads of gates (got " + std::to_string(logForget.size) + ")");
+        if (h > static_cast<std::size_t>(limits::kMaxHeads)) fail("logForget", "has more heads (" + std::to_string(h) + ") than posenc's limit");
+        requireLogForget(logForget.data, logForget.size, "logForget");
+        gateHeads = static_cast<int>(h);
     }
     if (c.window > 0 && static_cast<std::int64_t>(c.capacity) + T > std::numeric_limits<int>::max())
         fail("T", "(" + std::to_string(T) + ") is too many tokens for one append: split it into calls of at most " +
@@ -345,7 +364,13 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
                     }
                 }
         }
-        if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) resizeSlots(wantSlots);  // the last step that may throw (memory)
+        if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) resizeSlots(wantSlots);  // the last steps that may throw (memory)
+        if (c.forgetting && forgetHeads_ == 0) {  // the first append: the gates' heads are known now
+            std::vector<double> g(static_cast<std::size_t>(c.batch) * gateHeads * slots_, 0.0), last(static_cast<std::size_t>(c.batch) * gateHeads, 0.0);
+            forget_.swap(g);
+            forgetLast_.swap(last);
+            forgetHeads_ = gateHeads;
+        }
     } catch (...) {
         if (before) restoreDynamic(*before);
         throw;
@@ -364,6 +389,7 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
         }
         pos_[slotIndex(m.b, m.to)] = pos_[slotIndex(m.b, m.from)];
         occupied_[slotIndex(m.b, m.to)] = 1;
+        for (int h = 0; h < forgetHeads_; ++h) forget_[forgetIndex(m.b, h, m.to)] = forget_[forgetIndex(m.b, h, m.from)];
     }
     // Commit: every real token's value and rotated key into its slot.
     std::size_t token = 0;
@@ -390,6 +416,11 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
                 keyNormMax_[b] = std::max(keyNormMax_[b], detail::maxRowNorm(key, 1, hd));
             }
             ++token;
+            for (int h = 0; h < forgetHeads_; ++h) {  // G continues the row's sum in token order (padding adds nothing)
+                double& g = forgetLast_[static_cast<std::size_t>(b) * forgetHeads_ + h];
+                g += static_cast<double>(logForget[(static_cast<std::size_t>(b) * forgetHeads_ + h) * T + t]);
+                forget_[forgetIndex(b, h, slot)] = g;
+            }
             pos_[slotIndex(b, slot)] = scratchPos_[at];
             occupied_[slotIndex(b, slot)] = 1;
         }
@@ -408,6 +439,15 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (ropePart(encoding))
         fail("encoding.kind", "'rope' is the cache's own: configure `rope` on the cache and attend with 'none' (or a score-term encoding)");
     temperaturePart(encoding);  // checks a temperature encoding before anything changes
+    if (forgettingPart(encoding)) {
+        if (!c.forgetting)
+            fail("encoding.kind", "'forgetting' needs a cache created with forgetting: true (it keeps the log forget gates given to each append)");
+        if (!forgettingPart(encoding)->logForget.empty())
+            fail("encoding.logForget", "is not given to attend: the cache holds the gates appended with each token");
+        if (forgetHeads_ == 0) fail("encoding.kind", "'forgetting': the cache holds no tokens yet (no gates appended)");
+        if (heads != forgetHeads_)
+            fail("heads", "(" + std::to_string(heads) + ") must equal the heads of the appended forget gates (" + std::to_string(forgetHeads_) + ")");
+    }
     const std::size_t perRow = static_cast<std::size_t>(heads) * qLen * c.headDim;
     if (q.size != perRow * c.batch)
         fail("q", "must be [batch, heads, qLen, headDim] = " + std::to_string(perRow * c.batch) + " elements (got " + std::to_string(q.size) + ")");
@@ -488,6 +528,7 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
         in.kPos = pos_.data() + slotIndex(b, 0);
         // the window by logical position, the sink slots exempt (as it was when the keys were appended)
         in.mask = AttentionMask{causal, c.window, occupied_.data() + slotIndex(b, 0), c.window > 0 ? c.sinks : 0, c.chunk};
+        if (forgetHeads_ > 0) in.forgetCumulative = forget_.data() + forgetIndex(b, 0, 0);
         detail::runWithEncoding(in, encoding, AttentionOutputs{out + outPerRow * b, nullptr, nullptr}, &workspace_);
     }
 }
@@ -648,6 +689,9 @@ void KVCache::resizeSlots(int slots) {
     Bytes keys(bh * newPacked, 0), values(bh * slots * row, 0);
     std::vector<std::int32_t> pos(static_cast<std::size_t>(c.batch) * slots, -1);
     std::vector<std::uint8_t> occupied(pos.size(), 0);
+    std::vector<double> forget(static_cast<std::size_t>(c.batch) * forgetHeads_ * slots, 0.0);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(c.batch) * forgetHeads_; ++i)
+        std::copy_n(forget_.data() + i * slots_, keep, forget.data() + i * slots);
     const std::size_t keptPacked = kernels::packedKeyBytes(format, keep, hd);  // whole blocks: a slot's place in a block does not depend on the total
     for (std::size_t i = 0; i < bh; ++i) {
         std::copy_n(keys_.data() + i * oldPacked, keptPacked, keys.data() + i * newPacked);
@@ -661,6 +705,7 @@ void KVCache::resizeSlots(int slots) {
     values_.swap(values);
     pos_.swap(pos);
     occupied_.swap(occupied);
+    forget_.swap(forget);
     slots_ = slots;
 }
 
@@ -699,6 +744,15 @@ std::vector<std::int32_t> KVCache::positions() const {
     std::vector<std::int32_t> p(static_cast<std::size_t>(config_.batch) * config_.capacity);
     for (int b = 0; b < config_.batch; ++b) std::copy_n(pos_.data() + slotIndex(b, 0), config_.capacity, p.data() + static_cast<std::size_t>(b) * config_.capacity);
     return p;
+}
+
+std::vector<double> KVCache::forgetCumulative() const {
+    std::vector<double> g(static_cast<std::size_t>(config_.batch) * forgetHeads_ * config_.capacity, 0.0);
+    for (int b = 0; b < config_.batch; ++b)
+        for (int h = 0; h < forgetHeads_; ++h)
+            for (int s = 0; s < config_.capacity; ++s)
+                if (occupied_[slotIndex(b, s)]) g[(static_cast<std::size_t>(b) * forgetHeads_ + h) * config_.capacity + s] = forget_[forgetIndex(b, h, s)];
+    return g;
 }
 
 std::vector<std::int32_t> KVCache::nextPositions() const {

@@ -114,8 +114,9 @@ test('every section draws from the core: codes, RoPE + config.json, score terms,
   assert.equal(d.counts.rope, 0);
   // the comparison table is generated from pe.describe(): every method, the new ones included
   const described = await page.evaluate(() => [...document.querySelectorAll('#compare-body tr code')].map((c) => c.textContent));
-  for (const kind of ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'deberta', 'kerple', 'fire', 'cope', 'resizeGrid']) assert.ok(described.includes(kind), kind);
+  for (const kind of ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'deberta', 'kerple', 'fire', 'cope', 'forgetting', 'resizeGrid']) assert.ok(described.includes(kind), kind);
   assert.equal(d.counts.kerple, 2 * 12);
+  assert.equal(d.counts.forgetting, 12 * (768 + 1));  // FoX's gate projection W_f [768, 12] and b_f [12]
 
   // interactions: Gray code, a T5 view, a bad config.json shows the error instead of a blank
   await page.click('#codes-kind [data-value="gray"]');
@@ -286,7 +287,7 @@ test('encoding explorer: every additive method, its table and its parameter coun
   await page.click('#sin-method [data-value="sinusoidal"]');
 });
 
-test('relative gallery: ALiBi slopes, the worked example, T5, Shaw, Swin, Transformer-XL, DeBERTa against their definitions', async () => {
+test('relative gallery: ALiBi slopes, the worked example, T5, Shaw, Swin, Transformer-XL, DeBERTa, FoX against their definitions', async () => {
   let r = await page.evaluate(() => window.posencDemo.relative);
   const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
   r.alibi.slopes.forEach((m, h) => close(m, 2 ** (-8 * (h + 1) / 8), 1e-7, `8-head slope ${h}`));
@@ -316,7 +317,21 @@ test('relative gallery: ALiBi slopes, the worked example, T5, Shaw, Swin, Transf
     assert.equal(g.deberta[n] + g.deberta[j * T + i], 0, `DeBERTa antisymmetric ${i},${j}`);
     if (j > i) assert.equal(g.xl[n], null, 'XL masks future keys');
     else if (i > 0 && j > 0) close(g.xl[n], g.xl[(i - 1) * T + j - 1], 1e-5, `XL depends on i − j only (${i},${j})`);
+    // FoX with a constant gate f: D_ij = Σ_{l=j+1..i} log f = (i − j)·log f (Lin et al. 2025)
+    if (j > i) assert.equal(g.fox[n], null, 'FoX masks future keys');
+    else close(g.fox[n], (i - j) * Math.log(Math.fround(g.foxF)), 1e-4, `FoX constant gate ${i},${j}`);
   }
+  // random gates: D_ij = Σ_{l=j+1..i} log f_l from the page's gates (demoFloats(T, 81) mapped to (0.3, 1))
+  await page.selectOption('#rel-fox-kind', 'random');
+  const fox = (await page.evaluate(() => window.posencDemo.relative.gallery)).fox;
+  const gates = [];  // web/common.mjs demoFloats(T, 81): xorshift32 from the seed, each value in [−1, 1)
+  for (let i = 0, x = 81; i < T; i++) { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; gates.push(Math.log(0.3 + 0.35 * (Math.fround((x / 2 ** 32) * 2 - 1) + 1))); }
+  for (let i = 0; i < T; i++) for (let j = 0; j <= i; j++) {
+    let d = 0;
+    for (let l = j + 1; l <= i; l++) d += gates[l];
+    close(fox[i * T + j], d, 1e-4, `FoX random gates ${i},${j}`);
+  }
+  await page.selectOption('#rel-fox-kind', 'constant');
   const w = g.swin, N = w * w;
   for (let a = 0; a < N; a++) for (let b = 0; b < N; b++) {
     const dh = Math.floor(a / w) - Math.floor(b / w), dw = (a % w) - (b % w);
@@ -763,7 +778,7 @@ test('the methods table filters by family and by property, and says how many it 
   assert.equal(await page.textContent('#compare-count'), `2 of ${all.length} methods`);
   await page.click('#compare-family [data-value="score"]');
   const scores = await visible();
-  for (const k of ['alibi', 't5', 'swin', 'shaw', 'deberta', 'kerple', 'fire', 'cope']) assert.ok(scores.includes(k), `${k} is a score term`);
+  for (const k of ['alibi', 't5', 'swin', 'shaw', 'deberta', 'kerple', 'fire', 'cope', 'forgetting']) assert.ok(scores.includes(k), `${k} is a score term`);
   assert.ok(!scores.includes('rope') && !scores.includes('learned'));
   // ALiBi: no parameters, defined past the trained length, cacheable; T5's buckets are learned
   for (const id of ['compare-noparams', 'compare-defined', 'compare-kv']) await page.check(`#${id}`);

@@ -219,6 +219,23 @@ struct Builder<TemperatureEncoding> {  // beta finite, length >= 1, offset >= 0
     }
 };
 
+template <>
+struct Builder<ForgettingEncoding> {  // log gates <= 0, finite: [heads, kLen]; sometimes a wrong length or an edge value (refused)
+    static ForgettingEncoding make(Draw& w) {
+        ForgettingEncoding e;
+        const int shape = w.in.ConsumeIntegralInRange<int>(0, 7);
+        if (shape == 0) return e;  // none: refused (no cache holds them)
+        std::size_t n = w.sz(w.d.heads, w.d.kLen);
+        if (shape == 1) n = w.in.ConsumeIntegralInRange<std::size_t>(0, n + 2);
+        std::vector<float> g(n);
+        for (auto& x : g) x = static_cast<float>(w.in.ConsumeIntegralInRange<int>(0, 15) == 0 ? fuzz::number(w.in, -1e7, 1)
+                                                                                            : -w.in.ConsumeFloatingPointInRange<double>(0, shape == 2 ? 1e6 : 3));
+        w.tensors.push_back(std::move(g));
+        e.logForget = w.tensors.back();
+        return e;
+    }
+};
+
 Encoding single(Draw& w);
 
 template <>

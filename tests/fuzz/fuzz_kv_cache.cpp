@@ -1,13 +1,16 @@
 // libFuzzer target: random sequences of KV-cache operations (append with positions or padding, as floats
 // or f16 / bf16 bits, attend, shift, renumber) on a small cache with sinks, a sliding window and RoPE
 // (partial, from a drawn rotaryOffset, either layout), values of their own width (valueDim) or headDim's,
-// and a K/V storage (f32, f16, bf16, q8; keys or values past what it holds, now and then). Checked:
-//  - a call that throws leaves positions, next positions, keys and values exactly as they were;
+// and a K/V storage (f32, f16, bf16, q8; keys or values past what it holds, now and then), and now and then
+// forgetting attention (FoX: log forget gates with every append, 2·kvHeads gate heads, a bad gate at times). Checked:
+//  - a call that throws leaves positions, next positions, keys, values and the forget gates' sums exactly as they were;
 //  - every attend equals attention() over a cache rebuilt from scratch: the raw tokens it should
 //    still hold (the first `sinks`, then the last `window`, and the keys the last append pushed out
 //    of the window that its own tokens still see) at their current logical positions, each query
 //    seeing the keys within `window` positions of it and the sinks (and, with `chunk`, only its own chunk's)
-//    (float32 storage; the others round what they hold, checked in tests/native/test_kv_storage.cpp).
+//    (float32 storage; the others round what they hold, checked in tests/native/test_kv_storage.cpp); with
+//    forgetting, attend's decay equals attention()'s with gates whose sums are the tokens' G (the rebuilt keys
+//    in append order).
 #include <algorithm>
 #include <memory>
 
@@ -21,14 +24,19 @@ struct Token {
     std::vector<float> k, v;  // [kvHeads, headDim] raw, [kvHeads, valueDim]
     std::int64_t pos;
     int call = 0;  // which append brought it
+    std::vector<double> g;  // forgetting: the cumulative log gate per gate head after this token
+    long order = 0;         // its place in the sequence of real tokens
 };
 
 struct Snapshot {
     std::vector<std::int32_t> positions, next;
     std::vector<float> keys, values;
-    bool operator==(const Snapshot& o) const { return positions == o.positions && next == o.next && keys == o.keys && values == o.values; }
+    std::vector<double> forget;
+    bool operator==(const Snapshot& o) const {
+        return positions == o.positions && next == o.next && keys == o.keys && values == o.values && forget == o.forget;
+    }
 };
-Snapshot snapshot(const KVCache& c) { return {c.positions(), c.nextPositions(), c.keys(), c.values()}; }
+Snapshot snapshot(const KVCache& c) { return {c.positions(), c.nextPositions(), c.keys(), c.values(), c.forgetCumulative()}; }
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -59,6 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     c.storage = static_cast<KVStorage>(in.ConsumeIntegralInRange<int>(0, 3));
     if (c.storage == KVStorage::q8 && in.ConsumeBool()) c.headDim = 32, c.valueDim = in.ConsumeBool() ? 64 : 0;  // else refused: q8 needs multiples of 32
+    c.forgetting = in.ConsumeIntegralInRange<int>(0, 3) == 0;
+    const int gateHeads = 2 * c.kvHeads;
     const bool exact = c.storage == KVStorage::f32;
     std::unique_ptr<KVCache> cache;
     try {
@@ -70,6 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<Token> kept;  // the model: tokens in append order that the cache should still hold
     std::vector<Token> held;  // pushed out of the window by the last append, still seen by its tokens
     std::int64_t next = 0;
+    std::vector<double> running(static_cast<std::size_t>(gateHeads), 0.0);  // forgetting: G after the last real token
+    long order = 0;
     bool model = true;  // false once the model cannot follow (renumber with repeated positions)
 
     for (int step = 0; step < 24 && in.remaining_bytes() > 0; ++step) {
@@ -85,6 +97,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     const float x = big[in.ConsumeIntegralInRange<int>(0, 2)];
                     if (in.ConsumeBool()) k[in.ConsumeIntegralInRange<std::size_t>(0, k.size() - 1)] = x;
                     else v[in.ConsumeIntegralInRange<std::size_t>(0, v.size() - 1)] = x;
+                }
+                std::vector<float> gates;  // forgetting: [gateHeads, T], now and then one that is refused
+                if (c.forgetting || in.ConsumeIntegralInRange<int>(0, 15) == 0) {
+                    for (int i = 0; i < gateHeads * T; ++i) gates.push_back(-static_cast<float>(in.ConsumeFloatingPointInRange<double>(0, 3)));
+                    if (in.ConsumeIntegralInRange<int>(0, 9) == 0) gates[in.ConsumeIntegralInRange<std::size_t>(0, gates.size() - 1)] = static_cast<float>(fuzz::number(in, 0, 1));
+                    if (in.ConsumeIntegralInRange<int>(0, 19) == 0) gates.pop_back();
                 }
                 std::vector<std::int32_t> pos;
                 std::vector<std::uint8_t> mask;
@@ -102,9 +120,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         }
                     };
                     toBits(k, kb), toBits(v, vb);
-                    cache->append(kb, vb, type, T, pos, mask);
+                    cache->append(kb, vb, type, T, pos, mask, {}, gates);
                 } else {
-                    cache->append(k, v, T, pos, mask);
+                    cache->append(k, v, T, pos, mask, {}, gates);
                 }
                 held.clear();
                 std::int64_t first = -1;  // the call's smallest position
@@ -126,6 +144,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         for (std::size_t x = 0; x < vd; ++x) tok.v[h * vd + x] = v[(static_cast<std::size_t>(h) * T + t) * vd + x];
                     }
                     next = tok.pos + 1;
+                    if (c.forgetting)
+                        for (int h = 0; h < gateHeads; ++h) running[h] += static_cast<double>(gates[static_cast<std::size_t>(h) * T + t]);
+                    tok.g = running;
+                    tok.order = order++;
                     kept.push_back(tok);
                     if (c.window > 0 && static_cast<int>(kept.size()) > c.sinks + c.window) {
                         const Token& out = kept[static_cast<std::size_t>(c.sinks)];
@@ -168,11 +190,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 for (int i = 0; i < qLen; ++i) qp.push_back(in.ConsumeIntegralInRange<std::int32_t>(0, 9000));
                 const bool causal = in.ConsumeBool();
                 std::vector<float> out(static_cast<std::size_t>(heads) * qLen * vd);
-                cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
+                // forgetting (causal, heads = the gates'): the decay; a wrong call now and then (refused)
+                const bool fox = c.forgetting && in.ConsumeIntegralInRange<int>(0, 3) != 0;
+                if (fox) cache->attend(q, heads, qLen, ForgettingEncoding{}, qp, causal, out.data());
+                else cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
                 fuzz::requireFinite(out, "attend output");
                 if (!model || !exact) continue;
                 std::vector<Token> keys = kept;
                 keys.insert(keys.end(), held.begin(), held.end());
+                // in append order, so that a gate sequence's sums can be the tokens' G: log f_j = G_j - G_{j-1}
+                std::sort(keys.begin(), keys.end(), [](const Token& a, const Token& b) { return a.order < b.order; });
                 const int n = static_cast<int>(keys.size());
                 std::vector<float> k(static_cast<std::size_t>(c.kvHeads) * std::max(n, 1) * hd), v(static_cast<std::size_t>(c.kvHeads) * std::max(n, 1) * vd);
                 std::vector<std::int32_t> kp;
@@ -189,7 +216,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     bool any = false;
                     for (int j = 0; j < n; ++j) {
                         const std::int64_t d = static_cast<std::int64_t>(qp[i]) - keys[j].pos;
-                        const bool sink = j < c.sinks && j < static_cast<int>(kept.size());
+                        const bool sink = j < c.sinks && j < static_cast<int>(kept.size());  // the sinks come first in append order too
                         const bool ok = !(causal && d < 0) && (c.window == 0 || sink || (d >= 0 && d < c.window)) &&
                                         (c.chunk == 0 || keys[j].pos / c.chunk == qp[i] / c.chunk);
                         keyMask.push_back(ok);
@@ -210,6 +237,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         r.keyMask = keyMask;
                         r.causal = causal;
                         if (rope) r.encoding = *c.rope;
+                        // [heads, n]: attention() counts a masked key's gate as 0, so each admitted key's gate is its G
+                        // less the previous admitted key's (the cache's occupied slots all count)
+                        std::vector<float> logForget;
+                        if (fox)
+                            for (int h = 0; h < heads; ++h) {
+                                double before = 0;
+                                for (int j = 0; j < n; ++j) {
+                                    logForget.push_back(keyMask[j] ? static_cast<float>(keys[j].g[h] - before) : 0.0f);
+                                    if (keyMask[j]) before = keys[j].g[h];
+                                }
+                            }
+                        if (fox) {
+                            const ForgettingEncoding f{View<float>(logForget)};
+                            if (rope) r.encoding = CombinedEncoding{{*c.rope, f}};
+                            else r.encoding = f;
+                        }
                         want = attention(r).out;
                     }
                     for (int h = 0; h < heads; ++h)

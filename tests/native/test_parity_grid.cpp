@@ -40,6 +40,7 @@ struct GridCase {
     std::optional<RopeEncoding> cacheRope;  // the rotary part goes to the cache's config ...
     Encoding cacheEncoding;                 // ... and the rest to attend
     std::string noDecode;                   // why the decode-split problem does not apply ('' = it does)
+    std::vector<float> cacheLogForget;      // [heads, kLen]: a forgetting cache's gates, given with each append (empty: a plain cache)
     std::deque<std::vector<float>> tables;  // storage the encoding's views point into
     const std::vector<float>& table(std::size_t n, unsigned seed, float lo = -1, float hi = 1) {
         tables.push_back(ref::randomVector(n, seed, lo, hi));
@@ -235,6 +236,32 @@ void gridCase(CopeEncoding, const Problem& p, GridCase& c) {
     };
 }
 
+// Forgetting attention (FoX, Lin et al. 2025): G_t = cumulative sum of the keys' log forget gates
+// (fla-org/flash-linear-attention fla/ops/forgetting_attn/naive.py:45 `gc = g.float().cumsum(1)`), the
+// bias of query i on key j G_i - G_j (naive.py:51 `ref + gc[q] - gc[k]`) with the query's G that of its
+// own token: zhixuan-lin/forgetting-transformer src/forgetting_transformer/ops/forgetting_attention.py
+// reads query m's cumulative sum at key index P_SEQ + m (`log_lambda_out_ptrs`). Here: the last key
+// whose position is at or before the query's. Gates in [-0.3, 0), per query head ([heads, kLen]).
+void gridCase(ForgettingEncoding, const Problem& p, GridCase& c) {
+    const auto& gates = c.table(static_cast<std::size_t>(p.heads) * p.kLen, 31, -0.3f, 0.0f);
+    c.encoding = ForgettingEncoding{View<float>(gates)};
+    c.cacheEncoding = ForgettingEncoding{};
+    c.cacheLogForget = gates;
+    c.scale = rsqrt(p.headDim);
+    auto cum = std::make_shared<std::vector<ld>>();
+    for (int h = 0; h < p.heads; ++h) {
+        ld g = 0;
+        for (int j = 0; j < p.kLen; ++j) cum->push_back(g += ld(gates[static_cast<std::size_t>(h) * p.kLen + j]));
+    }
+    c.terms.bias = [&p, cum](int h, int i, int j) {
+        int own = -1;
+        for (int u = 0; u < p.kLen; ++u)
+            if (p.kPos[u] <= p.qPos[i]) own = u;
+        const ld* G = cum->data() + static_cast<std::size_t>(h) * p.kLen;
+        return G[own] - G[j];
+    };
+}
+
 // RoPE + ALiBi: rotated q . k plus -m (i - j).
 void gridCase(CombinedEncoding, const Problem& p, GridCase& c) {
     GridCase rope, alibi;
@@ -344,6 +371,7 @@ std::vector<float> throughCache(const Problem& p, const GridCase& c) {
     config.valueDim = p.valueDim;
     config.capacity = p.kLen;
     config.rope = c.cacheRope;
+    config.forgetting = !c.cacheLogForget.empty();
     KVCache cache(config);
     const int first = p.kLen - p.qLen;
     for (auto part : {std::pair{0, first}, std::pair{first, p.kLen}}) {
@@ -357,7 +385,10 @@ std::vector<float> throughCache(const Problem& p, const GridCase& c) {
                 v.insert(v.end(), p.v.begin() + vat, p.v.begin() + vat + p.vd());
             }
         const std::vector<std::int32_t> pos(p.kPos.begin() + part.first, p.kPos.begin() + part.second);
-        cache.append(k, v, T, pos);
+        std::vector<float> gates;  // [heads, T]: this append's columns of [heads, kLen]
+        for (int h = 0; h < p.heads && !c.cacheLogForget.empty(); ++h)
+            gates.insert(gates.end(), c.cacheLogForget.begin() + h * p.kLen + part.first, c.cacheLogForget.begin() + h * p.kLen + part.second);
+        cache.append(k, v, T, pos, {}, {}, gates);
     }
     std::vector<float> out(static_cast<std::size_t>(p.heads) * p.qLen * p.vd());
     std::optional<double> softcap;

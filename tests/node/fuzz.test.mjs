@@ -327,6 +327,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   // of each seed, so a kind added without one fails this test the day it lands). A generator returns null
   // when its kind has no valid encoding for the call (`big`: positions near 2^31; `maxDist`: the largest
   // |query - key| position distance); the caller draws another kind.
+  const gatesIn = (n) => asInput(Float32Array.from({ length: n }, () => r.pick([0, -1e-3, -0.5, -3, -Math.fround(r.float() * 2)])));
   const positivesIn = (n, hi) => asInput(Float32Array.from({ length: n }, () => Math.fround(1e-3 + r.float() * hi)));
   const ENCODINGS = {
     none: () => ({ kind: 'none' }),
@@ -414,6 +415,10 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
           for (let j = i + 1; j < b; j++) { g[m * b * b + i * b + j] = 2 * r.float() - 1; g[m * b * b + j * b + i] = -g[m * b * b + i * b + j]; }
       return { kind: 'liere', blockSize: b, generators: asInput(g) };
     },
+    forgetting: ({ heads, kPos, causal }) => {  // causal only; log gates [heads, kLen], finite and <= 0
+      if (!causal) return null;
+      return { kind: 'forgetting', logForget: gatesIn(heads * kPos.length) };
+    },
     temperature: () => {  // beta finite, length >= 1, offset >= 0
       const e = { kind: 'temperature', beta: r.pick([0, 0.1, 1, -0.05, 2.5]), length: r.pick([1, 2, 8, 8192]) };
       if (r.chance(0.5)) e.offset = r.pick([0, 1, 3]);
@@ -425,7 +430,8 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const missingGenerators = registeredKinds.filter((k) => !Object.hasOwn(ENCODINGS, k));
   const scalarBiasKinds = ENCODING_KINDS.filter((k) => KINDS[k]?.scalarBias);
   const familyOf = Object.fromEntries(pe.describe().map((d) => [d.kind, d.family]));
-  const cacheKinds = ENCODING_KINDS.filter((k) => familyOf[k] !== 'rotary');  // the cache's rope is its own
+  // the cache's rope is its own; forgetting attends with the gates a forgetting cache holds (drawn in attend below)
+  const cacheKinds = ENCODING_KINDS.filter((k) => familyOf[k] !== 'rotary' && k !== 'forgetting');
 
   // A valid encoding of a kind drawn from `kinds` (redrawn while a generator has none for the call).
   function encodingFor(kinds, { heads, headDim, valueDim, qPos, kPos, causal, big = false }) {
@@ -444,7 +450,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     const parts = [];
     for (let n = r.int(2, 3); n > 0; n--) {
       const e = encodingFor(kinds, at);
-      if ((familyOf[e.kind] === 'rotary' || e.kind === 'temperature') && parts.some((p) => p.kind === e.kind)) continue;
+      if ((familyOf[e.kind] === 'rotary' || e.kind === 'temperature' || e.kind === 'forgetting') && parts.some((p) => p.kind === e.kind)) continue;
       parts.push(e);
     }
     stats.kinds['[array]'] = (stats.kinds['[array]'] ?? 0) + 1;
@@ -713,6 +719,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       else if (r.chance(0.2)) o.sinks = r.int(0, capacity);
       if (r.chance(0.6)) o.rope = ropeFor(headDim, { xpos: true, kind: r.chance(0.1) }).o;
       if (r.chance(0.25)) o.valueDim = storage === 'q8' ? 64 : r.int(1, 9);  // q8: a multiple of 32
+      if (r.chance(0.2)) o.forgetting = true;  // every append then gives logForget for 2 * kvHeads query heads
       return { fn: 'new KVCache', args: [o], check: (c, [a]) => {
         const p = c.positions(), n = c.nextPositions();
         const bad = p.length !== (a.batch ?? 1) * a.capacity || p.some((x) => x !== -1) || n.some((x) => x !== 0);
@@ -726,6 +733,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       const next = Array.from(e.cache.nextPositions());
       if ((!c.window && occupied + T > c.capacity) || Math.max(...next) + T + 3 > (c.rope?.xposScaleBase ? 1000 : BIG)) { replaceCache(e); return EXAMPLES.append(e); }
       const o = {};
+      if (c.forgetting) o.logForget = gatesIn(b * 2 * c.kvHeads * T);
       if (r.chance(0.3)) o.mask = maskOf(r.bits(b * T));
       if (r.chance(0.3)) {
         const pos = [];
@@ -738,17 +746,21 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
         o.kvType = r.pick(['f16', 'bf16']);
         return { fn: 'append', on: e, args: [halfBits(o.kvType, n), halfBits(o.kvType, vn), o] };
       }
-      return { fn: 'append', on: e, args: [floatsIn(n), floatsIn(vn), ...(r.chance(0.8) ? [o] : [])] };
+      return { fn: 'append', on: e, args: [floatsIn(n), floatsIn(vn), ...(c.forgetting || r.chance(0.8) ? [o] : [])] };
     },
     attend(e) {
-      const { config: c, b } = e, heads = c.kvHeads * r.pick([1, 2]), qLen = r.int(1, 2), o = { heads };
+      const { config: c, b } = e, heads = c.kvHeads * (c.forgetting ? 2 : r.pick([1, 2])), qLen = r.int(1, 2), o = { heads };
       if (r.chance(0.6)) {
         const maxPos = Math.max(0, ...e.cache.positions());
         // qPositions below are at most 20: the distances the call can ask about are within max(maxPos, 20)
         o.encoding = encodingFor(cacheKinds, { heads, headDim: c.headDim, valueDim: c.valueDim, qPos: [Math.max(maxPos, 20)], kPos: [0], causal: true });
       }
       if (r.chance(0.3)) o.qPositions = smallPositions(b * qLen, 20);
-      if (r.chance(0.3) && o.encoding?.kind !== 'xl') o.causal = r.chance(0.5);  // xl needs causal
+      // a forgetting cache that holds gates: its decay, alone or beside another term
+      if (c.forgetting && e.cache.positions().some((p) => p >= 0) && r.chance(0.6))
+        o.encoding = o.encoding && o.encoding.kind !== 'xl' && r.chance(0.5) ? [o.encoding, { kind: 'forgetting' }] : { kind: 'forgetting' };
+      const forgets = [o.encoding].flat().some((x) => x?.kind === 'forgetting');
+      if (r.chance(0.3) && o.encoding?.kind !== 'xl' && !forgets) o.causal = r.chance(0.5);  // xl and forgetting need causal
       if (r.chance(0.2)) o.scale = r.pick([0.5, 2]);
       put(o, 'out', maybeOut(b * heads * qLen * (c.valueDim ?? c.headDim)));
       return { fn: 'attend', on: e, args: [floatsIn(b * heads * qLen * c.headDim), o] };

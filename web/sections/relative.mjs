@@ -1,6 +1,6 @@
 // A gallery of relative methods: what each adds for the pair (query i, key j), as an (i, j) map —
 // ALiBi per head (8 and 12 heads) and its worked example, T5 buckets (bidirectional, causal), Shaw's
-// clipping, Swin's window index, Transformer-XL's position term, DeBERTa's buckets. Every map comes
+// clipping, Swin's window index, Transformer-XL's position term, DeBERTa's buckets, FoX's forget-gate decay. Every map comes
 // from the core: bucket functions directly, the content × position methods read back from pe.attention's
 // scores with the content switched off (k = 0).
 import { heatmapFigure, cellAt, colorBar, barChart } from '../plot.mjs';
@@ -10,7 +10,7 @@ const AXES = { xLabel: 'key j →', yLabel: '← query i' };
 const pairs = (T, f) => Int32Array.from({ length: T * T }, (_, n) => f(Math.floor(n / T), n % T));  // f(i, j), row-major
 
 export function relativeSection(pe) {
-  const state = { heads: '8', T: 32, K: 4, swin: 4, deb: 16, slope: 0.25, back: 4 };
+  const state = { heads: '8', T: 32, K: 4, swin: 4, deb: 16, slope: 0.25, back: 4, foxKind: 'constant', foxF: 0.9 };
   const readers = new Map();  // canvas -> (row, col) -> text, for the hover read-out
 
   const shortSlope = (s) => (Number.isInteger(Math.log2(s)) ? `1/${2 ** -Math.log2(s)}` : s.toPrecision(2));
@@ -140,8 +140,24 @@ export function relativeSection(pe) {
       : 'bucket size 0: no bucketing, the bucket is i − j itself.';
     Object.assign(g, { deb, deberta: Array.from(debB) });
   }
-  function drawGallery() { drawT5(); drawShaw(); drawSwin(); drawXl(); drawDeberta(); return g; }
-  const byPositions = () => { drawT5(); drawShaw(); drawXl(); drawDeberta(); return g; };  // every map over i, j (not Swin's patches)
+  function drawFox() {
+    const { T, foxKind, foxF } = state;
+    // FoX: log gates per token (a constant f, or random gates in (0.3, 1)); the scores with q = k = 0 are
+    // the bias D_ij = G_i − G_j; the map shows e^D, the factor on key j's weight (grey: keys after the query)
+    const gates = foxKind === 'random' ? Array.from(demoFloats(T, 81), (u) => 0.3 + 0.35 * (u + 1)) : Array(T).fill(foxF);
+    const logForget = Float32Array.from(gates, Math.log), hd = 4;
+    const d = pe.attention({ q: new Float32Array(T * hd), k: new Float32Array(T * hd), v: new Float32Array(T * hd), heads: 1, headDim: hd, qLen: T, kLen: T, causal: true,
+      encoding: { kind: 'forgetting', logForget }, returnScores: true }).scores;
+    const decay = d.map((s) => (Number.isFinite(s) ? Math.exp(s) : NaN));
+    figure('rel-fox', decay, T, { color: 'sequential', min: 0, max: 1, legend: 'e^D = Π f' },
+      (i, j) => `FoX: query ${i}, key ${j} → ${j > i ? 'masked (future key)' : `D = ${d[i * T + j].toFixed(4)}, e^D = ${decay[i * T + j].toFixed(4)}`}`);
+    $('rel-fox-note').textContent = foxKind === 'random'
+      ? 'Random gates: a token with a small gate (a dark column edge) cuts the weight of everything before it for every later query — the decay is data-dependent, not a function of i − j.'
+      : `A constant gate f = ${foxF} gives e^D = f^(i − j): ALiBi's linear bias with slope −log f = ${(-Math.log(foxF)).toFixed(4)}, the same along every diagonal.`;
+    Object.assign(g, { fox: Array.from(d, (s) => (Number.isFinite(s) ? s : null)), foxKind, foxF });
+  }
+  function drawGallery() { drawT5(); drawShaw(); drawSwin(); drawXl(); drawDeberta(); drawFox(); return g; }
+  const byPositions = () => { drawT5(); drawShaw(); drawXl(); drawDeberta(); drawFox(); return g; };  // every map over i, j (not Swin's patches)
 
   demo.relative = {};
   const part = (name, f) => () => { demo.relative[name] = f(); };
@@ -158,8 +174,9 @@ export function relativeSection(pe) {
   // each control redraws only the figures it changes
   const t = (f) => timed('relative', f);
   bindSegmented('rel-heads', state, 'heads', t(alibi));
-  for (const [id, key, f] of [['rel-T', 'T', byPositions], ['rel-K', 'K', drawShaw], ['rel-swin', 'swin', drawSwin], ['rel-deb', 'deb', drawDeberta]])
+  for (const [id, key, f] of [['rel-T', 'T', byPositions], ['rel-K', 'K', drawShaw], ['rel-swin', 'swin', drawSwin], ['rel-deb', 'deb', drawDeberta], ['rel-fox-f', 'foxF', drawFox]])
     bindInput(id, state, key, t(() => { f(); demo.relative.gallery = g; }));
+  bindInput('rel-fox-kind', state, 'foxKind', t(() => { drawFox(); demo.relative.gallery = g; }), String);
   bindInput('rel-slope', state, 'slope', t(worked));
   bindInput('rel-back', state, 'back', t(worked));
   return draw;

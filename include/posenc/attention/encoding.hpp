@@ -13,6 +13,7 @@
 #include "posenc/scores/cope.hpp"
 #include "posenc/scores/deberta.hpp"
 #include "posenc/scores/fire.hpp"
+#include "posenc/scores/forgetting.hpp"
 #include "posenc/scores/kerple.hpp"
 #include "posenc/scores/relative_key.hpp"
 #include "posenc/scores/shaw.hpp"
@@ -43,7 +44,7 @@ struct LiereEncoding {
 
 struct CombinedEncoding;
 using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
-                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, CombinedEncoding,
+                              DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, ForgettingEncoding, CombinedEncoding,
                               TemperatureEncoding, LiereEncoding>;
 // Several encodings applied together: at most one rotary part (it rotates q and k), the score terms
 // add (e.g. RoPE + ALiBi, or T5 + CoPE). Parts are single encodings, not combinations.
@@ -56,6 +57,8 @@ const RopeEncoding* ropePart(const Encoding& e);
 // The query-temperature part of an encoding (itself, or the one of a combination), validated, or null.
 // Two temperature parts are an error.
 const TemperatureEncoding* temperaturePart(const Encoding& e);
+// The forgetting part of an encoding (itself, or the one of a combination), or null. Two are an error.
+const ForgettingEncoding* forgettingPart(const Encoding& e);
 // Whether the encoding is (or combines only) scalar biases: alibi, t5, swin, kerple, fire.
 bool isScalarBias(const Encoding& e);
 

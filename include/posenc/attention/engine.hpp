@@ -50,6 +50,9 @@ struct AttentionInputs {
     // > 0: Gemma 2's logit soft-capping, every score (scale q.k plus the score terms) becomes
     // softcap * tanh(score / softcap) before the mask; 0: none.
     float softcap = 0;
+    // [heads, kvStride] or null: the KV cache's cumulative log forget gates per slot (forgetting
+    // attention, posenc/scores/forgetting.hpp), used by a 'forgetting' encoding given no logForget.
+    const double* forgetCumulative = nullptr;
 };
 
 struct AttentionOutputs {

@@ -48,6 +48,12 @@ struct KVCacheConfig {
     // reset below it) — new tokens then rotate with a base the cached keys were not rotated with.
     enum class DynamicNtk { fixed, hf } dynamic = DynamicNtk::fixed;
     KVStorage storage = KVStorage::f32;  // how keys and values are held (q8: headDim a multiple of 32)
+    // Forgetting attention (posenc/scores/forgetting.hpp): every append gives logForget [batch, heads, T]
+    // (heads: the query heads, fixed by the first append), and the cache keeps each slot's cumulative
+    // log gate G per head in double, continuing the sum append after append (padding adds nothing).
+    // attend with ForgettingEncoding{} (no logForget) uses them. Eviction, shift and renumber keep them:
+    // the bias G_i - G_j holds only the gates between the two tokens, and no position enters it.
+    bool forgetting = false;
 };
 
 class KVCache {
@@ -60,11 +66,13 @@ public:
     // With multi-axis RoPE (M-RoPE, 2-D axial) positions are the rotation's [batch, axes, T] and
     // maskPositions [batch * T] the sequence index each slot keeps (masks, score terms, shift and
     // renumber); either empty = the row's next positions (on every axis: text tokens).
+    // logForget: [batch, heads, T] log forget gates, each finite and <= 0: required by a cache with
+    // `forgetting`, refused by one without.
     void append(View<float> k, View<float> v, int T, View<std::int32_t> positions = {}, View<std::uint8_t> mask = {},
-                View<std::int32_t> maskPositions = {});
+                View<std::int32_t> maskPositions = {}, View<float> logForget = {});
     // The same with k and v as f16 or bf16 bit patterns (kvType): each appended as the float it stands for.
     void append(View<std::uint16_t> k, View<std::uint16_t> v, KVType kvType, int T, View<std::int32_t> positions = {},
-                View<std::uint8_t> mask = {}, View<std::int32_t> maskPositions = {});
+                View<std::uint8_t> mask = {}, View<std::int32_t> maskPositions = {}, View<float> logForget = {});
 
     // q: [batch, heads, qLen, headDim] -> out [batch, heads, qLen, valueDim]. qPositions [batch * qLen]
     // (empty = each row's last qLen positions, next - qLen .. next - 1). `encoding` adds score terms
@@ -84,6 +92,10 @@ public:
 
     std::vector<std::int32_t> positions() const;      // [batch, capacity], -1 = empty slot
     std::vector<std::int32_t> nextPositions() const;  // [batch]
+    // forgetting: the cumulative log forget gate G of each slot, [batch, heads, capacity] (0 in empty
+    // slots), and the heads the first append fixed (0 before it).
+    std::vector<double> forgetCumulative() const;
+    int forgetHeads() const { return forgetHeads_; }
     const KVCacheConfig& config() const { return config_; }
     // Stored keys (rotated) as [batch, kvHeads, capacity, headDim], unpacked from the engine's layout;
     // values [batch, kvHeads, capacity, valueDim]: the floats attend computes with (the storage's values).
@@ -110,7 +122,8 @@ private:
     // storage: a failed call changes nothing).
     void rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles, const char* field = nullptr);
     struct Input;  // append's k and v: float32 or 16-bit bit patterns
-    void appendRows(const Input& in, int T, View<std::int32_t> positions, View<std::uint8_t> mask, View<std::int32_t> maskPositions);
+    void appendRows(const Input& in, int T, View<std::int32_t> positions, View<std::uint8_t> mask, View<std::int32_t> maskPositions,
+                    View<float> logForget);
     // What the storage cannot hold: the first channel of `row` (n floats: a key's headDim or a value's
     // valueDim) it cannot (a q8 block: the block's first channel), n when it holds all; and why, for a
     // message about `field`.
@@ -122,6 +135,9 @@ private:
     const unsigned char* packedKeys(int b, int h) const;
     std::size_t valueBytes() const;  // bytes of one value row (valueChannels() in the storage's format)
     unsigned char* valueRow(int b, int h, int slot);
+    std::size_t forgetIndex(int b, int h, int slot) const {
+        return (static_cast<std::size_t>(b) * forgetHeads_ + static_cast<std::size_t>(h)) * slots_ + static_cast<std::size_t>(slot);
+    }
     std::size_t slotIndex(int b, int slot) const { return static_cast<std::size_t>(b) * slots_ + static_cast<std::size_t>(slot); }
     void resizeSlots(int slots);  // re-lays the stores out with `slots` slots per row (the first min(old, new) kept)
     void dropHeld();              // releases every row's held keys (bookkeeping only)
@@ -136,6 +152,11 @@ private:
     std::vector<std::int32_t> pos_;        // [batch, slots_]
     std::vector<std::uint8_t> occupied_;   // [batch, slots_]
     std::vector<Row> rows_;
+    // forgetting: G per (batch row, query head, slot) and each row's running sum per head (the G of its
+    // last real token); forgetHeads_ fixed by the first append
+    int forgetHeads_ = 0;
+    std::vector<double> forget_;      // [batch, forgetHeads_, slots_]
+    std::vector<double> forgetLast_;  // [batch, forgetHeads_]
     std::vector<double> keyNormMax_;  // per batch row: the largest norm of a key appended (bounds q.k before attending)
     std::vector<Row> plannedRows_;
     // scratch reused across calls (no allocation per decode step once warm)
