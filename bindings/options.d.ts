@@ -12,7 +12,7 @@ import type { FloatInput, KVCache, Posenc, RopeOptions, T5BucketOptions } from '
  * | kind | family | encodes | reference |
  * |---|---|---|---|
  * | `'none'` | no position | nothing: a causal mask alone orders tokens (NoPE) | plain scaled dot-product attention |
- * | `'rope'` | rotary | relative position through rotation of q and k | HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml') |
+ * | `'rope'` | rotary | relative position through rotation of q and k | HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE as HF rope_type 'proportional' (frequencyFraction); LieRE's exp of learned generators (multiAxis 'liere': axes·rotaryDim·(b − 1)/2 learned) |
  * | `'alibi'` | scalar bias | relative distance, a linear bias per head | Press et al. 2022 (slopes for any head count); Bloom |
  * | `'t5'` | scalar bias | relative distance in log buckets, a learned bias | HF T5Attention._relative_position_bucket |
  * | `'swin'` | scalar bias | relative 2-D offset inside a window, a learned bias | Swin WindowAttention relative_position_index |
@@ -25,6 +25,7 @@ import type { FloatInput, KVCache, Posenc, RopeOptions, T5BucketOptions } from '
  * | `'cope'` | content × position | contextual position: a count of gated keys, interpolated embeddings | Golovneva et al. 2024, facebookresearch/RAM projects/cope |
  * | `'forgetting'` | query scaled by its position | a data-dependent decay: the sum of the log forget gates between key and query | Lin et al. 2025 (FoX), zhixuan-lin/forgetting-transformer, fla forgetting_attn |
  * | `'temperature'` | query scaled by its position | absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋)) | Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1) |
+ * | `'liere'` | rotary | N-D position through rotations exp(Σ pₐ·Gₐ) of blocks of q and k channels | Ostmeier et al. 2024 (LieRE); block size 2 = axial RoPE (RoPE-ViT) |
  */
 export type Encoding =
   | NoneEncoding
@@ -40,7 +41,8 @@ export type Encoding =
   | FireEncoding
   | CopeEncoding
   | ForgettingEncoding
-  | TemperatureEncoding;
+  | TemperatureEncoding
+  | LiereEncoding;
 
 /** The encodings that are a scalar bias per (head, query, key), accepted by {@link Posenc.attentionBias}. */
 export type ScalarBiasEncoding = AlibiEncoding | T5Encoding | SwinEncoding | KerpleEncoding | FireEncoding;
@@ -384,4 +386,40 @@ export interface TemperatureEncoding {
    * @defaultValue `0`
    */
   offset?: number;
+}
+
+/**
+ * LieRE (Ostmeier et al. 2024) inside attention: q and k rotated block by block by exp(Σₐ pₐ·Gₐ) at their
+ * N-D positions (`qPositions` / `kPositions` [axes, len], `maskPositions` [len] for the masks and score
+ * terms), then plain dot products (scale 1/√headDim). Block size 2 reproduces 2-D axial RoPE; q(p)·k(p′)
+ * depends on p − p′ alone only when the axes' generators commute. The same rotation is the rope option
+ * `multiAxis: 'liere'` ({@link RopeOptions}), which {@link Posenc.applyRope} and a {@link KVCache}'s `rope`
+ * take. The exponential is formed in double by scaling and squaring (b = 2: cos / sin of the angle).
+ * @see Ostmeier et al., "LieRE: Generalizing Rotary Position Encodings", arXiv 2406.10322.
+ */
+export interface LiereEncoding {
+  /** `'liere'`. */
+  kind: 'liere';
+  /**
+   * [axes, rotaryDim/blockSize, blockSize, blockSize] row-major: block j of the rotated channels turns into
+   * exp(Σₐ pₐ·G[a, j])·x_j at positions p = (p₀, …) (`qPositions` / `kPositions` [axes, len]). Each block
+   * must be skew-symmetric (Gᵀ = −G) within 1e-6 of its largest |entry| (then (G − Gᵀ)/2 is used); entries within ±1e4. Required.
+   */
+  generators: FloatInput;
+  /**
+   * Channels per block: an integer in [2, 64] dividing rotaryDim. 2 is axial RoPE (each 2 x 2 block a plane rotation). A positive integer. Required.
+   */
+  blockSize: number;
+  /** Channels per head. An integer in [1, 65536]. */
+  headDim?: number;
+  /**
+   * Fraction of the head channels that rotate.
+   * @defaultValue `1`
+   */
+  partialRotaryFactor?: number;
+  /**
+   * First rotated channel. An integer ≥ 0.
+   * @defaultValue `0`
+   */
+  rotaryOffset?: number;
 }
