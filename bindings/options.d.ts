@@ -12,7 +12,7 @@ import type { FloatInput, KVCache, Posenc, RopeOptions, T5BucketOptions } from '
  * | kind | family | encodes | reference |
  * |---|---|---|---|
  * | `'none'` | no position | nothing: a causal mask alone orders tokens (NoPE) | plain scaled dot-product attention |
- * | `'rope'` | rotary | relative position through rotation of q and k | HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE as HF rope_type 'proportional' (frequencyFraction); LieRE's exp of learned generators (multiAxis 'liere': axes·rotaryDim·(b − 1)/2 learned) |
+ * | `'rope'` | rotary | relative position through rotation of q and k | HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE: HF 'proportional' |
  * | `'alibi'` | scalar bias | relative distance, a linear bias per head | Press et al. 2022 (slopes for any head count); Bloom |
  * | `'t5'` | scalar bias | relative distance in log buckets, a learned bias | HF T5Attention._relative_position_bucket |
  * | `'swin'` | scalar bias | relative 2-D offset inside a window, a learned bias | Swin WindowAttention relative_position_index |

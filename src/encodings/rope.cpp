@@ -106,12 +106,10 @@ const KindSpec& specOf<RopeEncoding>() {
         KindSpec k = kind<K>("rope", "RopeEncoding", Family::rotary, kFields);
         k.describe = {"relative position through rotation of q and k", "0", "", true, "with PI, NTK, dynamic NTK, YaRN, llama3 or longrope scaling", true,
                       "keys are rotated once at their position; renumbering needs a re-rotation (KVCache.renumber)",
-                      "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE as HF rope_type "
-                      "'proportional' (frequencyFraction); LieRE's exp of learned generators (multiAxis 'liere': axes·rotaryDim·(b − 1)/2 learned)",
+                      "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE: HF 'proportional'",
                       "Llama, Mistral, Qwen, Phi, Gemma, DeepSeek, GPT-J, NeoX"};
         static constexpr Link kPaper[] = {{"Su et al. 2021 (RoFormer)", "https://arxiv.org/abs/2104.09864"},
-                                          {"Barbero et al. 2025 (p-RoPE)", "https://arxiv.org/abs/2410.06205"},
-                                          {"Ostmeier et al. 2024 (LieRE)", "https://arxiv.org/abs/2406.10322"}};
+                                          {"Barbero et al. 2025 (p-RoPE)", "https://arxiv.org/abs/2410.06205"}};
         k.paper = kPaper;
         static constexpr Link kCode[] = {{"HF modeling_rope_utils.py", "https://github.com/huggingface/transformers/blob/main/src/transformers/modeling_rope_utils.py"}};
         k.code = kCode;
