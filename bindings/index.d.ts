@@ -297,11 +297,38 @@ export interface RopeOptions {
    *   pairs follow axis 0 (x), the next rotaryDim/4 axis 1 (y), each with frequencies base^(−4k/rotaryDim).
    *   Needs rotaryDim divisible by 4 and no scaling.
    *
-   * Multi-axis RoPE works with {@link Posenc.ropeFrequencies} and {@link Posenc.applyRope}; attention
-   * and the KV cache take one position per token (rotate with applyRope, then attend with kind `'none'`).
+   * - `'liere'`: Lie-group RoPE (LieRE, Ostmeier et al. 2024): block j of blockSize rotated channels
+   *   becomes exp(Σₐ pₐ·G[a, j])·x_j from learned skew-symmetric `generators`; axes = the generators'
+   *   count / (rotaryDim·blockSize). Blocks are contiguous channels in either layout; no scaling.
+   *
+   * Positions are then [axes, tokens] (`applyRope`, `attention` with `maskPositions`, the KV cache).
    * @defaultValue `'none'`
    */
-  multiAxis?: 'none' | 'mrope' | 'axial2d';
+  multiAxis?: 'none' | 'mrope' | 'axial2d' | 'liere';
+  /**
+   * p-RoPE (Barbero et al. 2025, "Round and Round We Go!"): only ⌊frequencyFraction·rotaryDim/2⌋ pairs keep
+   * their frequency, the others get frequency 0 and pass through in place; the pairing stays the layout's over
+   * all rotary channels, with exponents over the whole rotary width. With the half layout and
+   * partialRotaryFactor 1 this is Hugging Face's rope_type `'proportional'` (Gemma 4), which
+   * {@link Posenc.ropeConfigFromHF} reads into this key. Not partialRotaryFactor, which rotates the leading
+   * channels with frequencies over their own width. A number in [0, 1]; 0 = NoPE. Single-axis only.
+   * @defaultValue `1`
+   */
+  frequencyFraction?: number;
+  /**
+   * p-RoPE: `'high'` keeps the highest frequencies and truncates the lowest (the paper, HF 'proportional');
+   * `'low'` keeps the lowest. Only with frequencyFraction < 1.
+   * @defaultValue `'high'`
+   */
+  keptFrequencies?: 'high' | 'low';
+  /**
+   * LieRE generators, [axes, rotaryDim/blockSize, blockSize, blockSize] row-major; each block skew-symmetric
+   * (Gᵀ = −G) within 1e-6 of its largest |entry| (then (G − Gᵀ)/2 is used), entries within ±1e4. Only with
+   * multiAxis `'liere'`, where it is required.
+   */
+  generators?: FloatInput;
+  /** LieRE: channels per rotation block, an integer in [2, 64] dividing rotaryDim. Required by multiAxis `'liere'`. */
+  blockSize?: number;
   /**
    * M-RoPE pairs per axis (t, h, w) as in Qwen2-VL's `mrope_section`: positive integers summing to
    * rotaryDim/2, e.g. [16, 24, 24] for headDim 128. Only with multiAxis `'mrope'`, where it is required.
@@ -914,6 +941,8 @@ export interface ParameterShapes {
   sparse: SparseShape;
   /** Σ shape[a]·dims[a]. */
   axial: AxialShape;
+  /** axes·⌊rotaryDim/blockSize⌋·blockSize·(blockSize − 1)/2: the free entries of the skew-symmetric generators. */
+  liere: LiereShape;
   /** numBuckets·heads. */
   t5: T5Shape;
   /** (2wh − 1)(2ww − 1)·heads. */
@@ -1025,6 +1054,15 @@ export interface XLShape {
 export interface KerpleShape {
   /** Attention heads. A positive integer. Required. */
   heads: number;
+}
+/** Shape of LieRE's generators. */
+export interface LiereShape {
+  /** Position axes (2 for images, 3 for video). A positive integer. Required. */
+  axes: number;
+  /** Rotated channels per head. A positive integer. Required. */
+  rotaryDim: number;
+  /** Channels per rotation block. A positive integer. Required. */
+  blockSize: number;
 }
 /** Shape of FIRE's MLP. */
 export interface FireShape {

@@ -48,13 +48,21 @@ CallDistances callDistances(const AttentionInputs& in) {
 
 }  // namespace kinds
 
-const RopeEncoding* ropePart(const Encoding& e) {
+namespace {
+const RopeEncoding* rotaryOf(const Encoding& e) {
     if (const auto* r = std::get_if<RopeEncoding>(&e)) return r;
+    if (const auto* l = std::get_if<LiereEncoding>(&e)) return &l->rope;
+    return nullptr;
+}
+}  // namespace
+
+const RopeEncoding* ropePart(const Encoding& e) {
+    if (const RopeEncoding* r = rotaryOf(e)) return r;
     const RopeEncoding* found = nullptr;
     if (const auto* c = std::get_if<CombinedEncoding>(&e))
         for (const Encoding& p : c->parts)
-            if (const auto* r = std::get_if<RopeEncoding>(&p)) {
-                if (found) fail("encoding", "combines two 'rope' parts: at most one rotary encoding");
+            if (const RopeEncoding* r = rotaryOf(p)) {
+                if (found) fail("encoding", "combines two 'rope' parts: at most one rotary encoding ('rope' or 'liere')");
                 found = r;
             }
     return found;

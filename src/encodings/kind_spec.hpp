@@ -145,6 +145,11 @@ template <class V>
 void readValue(const registry::Source& s, const char* key, V& member) {
     if constexpr (std::is_same_v<V, View<float>>) {
         if (s.has(key)) member = s.floats(key);
+    } else if constexpr (std::is_same_v<V, std::vector<float>>) {  // a tensor the struct keeps (RopeConfig::generators)
+        if (s.has(key)) {
+            const View<float> v = s.floats(key);
+            member.assign(v.data, v.data + v.size);
+        }
     } else {
         registry::read(s, key, member);
     }

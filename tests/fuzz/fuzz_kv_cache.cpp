@@ -55,6 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         e.config.partialRotaryFactor = in.ConsumeBool() ? 1.0 : 0.5;
         e.config.rotaryOffset = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(-1, c.headDim) : 0;  // past the head: refused
         e.layout = in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
+        if (in.ConsumeIntegralInRange<int>(0, 3) == 0) e.config.frequencyFraction = fuzz::number(in, 0, 1);  // p-RoPE
+        if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // LieRE on one axis: shift / renumber re-rotate by exp(delta G)
+            e.config.multiAxis = MultiAxis::liere;
+            e.config.blockSize = 2;
+            e.config.generators = fuzz::floats(in, static_cast<std::size_t>(c.headDim) * 2, 1.0f);
+            for (std::size_t m = 0; m + 4 <= e.config.generators.size(); m += 4)
+                e.config.generators[m] = e.config.generators[m + 3] = 0, e.config.generators[m + 2] = -e.config.generators[m + 1];
+        }
         c.rope = e;
     }
     c.storage = static_cast<KVStorage>(in.ConsumeIntegralInRange<int>(0, 3));

@@ -406,6 +406,15 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       const npos = r.int(1, 6);
       return { kind: 'cope', npos, embeddings: floatsIn(npos * headDim) };
     },
+    liere: ({ headDim }) => {  // one axis (positions [len]): blocks of b dividing headDim, skew-symmetric generators
+      const b = r.pick([2, 3, 4]);
+      if (headDim % b) return null;
+      const g = new Float32Array(headDim * b);
+      for (let m = 0; m < headDim / b; m++)
+        for (let i = 0; i < b; i++)
+          for (let j = i + 1; j < b; j++) { g[m * b * b + i * b + j] = 2 * r.float() - 1; g[m * b * b + j * b + i] = -g[m * b * b + i * b + j]; }
+      return { kind: 'liere', blockSize: b, generators: asInput(g) };
+    },
     forgetting: ({ heads, kPos, causal }) => {  // causal only; log gates [heads, kLen], finite and <= 0
       if (!causal) return null;
       return { kind: 'forgetting', logForget: gatesIn(heads * kPos.length) };
@@ -463,6 +472,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     relativeKey: () => ({ maxPosition: r.int(1, 9), headDim: r.int(1, 16) }),
     xl: () => ({ heads: r.int(1, 4), headDim: r.int(1, 16), dModel: r.int(1, 32) }),
     deberta: () => ({ span: r.int(1, 9), hidden: r.int(1, 32) }),
+    liere: () => ({ axes: r.int(1, 3), rotaryDim: 2 * r.int(1, 16), blockSize: r.int(2, 4) }),
   };
 
   const HF_CONFIGS = [
