@@ -393,6 +393,39 @@ function storageErrors() {
   return out;
 }
 
+// ---- the 2024-2025 mechanisms at B's size (issue 36): wasm, one thread, interleaved with B ------------
+// B's shape and inputs (8 heads, 1024 tokens, 64 channels, causal), posenc's wasm SIMD build: RoPE with the
+// softmax (B itself), no position term with the softmax, stick-breaking alone and over RoPE.
+// `node bench/run.mjs mechanisms` runs this alone.
+if (want('attention') || want('mechanisms')) {
+  const heads = 8, T = 1024, headDim = 64, n = heads * T * headDim, rounds = 7;
+  const bufs = ['q', 'k', 'v', 'o'].map(() => pe.alloc(n));
+  const [qb, kb, vb, ob] = bufs;
+  const [qv, kv, vv] = [qb, kb, vb].map((b) => b.view());
+  for (let i = 0; i < n; i++) { qv[i] = Math.sin(i * 0.37); kv[i] = Math.cos(i * 0.91 + 0.5); vv[i] = Math.sin(i * 0.13 + 1); }  // B's inputs without the peers
+  const kinds = {
+    rope_softmax: { kind: 'rope' },
+    none_softmax: { kind: 'none' },
+    stickBreaking: { kind: 'stickBreaking' },
+    rope_stickBreaking: [{ kind: 'rope' }, { kind: 'stickBreaking' }],
+  };
+  const contenders = Object.entries(kinds).map(([id, encoding]) => ({ id, run: () => { pe.attention({ q: qb, k: kb, v: vb, heads, headDim, qLen: T, kLen: T, causal: true, encoding, out: ob }); } }));
+  // Stick-breaking's cost depends on the logits: a row stops at the key where its stick is used up (B's
+  // inputs: after a few dozen keys). Its worst case, every stick lasting past all 1024 keys: every logit
+  // −9 (σ = 1.2e-4; q = 1, k = −9/8 in every channel, scale 1/8), so every key is walked.
+  const [qf, kf] = [pe.alloc(n), pe.alloc(n)];
+  qf.view().fill(1);
+  kf.view().fill(-9 / 8);
+  bufs.push(qf, kf);
+  contenders.push({ id: 'stickBreaking_every_key', run: () => { pe.attention({ q: qf, k: kf, v: vb, heads, headDim, qLen: T, kLen: T, causal: true, encoding: { kind: 'stickBreaking' }, out: ob }); } });
+  const times = await interleaved(contenders, rounds);
+  bufs.forEach((b) => b.delete());
+  const m = (id) => times[id].median_ms;
+  results.ops.mechanisms = { heads, T, headDim, rounds, threads: 1, times,
+    ratios: { stickBreaking_over_none: m('stickBreaking') / m('none_softmax'), rope_stickBreaking_over_rope: m('rope_stickBreaking') / m('rope_softmax'),
+      stickBreaking_every_key_over_none: m('stickBreaking_every_key') / m('none_softmax') } };
+}
+
 // ---- F: forgetting attention (FoX) at B's size beside RoPE attention, wasm SIMD, one thread ------
 // Interleaved round by round: B's RoPE, FoX alone (its decay as the only position term), FoX + RoPE (an
 // encoding array, as FoX models with RoPE run). Log gates log σ(x), x spread over (1, 5) per head and token.
@@ -438,6 +471,15 @@ function markdown(r) {
         + `**${f(x.wasm_over_onnxruntime, 2)}×** ORT, ${f(x.wasm_over_fastest_peer, 2)}× fastest peer, SIMD/scalar ${f(x.wasm_simd_speedup_over_scalar, 1)}×, wasm/native ${f(x.wasm_over_native, 2)}× (SSE4.1 build ${f(x.wasm_over_native_sse41, 2)}×)`
         + `${x.alibi_over_rope_wasm ? `, B′/B ${f(x.alibi_over_rope_wasm, 2)}` : ''} |`);
     }
+  }
+  const mech = r.ops.mechanisms;
+  if (mech) {
+    lines.push('', `The 2024-2025 mechanisms at B's size [${mech.heads}, ${mech.T}, ${mech.headDim}], causal, posenc wasm SIMD, 1 thread, interleaved (medians, ms):`, '',
+      '| encoding | wasm | over softmax |', '|---|---|---|');
+    const base = { rope_softmax: null, none_softmax: null, stickBreaking: 'none_softmax', rope_stickBreaking: 'rope_softmax', stickBreaking_every_key: 'none_softmax' };
+    const name = (id) => (id === 'stickBreaking_every_key' ? 'stickBreaking, every key walked (logits −9)' : id.replace('_', ' + '));
+    for (const [id, t] of Object.entries(mech.times))
+      lines.push(`| ${name(id)} | ${ms(t)} | ${base[id] ? `${f(t.median_ms / mech.times[base[id]].median_ms, 2)}× ${name(base[id])}` : '—'} |`);
   }
   const fx = r.ops.F;
   if (fx) lines.push('', `F: forgetting attention at B's size [${fx.heads}, ${fx.T}, ${fx.headDim}], causal, wasm SIMD, 1 thread, interleaved (${fx.rounds} rounds): `

@@ -297,11 +297,38 @@ export interface RopeOptions {
    *   pairs follow axis 0 (x), the next rotaryDim/4 axis 1 (y), each with frequencies base^(−4k/rotaryDim).
    *   Needs rotaryDim divisible by 4 and no scaling.
    *
-   * Multi-axis RoPE works with {@link Posenc.ropeFrequencies} and {@link Posenc.applyRope}; attention
-   * and the KV cache take one position per token (rotate with applyRope, then attend with kind `'none'`).
+   * - `'liere'`: Lie-group RoPE (LieRE, Ostmeier et al. 2024): block j of blockSize rotated channels
+   *   becomes exp(Σₐ pₐ·G[a, j])·x_j from learned skew-symmetric `generators`; axes = the generators'
+   *   count / (rotaryDim·blockSize). Blocks are contiguous channels in either layout; no scaling.
+   *
+   * Positions are then [axes, tokens] (`applyRope`, `attention` with `maskPositions`, the KV cache).
    * @defaultValue `'none'`
    */
-  multiAxis?: 'none' | 'mrope' | 'axial2d';
+  multiAxis?: 'none' | 'mrope' | 'axial2d' | 'liere';
+  /**
+   * p-RoPE (Barbero et al. 2025, "Round and Round We Go!"): only ⌊frequencyFraction·rotaryDim/2⌋ pairs keep
+   * their frequency, the others get frequency 0 and pass through in place; the pairing stays the layout's over
+   * all rotary channels, with exponents over the whole rotary width. With the half layout and
+   * partialRotaryFactor 1 this is Hugging Face's rope_type `'proportional'` (Gemma 4), which
+   * {@link Posenc.ropeConfigFromHF} reads into this key. Not partialRotaryFactor, which rotates the leading
+   * channels with frequencies over their own width. A number in [0, 1]; 0 = NoPE. Single-axis only.
+   * @defaultValue `1`
+   */
+  frequencyFraction?: number;
+  /**
+   * p-RoPE: `'high'` keeps the highest frequencies and truncates the lowest (the paper, HF 'proportional');
+   * `'low'` keeps the lowest. Only with frequencyFraction < 1.
+   * @defaultValue `'high'`
+   */
+  keptFrequencies?: 'high' | 'low';
+  /**
+   * LieRE generators, [axes, rotaryDim/blockSize, blockSize, blockSize] row-major; each block skew-symmetric
+   * (Gᵀ = −G) within 1e-6 of its largest |entry| (then (G − Gᵀ)/2 is used), entries within ±1e4. Only with
+   * multiAxis `'liere'`, where it is required.
+   */
+  generators?: FloatInput;
+  /** LieRE: channels per rotation block, an integer in [2, 64] dividing rotaryDim. Required by multiAxis `'liere'`. */
+  blockSize?: number;
   /**
    * M-RoPE pairs per axis (t, h, w) as in Qwen2-VL's `mrope_section`: positive integers summing to
    * rotaryDim/2, e.g. [16, 24, 24] for headDim 128. Only with multiAxis `'mrope'`, where it is required.
@@ -896,6 +923,8 @@ export interface ParameterShapes {
   temperature: NoParameters;
   /** Fixed slopes: 0 parameters. */
   alibi: NoParameters;
+  /** Stick-breaking attention: sigmoids of the logits in place of the softmax. */
+  stickBreaking: NoParameters;
   /** Fixed function: 0 parameters. */
   sine2d: NoParameters;
   /** Fixed function: 0 parameters. */
@@ -912,6 +941,8 @@ export interface ParameterShapes {
   sparse: SparseShape;
   /** Σ shape[a]·dims[a]. */
   axial: AxialShape;
+  /** axes·⌊rotaryDim/blockSize⌋·blockSize·(blockSize − 1)/2: the free entries of the skew-symmetric generators. */
+  liere: LiereShape;
   /** numBuckets·heads. */
   t5: T5Shape;
   /** (2wh − 1)(2ww − 1)·heads. */
@@ -1023,6 +1054,15 @@ export interface XLShape {
 export interface KerpleShape {
   /** Attention heads. A positive integer. Required. */
   heads: number;
+}
+/** Shape of LieRE's generators. */
+export interface LiereShape {
+  /** Position axes (2 for images, 3 for video). A positive integer. Required. */
+  axes: number;
+  /** Rotated channels per head. A positive integer. Required. */
+  rotaryDim: number;
+  /** Channels per rotation block. A positive integer. Required. */
+  blockSize: number;
 }
 /** Shape of FIRE's MLP. */
 export interface FireShape {
@@ -1818,23 +1858,29 @@ export interface AttentionArgs {
   scale?: number;
   /**
    * The position terms ({@link Encoding}), or an array of them applied together (at most one `'rope'`;
-   * score terms add, e.g. `[{ kind: 'rope' }, { kind: 'alibi' }]`). @defaultValue `{ kind: 'none' }`
+   * score terms add, e.g. `[{ kind: 'rope' }, { kind: 'alibi' }]`; a `'stickBreaking'` entry replaces the
+   * softmax by stick-breaking over those logits). @defaultValue `{ kind: 'none' }`
    */
   encoding?: Encoding | Encoding[];
   /**
    * Learned logits, one per query head [heads], that join every row's softmax denominator and weigh no
    * value: gpt-oss's `sinks` (softmax over the row's scores and the sink, the sink's column dropped).
    * The returned `weights` then sum to less than 1; a row that sees no key gives zeros. Finite numbers.
-   * Not the KV cache's `sinks` (a count of kept tokens).
+   * Not the KV cache's `sinks` (a count of kept tokens). A softmax option: with `'stickBreaking'` a RangeError.
    */
   sinkLogits?: FloatInput;
   /**
    * Gemma 2's `attn_logit_softcapping`: every logit — `scale`·q̃·k̃ plus any score terms (biases included) —
    * becomes `softcap · tanh(logit / softcap)` before the mask, so no logit leaves (−softcap, softcap);
-   * `returnScores` gives the capped logits. A positive finite number. @defaultValue none
+   * `returnScores` gives the capped logits. With `'stickBreaking'` the capped logits go into the sigmoid.
+   * A positive finite number. @defaultValue none
    */
   softcap?: number;
-  /** Also return the softmax weights [heads, qLen, kLen]. @defaultValue `false` */
+  /**
+   * Also return the weights [heads, qLen, kLen]: the softmax's, whose rows sum to 1; with `sinkLogits` to
+   * less; with `'stickBreaking'` the stick-breaking weights, whose rows sum to at most 1 (the rest of the
+   * stick weighs no value). @defaultValue `false`
+   */
   returnWeights?: boolean;
   /** Also return the final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity). @defaultValue `false` */
   returnScores?: boolean;
@@ -1854,7 +1900,10 @@ export type AttentionResult<W extends boolean = false, S extends boolean = false
   /** Softmax weights [heads, qLen, kLen]; masked entries are 0. */
   weights: Float32Array;
 } : {
-  /** Softmax weights [heads, qLen, kLen], when `returnWeights` was true; masked entries are 0. */
+  /**
+   * Weights [heads, qLen, kLen], when `returnWeights` was true; masked entries are 0. The softmax's, or with
+   * `'stickBreaking'` the stick-breaking weights (rows sum to at most 1).
+   */
   weights?: Float32Array;
 }) & ([S] extends [false] ? {} : [S] extends [true] ? {
   /** Final pre-softmax logits [heads, qLen, kLen] after scale, bias and masking (masked = −Infinity). */

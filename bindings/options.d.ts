@@ -12,7 +12,7 @@ import type { FloatInput, KVCache, Posenc, RopeOptions, T5BucketOptions } from '
  * | kind | family | encodes | reference |
  * |---|---|---|---|
  * | `'none'` | no position | nothing: a causal mask alone orders tokens (NoPE) | plain scaled dot-product attention |
- * | `'rope'` | rotary | relative position through rotation of q and k | HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml') |
+ * | `'rope'` | rotary | relative position through rotation of q and k | HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE: HF 'proportional' |
  * | `'alibi'` | scalar bias | relative distance, a linear bias per head | Press et al. 2022 (slopes for any head count); Bloom |
  * | `'t5'` | scalar bias | relative distance in log buckets, a learned bias | HF T5Attention._relative_position_bucket |
  * | `'swin'` | scalar bias | relative 2-D offset inside a window, a learned bias | Swin WindowAttention relative_position_index |
@@ -25,6 +25,8 @@ import type { FloatInput, KVCache, Posenc, RopeOptions, T5BucketOptions } from '
  * | `'cope'` | content × position | contextual position: a count of gated keys, interpolated embeddings | Golovneva et al. 2024, facebookresearch/RAM projects/cope |
  * | `'forgetting'` | query scaled by its position | a data-dependent decay: the sum of the log forget gates between key and query | Lin et al. 2025 (FoX), zhixuan-lin/forgetting-transformer, fla forgetting_attn |
  * | `'temperature'` | query scaled by its position | absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋)) | Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1) |
+ * | `'stickBreaking'` | weights in place of the softmax | order, through the weights: A_ij = σ(z_ij) Π_{j<l<i} (1 − σ(z_il)) in place of the softmax, the nearest keys first | Tan et al. 2024 (stick-breaking attention); fla naive_stickbreaking_attn |
+ * | `'liere'` | rotary | N-D position through rotations exp(Σ pₐ·Gₐ) of blocks of q and k channels | Ostmeier et al. 2024 (LieRE); block size 2 = axial RoPE (RoPE-ViT) |
  */
 export type Encoding =
   | NoneEncoding
@@ -40,7 +42,9 @@ export type Encoding =
   | FireEncoding
   | CopeEncoding
   | ForgettingEncoding
-  | TemperatureEncoding;
+  | TemperatureEncoding
+  | StickBreakingEncoding
+  | LiereEncoding;
 
 /** The encodings that are a scalar bias per (head, query, key), accepted by {@link Posenc.attentionBias}. */
 export type ScalarBiasEncoding = AlibiEncoding | T5Encoding | SwinEncoding | KerpleEncoding | FireEncoding;
@@ -384,4 +388,68 @@ export interface TemperatureEncoding {
    * @defaultValue `0`
    */
   offset?: number;
+}
+
+/**
+ * Stick-breaking attention (Tan et al. 2024): no softmax; query i gives each earlier key j the weight
+ * A_ij = σ(z_ij) Π_{j<l<i} (1 − σ(z_il)), z = scale·q·k plus the score terms of the other parts of an
+ * encoding array (after `softcap`, which caps the logits before the sigmoid). The nearest key breaks
+ * the stick first: a preference for recent keys without positions. The weights of a row sum to at
+ * most 1 (`returnWeights` shows them; the rest of the stick weighs no value), and a row that sees no
+ * key (the first query, without `attendCurrent`) gives zeros. The output is fla's `o`, Σ_j A_ij v_j; the
+ * paper's models add the rest of the stick times the query's own value (`o + rem·v_i`, rem = 1 − Σ_j A_ij),
+ * which a caller forms from `returnWeights`. `returnScores` shows the query's own key as masked (−∞)
+ * unless `attendCurrent`. Causal only: a non-causal call and
+ * `sinkLogits` are RangeErrors; in {@link KVCache.attend}, a cache with a `window` is too (its ring
+ * does not keep the keys' order). Keys break the stick in their order in the call (the cache's: append
+ * order). Learns no parameters.
+ * @see flash-linear-attention `fla/ops/stickbreaking_attn/naive.py` (`naive_stickbreaking_attn`);
+ * shawntan/stickbreaking-attention; Tan et al., arXiv 2410.17980.
+ */
+export interface StickBreakingEncoding {
+  /** `'stickBreaking'`. */
+  kind: 'stickBreaking';
+  /**
+   * Whether a query also sees the key at its own position (j ≤ i, the product over j < l ≤ i), as
+   * flash-linear-attention's `attend_current`; by default it sees only earlier positions (j < i),
+   * as the reference.
+   * @defaultValue `false`
+   */
+  attendCurrent?: boolean;
+}
+
+/**
+ * LieRE (Ostmeier et al. 2024) inside attention: q and k rotated block by block by exp(Σₐ pₐ·Gₐ) at their
+ * N-D positions (`qPositions` / `kPositions` [axes, len], `maskPositions` [len] for the masks and score
+ * terms), then plain dot products (scale 1/√headDim). Block size 2 reproduces 2-D axial RoPE; q(p)·k(p′)
+ * depends on p − p′ alone only when the axes' generators commute. The same rotation is the rope option
+ * `multiAxis: 'liere'` ({@link RopeOptions}), which {@link Posenc.applyRope} and a {@link KVCache}'s `rope`
+ * take. The exponential is formed in double by scaling and squaring (b = 2: cos / sin of the angle).
+ * @see Ostmeier et al., "LieRE: Generalizing Rotary Position Encodings", arXiv 2406.10322.
+ */
+export interface LiereEncoding {
+  /** `'liere'`. */
+  kind: 'liere';
+  /**
+   * [axes, rotaryDim/blockSize, blockSize, blockSize] row-major: block j of the rotated channels turns into
+   * exp(Σₐ pₐ·G[a, j])·x_j at positions p = (p₀, …) (`qPositions` / `kPositions` [axes, len]). Each block
+   * must be skew-symmetric (Gᵀ = −G) within 1e-6 of its largest |entry| (then (G − Gᵀ)/2 is used); entries within ±1e4. Required.
+   */
+  generators: FloatInput;
+  /**
+   * Channels per block: an integer in [2, 64] dividing rotaryDim. 2 is axial RoPE (each 2 x 2 block a plane rotation). A positive integer. Required.
+   */
+  blockSize: number;
+  /** Channels per head. An integer in [1, 65536]. */
+  headDim?: number;
+  /**
+   * Fraction of the head channels that rotate.
+   * @defaultValue `1`
+   */
+  partialRotaryFactor?: number;
+  /**
+   * First rotated channel. An integer ≥ 0.
+   * @defaultValue `0`
+   */
+  rotaryOffset?: number;
 }

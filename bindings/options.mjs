@@ -9,7 +9,7 @@ import * as v from './validate.mjs';
 export const OPTIONS = {};
 export let ENCODING_KINDS, SCALING_TYPES, SCALING_ALIASES, PARAMETER_METHODS;
 // Per describe() entry: { paper, code, example } (links [[text, url]] or null; parameterCount shapes for the
-// demo or null), and an encoding kind's traits { scalarBias, perQueryState }: src/encodings/.
+// demo or null), and an encoding kind's traits { scalarBias, perQueryState, stickBreaking }: src/encodings/.
 export const KINDS = {};
 
 export function installRegistry(registry) {

@@ -81,7 +81,7 @@ function baseOf(table) {
 // pe.describe()'s rows of the encoding kinds, as the table of the Encoding union's comment.
 function kindTable(pe) {
   const family = (d) => (d.family !== 'score' ? { none: 'no position', rotary: 'rotary' }[d.family] : KINDS[d.kind].scalarBias ? 'scalar bias'
-    : KINDS[d.kind].perQueryState ? 'content × position' : 'query scaled by its position');
+    : KINDS[d.kind].perQueryState ? 'content × position' : KINDS[d.kind].stickBreaking ? 'weights in place of the softmax' : 'query scaled by its position');
   const rows = ENCODING_KINDS.map((k) => pe.describe().find((d) => d.kind === k));
   return ['| kind | family | encodes | reference |', '|---|---|---|---|',
     ...rows.map((d) => `| \`'${d.kind}'\` | ${family(d)} | ${d.encodes} | ${d.reference} |`.replace(/\*/g, '\\*'))].map((l) => ` * ${l}`).join('\n');

@@ -536,7 +536,7 @@ std::string json(const Built& registry) {
                 w.key("example");
                 if (*k->example) w.raw(k->example);
                 else w.null();
-                w.key("scalarBias").boolean(k->scalarBias).key("perQueryState").boolean(k->perQueryState);
+                w.key("scalarBias").boolean(k->scalarBias).key("perQueryState").boolean(k->perQueryState).key("stickBreaking").boolean(k->stickBreaking);
             }
         w.close('}');
     }

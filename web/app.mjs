@@ -11,6 +11,7 @@ import { speedSection } from './sections/speed.mjs';
 import { orderSection } from './sections/order.mjs';
 import { termsSection } from './sections/terms.mjs';
 import { rotationSection } from './sections/rotation.mjs';
+import { rotationVariantsSection } from './sections/rotation-variants.mjs';
 import { relativeSection } from './sections/relative.mjs';
 import { contextSection } from './sections/context.mjs';
 import { cacheSimSection } from './sections/cache-sim.mjs';
@@ -24,7 +25,7 @@ async function main() {
     const pe = await load();
     demo.source = 'wasm';
     demo.api = pe;
-    const sections = { order: orderSection, sinusoidal: sinusoidalSection, grid2d: grid2dSection, terms: termsSection, codes: codesSection, rotation: rotationSection,
+    const sections = { order: orderSection, sinusoidal: sinusoidalSection, grid2d: grid2dSection, terms: termsSection, codes: codesSection, rotation: rotationSection, 'rotation-variants': rotationVariantsSection,
       rope: ropeSection, context: contextSection, scores: scoresSection, relative: relativeSection, cache: cacheSection, 'cache-store': cacheStoreSection, 'cache-sim': cacheSimSection, compare: compareSection, speed: speedSection };
     const draws = Object.entries(sections).map(([id, s]) => timed(id, s(pe)));
     for (const d of draws) d();

@@ -148,7 +148,12 @@ void failNonFiniteResult(float scale) {
 }
 
 
-void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace) {
+void runWithEncoding(const AttentionInputs& given, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace) {
+    AttentionInputs in = given;
+    if (const StickBreakingEncoding* sb = stickBreakingPart(e)) {  // its normaliser in place of the softmax (checked: requireStickBreakingCall)
+        in.stickBreaking = true;
+        in.mask.strict = !sb->attendCurrent;
+    }
     auto term = makeTerm(in, e);
     NoScoreTerm none;
     // the output rows are checked as the engine writes them (no second pass over out)
@@ -226,6 +231,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
             if (r.keyMask[j] > 1) fail("keyMask[" + std::to_string(j) + "]", "must be 0 or 1 (got " + std::to_string(r.keyMask[j]) + ")");
         if (!std::isnan(r.scale)) requireFinite(r.scale, "scale");
         detail::requireSinkLogits(r.sinkLogits, d.heads);
+        detail::requireStickBreakingCall(r.encoding, r.causal, !r.sinkLogits.empty(), 0);
         const float softcap = detail::checkedSoftcap(r.softcap);
         if (!out) fail("out", "is required");
 

@@ -48,13 +48,21 @@ CallDistances callDistances(const AttentionInputs& in) {
 
 }  // namespace kinds
 
-const RopeEncoding* ropePart(const Encoding& e) {
+namespace {
+const RopeEncoding* rotaryOf(const Encoding& e) {
     if (const auto* r = std::get_if<RopeEncoding>(&e)) return r;
+    if (const auto* l = std::get_if<LiereEncoding>(&e)) return &l->rope;
+    return nullptr;
+}
+}  // namespace
+
+const RopeEncoding* ropePart(const Encoding& e) {
+    if (const RopeEncoding* r = rotaryOf(e)) return r;
     const RopeEncoding* found = nullptr;
     if (const auto* c = std::get_if<CombinedEncoding>(&e))
         for (const Encoding& p : c->parts)
-            if (const auto* r = std::get_if<RopeEncoding>(&p)) {
-                if (found) fail("encoding", "combines two 'rope' parts: at most one rotary encoding");
+            if (const RopeEncoding* r = rotaryOf(p)) {
+                if (found) fail("encoding", "combines two 'rope' parts: at most one rotary encoding ('rope' or 'liere')");
                 found = r;
             }
     return found;
@@ -111,7 +119,30 @@ const TemperatureEncoding* temperaturePart(const Encoding& e) {
     return found;
 }
 
+const StickBreakingEncoding* stickBreakingPart(const Encoding& e) {
+    const auto part = [](const Encoding& p) -> const StickBreakingEncoding* {
+        const auto [kind, options] = kinds::of(p);  // the kind's trait selects the normaliser; its struct holds the options
+        return kind && kind->stickBreaking ? static_cast<const StickBreakingEncoding*>(options) : nullptr;
+    };
+    const StickBreakingEncoding* found = part(e);
+    if (const auto* c = std::get_if<CombinedEncoding>(&e))
+        for (const Encoding& p : c->parts)
+            if (const StickBreakingEncoding* s = part(p)) {
+                if (found) fail("encoding", "combines two 'stickBreaking' parts: at most one");
+                found = s;
+            }
+    return found;
+}
+
 namespace detail {
+
+void requireStickBreakingCall(const Encoding& e, bool causal, bool sinkLogits, int cacheWindow) {
+    if (!stickBreakingPart(e)) return;
+    if (!causal) fail("causal", "must be true with encoding 'stickBreaking': its weights break a stick over earlier keys (causal only)");
+    if (sinkLogits) fail("sinkLogits", "is a softmax option: encoding 'stickBreaking' has no softmax denominator to add a sink to");
+    if (cacheWindow > 0)
+        fail("window", "of the cache must be 0 with encoding 'stickBreaking': a sliding window's ring does not keep the keys in order, and the stick breaks in key order");
+}
 
 std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e) {
     if (const auto* c = std::get_if<CombinedEncoding>(&e)) {

@@ -5,6 +5,7 @@
 //   scores     scoreBlock below: the score kernel, then the score term's content terms and biases
 //              (src/scores/), then the mask
 //   softmax    attention/softmax.hpp: the online update, the decode split's merge, the finish
+//              (or stick-breaking's, attention/stick_breaking.hpp: the keys walked from the last)
 //   P.V        inside the softmax update (the value tile kernel); kernels in kernels/attention_tile.hpp
 #include "posenc/attention/engine.hpp"
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "attention/softmax.hpp"
+#include "attention/stick_breaking.hpp"
 #include "kernels/attention_tile.hpp"  // the packed-key layout (kKeyBlock, packKeys): no instruction-set code
 #include "common/thread_pool.hpp"
 #include "kernels/kernel_set.hpp"
@@ -76,13 +78,15 @@ struct Run {
     // takes that count instead of testing key by key.
     bool causalOnly;
     bool hasContent, hasBias;  // the term's, asked once per call (fixed by its configuration)
+    bool stick;                // stick-breaking in place of the softmax (attention/stick_breaking.hpp): key blocks walked last to first
 };
 constexpr std::int64_t kNoRun = std::numeric_limits<std::int64_t>::min();
 
 // Keys of block b visible to a query at qPos under a causal-only mask, when the block's keys are at
-// consecutive positions from `start`: a prefix of the block, of this length (in [0, n]).
-inline int causalPrefix(std::int64_t start, std::int32_t qPos, int n) {
-    return static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(qPos) - start + 1, 0, n));
+// consecutive positions from `start`: a prefix of the block, of this length (in [0, n]); a strict mask
+// (stick-breaking) hides the key at qPos too.
+inline int causalPrefix(std::int64_t start, std::int32_t qPos, int n, bool strict) {
+    return static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(qPos) - start + (strict ? 0 : 1), 0, n));
 }
 
 using Slot = AttentionWorkspace::Slot;
@@ -116,7 +120,8 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
         const float* qc = run.term.beginQuery(r, s.h, s.qPos, in.q + (static_cast<std::size_t>(s.h) * d.qLen + s.i) * hd);
         for (std::size_t c = 0; c < hd; ++c) qTile[c * t.nr + r] = in.scale * qc[c];  // transposed, softmax scale folded in once
         s.row = run.materialize ? sc.rows.data() + r * run.ld : nullptr;
-        detail::softmaxBegin(t.sm[r], sc.acc.data() + r * run.vd, run.vd, sc.wsum.data() + r * run.valueRows, run.valueRows);
+        if (run.stick) detail::stickBegin(t.sm[r], sc.acc.data() + r * run.vd, run.vd, sc.wsum.data() + r * run.valueRows, run.valueRows);
+        else detail::softmaxBegin(t.sm[r], sc.acc.data() + r * run.vd, run.vd, sc.wsum.data() + r * run.valueRows, run.valueRows);
     }
 }
 
@@ -139,7 +144,10 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
             for (int r = 0; r < t.nr; ++r) std::fill(t.st[r].row + j0, t.st[r].row + j1, kNegInf);
         return -1;
     }
-    if (run.streaming && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
+    if (run.streaming) {  // the block kAhead ahead in walking order (stick-breaking walks backwards)
+        if (!run.stick && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
+        if (run.stick && b >= kAhead) sc.sink += touchBlock(Kp, V, b - kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
+    }
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
     int used = n;
@@ -147,7 +155,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
     if (runStart != kNoRun) {  // the same count as the key-by-key search below, from the positions
         used = 0;
         for (int r = 0; r < t.nr; ++r)
-            if (!skip[r]) used = std::max(used, causalPrefix(runStart, t.st[r].qPos, n));
+            if (!skip[r]) used = std::max(used, causalPrefix(runStart, t.st[r].qPos, n, in.mask.strict));
     } else if (in.mask.causal || in.mask.window > 0 || in.mask.chunk > 0) {
         bool whole = true;
         for (int r = 0; r < t.nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, t.st[r].qPos);
@@ -166,9 +174,10 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
     const auto maskRow = [&](int r) {
         const RowState& s = t.st[r];
         float* sb = S + r * B;
-        if (runStart != kNoRun)  // keys past the row's visible prefix (the keyAllowed test below, by count)
-            std::fill(sb + causalPrefix(runStart, s.qPos, n), sb + std::max(used, causalPrefix(runStart, s.qPos, n)), kNegInf);
-        else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
+        if (runStart != kNoRun) {  // keys past the row's visible prefix (the keyAllowed test below, by count)
+            const int visible = causalPrefix(runStart, s.qPos, n, in.mask.strict);
+            std::fill(sb + visible, sb + std::max(used, visible), kNegInf);
+        } else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
             for (int j = j0; j < j0 + used; ++j)
                 if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
         if (run.materialize) {
@@ -204,8 +213,14 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
     return used;
 }
 
-// The online softmax of the tile's rows over key block b's `used` keys, and P.V (softmax.hpp).
+// The online softmax (softmax.hpp) or the stick-breaking update (stick_breaking.hpp) of the tile's rows
+// over key block b's `used` keys, and P.V.
 void softmaxBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* V, int j0, int used, const bool live[]) {
+    if (run.stick) {
+        detail::stickUpdate(run.K, run.valueFormat, t.nr, t.sm, sc.scores.data(), sc.rest.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.valueRowBytes,
+                            run.vd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
+        return;
+    }
     detail::softmaxUpdate(run.K, run.valueFormat, t.nr, t.sm, sc.scores.data(), static_cast<std::size_t>(used), live, V + static_cast<std::size_t>(j0) * run.valueRowBytes,
                           run.vd, j0, run.valueRows, [&](int r, int j) { return run.term.valueIndex(t.st[r].qPos, run.in.kPos[j]); });
 }
@@ -215,14 +230,19 @@ float sinkOf(const Run& run, const RowState& s) { return run.in.sinkLogits ? run
 
 // The materialised path's end of a row: scores out, the softmax over the stored row (the same update as
 // a streamed block, the row as one block), weights out.
-void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, const unsigned char* V) {
+void finishStoredRow(const Run& run, Slot& sc, const RowState& s, detail::SoftmaxRow& sm, const unsigned char* V) {
     const AttentionDims& d = run.in.dims;
     const std::size_t rowOffset = (static_cast<std::size_t>(s.h) * d.qLen + s.i) * d.kLen;
     const std::size_t kLen = static_cast<std::size_t>(d.kLen);
     if (run.out.scores) std::copy(s.row, s.row + kLen, run.out.scores + rowOffset);
     const bool live = true;
-    detail::softmaxUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows,
-                          [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); });
+    const auto valueIndex = [&](int, int j) { return run.term.valueIndex(s.qPos, run.in.kPos[j]); };
+    if (run.stick) {  // the row walked from its last key; the weights are final
+        detail::stickUpdate(run.K, run.valueFormat, 1, &sm, s.row, sc.rest.data(), kLen, &live, V, run.vd, 0, run.valueRows, valueIndex);
+        if (run.out.weights) std::copy(s.row, s.row + kLen, run.out.weights + rowOffset);
+        return;
+    }
+    detail::softmaxUpdate(run.K, run.valueFormat, 1, &sm, s.row, kLen, &live, V, run.vd, 0, run.valueRows, valueIndex);
     if (run.out.weights) detail::softmaxWeights(sm, s.row, kLen, run.out.weights + rowOffset, sinkOf(run, s));
 }
 
@@ -232,6 +252,11 @@ void finishStoredRow(const Run& run, const RowState& s, detail::SoftmaxRow& sm, 
 void finishRow(const Run& run, const RowState& s, const detail::SoftmaxRow& sm, Slot& sc) {
     const std::size_t vd = run.vd;
     float* o = run.out.out + (static_cast<std::size_t>(s.h) * run.in.dims.qLen + s.i) * vd;
+    if (run.stick) {
+        detail::stickFinish(run.K, sm, vd, run.valueRows, run.valueTable, o);
+        if (!run.K.allFinite(o, vd)) sc.nonFinite = true;
+        return;
+    }
     detail::softmaxFinish(run.K, sm, vd, run.valueRows, run.valueTable, o, sinkOf(run, s));
     if (sm.l != 0 && !run.K.allFinite(o, vd)) sc.nonFinite = true;
 }
@@ -249,8 +274,9 @@ void mergeChunks(const Run& run, const detail::SoftmaxPartials& parts, const Att
         s.h = tile.kvHead * group + (tile.row0 + r) / qLen;
         s.i = (tile.row0 + r) % qLen;
         detail::SoftmaxRow sm;
-        detail::softmaxBegin(sm, sc.acc.data(), run.vd, sc.wsum.data(), run.valueRows);
-        parts.merge(run.K, partial, chunks, static_cast<std::size_t>(r), sm);
+        detail::softmaxBegin(sm, sc.acc.data(), run.vd, sc.wsum.data(), run.valueRows);  // the merge's sums start empty (stickMerge sets P)
+        if (run.stick) detail::stickMerge(parts, run.K, partial, chunks, static_cast<std::size_t>(r), sm);
+        else parts.merge(run.K, partial, chunks, static_cast<std::size_t>(r), sm);
         finishRow(run, s, sm, sc);
     }
 }
@@ -281,6 +307,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         sc.acc.resize(R * vd);
         sc.wsum.resize(R * valueRows);
         if (materialize) sc.rows.resize(R * ld);
+        if (in.stickBreaking) sc.rest.resize(materialize ? std::max(R * B, ld) : R * B);
         sc.kvHead = sc.begunHead = -1;
         sc.nonFinite = false;
     }
@@ -307,7 +334,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     // better for them); two or three blocks of the smaller stored formats
     const std::size_t ahead = std::max<std::size_t>(1, 32768 / (keyBlockBytes + kernels::kKeyBlock * valueRowBytes));
     const Run run{in, term, out, ws, hd, vd, ld, materialize, valueRows, term.valueTable(), streaming, K, keyFormat, valueFormat,
-                  keyBlockBytes, valueRowBytes, ahead, causalOnly, term.hasContent(), term.hasBias()};
+                  keyBlockBytes, valueRowBytes, ahead, causalOnly, term.hasContent(), term.hasBias(), in.stickBreaking};
     // About one unit per multiply-add: below kParallelMinWork the call stays on this thread.
     const double work = static_cast<double>(d.heads) * d.qLen * static_cast<double>(d.kLen) * static_cast<double>(hd + vd);  // q.k and P.V
 
@@ -365,11 +392,17 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         tile.nr = tr.rows;
         beginTile(run, sc, tile, tr.kvHead, group, tr.row0, mixHeads, keyRowsBase ? keyRowsBase + tr.kvHead * keyRowsStride : nullptr,
                   sc.begunHead);
-        for (std::size_t b = b0; b < b1; ++b) {
+        for (std::size_t x = b0; x < b1; ++x) {
+            const std::size_t b = run.stick ? b1 - 1 - (x - b0) : x;  // stick-breaking walks the keys from the last
             bool live[kQueryTile];
             const int used = scoreBlock(run, sc, tile, Kp, V, b, live);
             if (used < 0 || materialize) continue;  // materialised: the softmax runs over whole stored rows
             softmaxBlock(run, sc, tile, V, static_cast<int>(b) * kBlock, used, live);
+            if (run.stick) {  // every row's stick used up (stick_breaking.hpp): the earlier keys weigh 0
+                bool usedUp = true;
+                for (int r = 0; r < tile.nr && usedUp; ++r) usedUp = tile.sm[r].l == 0.0f;
+                if (usedUp) break;
+            }
         }
         return V;
     };
@@ -403,7 +436,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             Tile tile;
             const unsigned char* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
             for (int r = 0; r < tile.nr; ++r) {
-                if (materialize) finishStoredRow(run, tile.st[r], tile.sm[r], V);
+                if (materialize) finishStoredRow(run, sc, tile.st[r], tile.sm[r], V);
                 finishRow(run, tile.st[r], tile.sm[r], sc);
             }
         });

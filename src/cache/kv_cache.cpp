@@ -458,6 +458,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
     if (!std::isnan(scale)) requireFinite(scale, "scale");
     detail::requireSinkLogits(sinkLogits, heads);
+    detail::requireStickBreakingCall(encoding, causal, !sinkLogits.empty(), c.window);
     const float cap = detail::checkedSoftcap(softcap);
     requireFiniteValues(q.data, q.size, "q");
 
@@ -570,8 +571,20 @@ void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vecto
         });
 }
 
+namespace {
+// LieRE with several axes moves a key from p to p + delta (every axis) by one rotation only when its
+// generators commute; otherwise the key's own per-axis positions would be needed, which the cache keeps
+// as one sequence position per slot.
+void requireMovable(const std::optional<RopeFrequencies>& f, const char* field) {
+    if (f && f->blockSize > 0 && !f->generatorsCommute)
+        fail(field, "cannot re-rotate cached keys of a 'liere' rope whose generators do not commute across axes: "
+                    "exp(sum p_a G_a) is then no product of per-axis turns; append the keys again at their new positions");
+}
+}  // namespace
+
 void KVCache::shift(std::int64_t delta) {
     const KVCacheConfig& c = config_;
+    requireMovable(freqs_, "delta");
     for (std::size_t i = 0; i < pos_.size(); ++i) {  // held keys move too
         if (!occupied_[i]) continue;
         const std::int64_t p = pos_[i] + delta;
@@ -614,6 +627,7 @@ void KVCache::renumber(View<std::int32_t> np) {
     if (np.size != n)
         fail("newPositions", "must have batch*capacity = " + std::to_string(n) + " entries in positions() order (got " + std::to_string(np.size) + ")");
     if (freqs_) requireXposRange(*freqs_, np.data, np.size, "newPositions");
+    requireMovable(freqs_, "newPositions");
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t slot = slotIndex(static_cast<int>(i / c.capacity), static_cast<int>(i % c.capacity));
         if (occupied_[slot] && np[i] < 0)

@@ -87,6 +87,7 @@ struct KindSpec {
     double scale(const void* options, int headDim) const { return scaleCall(scaleFn, options, headDim); }
     bool scalarBias = false;     // a bias of positions and head only (attentionBias draws it)
     bool perQueryState = false;  // its term keeps per-query state (content × position terms)
+    bool stickBreaking = false;  // its weights are stick-breaking's, not the softmax's (attention/stick_breaking.hpp)
     // parameterCount('<name>'): the shape keys (their interface in index.d.ts; none: a fixed function
     // that learns nothing) and the formula.
     const char* shapeInterface = "";
@@ -144,6 +145,11 @@ template <class V>
 void readValue(const registry::Source& s, const char* key, V& member) {
     if constexpr (std::is_same_v<V, View<float>>) {
         if (s.has(key)) member = s.floats(key);
+    } else if constexpr (std::is_same_v<V, std::vector<float>>) {  // a tensor the struct keeps (RopeConfig::generators)
+        if (s.has(key)) {
+            const View<float> v = s.floats(key);
+            member.assign(v.data, v.data + v.size);
+        }
     } else {
         registry::read(s, key, member);
     }

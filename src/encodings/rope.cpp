@@ -66,12 +66,26 @@ constexpr KindField kFields[] = {
     }),
     atLeast(0, opt<&K::config, &C::seqLen>("seqLen", "integer", "sequence length: dynamic NTK and longrope choose their frequencies by it")),
     pick<&K::config, &C::convention>("convention", "hf|ggml", "whose formulas to follow where Hugging Face and ggml differ"),
-    pick<&K::config, &C::multiAxis>("multiAxis", "none|mrope|axial2d", "several position axes; positions become [axes, tokens]"),
+    pick<&K::config, &C::multiAxis>("multiAxis", "none|mrope|axial2d|liere", "several position axes; positions become [axes, tokens]"),
     opt<&K::config, &C::sections>("sections", "IntInput", "M-RoPE pairs per axis (t, h, w), summing to rotaryDim/2"),
     flag<&K::config, &C::mropeInterleaved>("mropeInterleaved",
                           "M-RoPE pairs assigned to t, h, w round-robin (Qwen3-VL), not in contiguous sections"),
     opt<&K::config, &C::xposScaleBase>(
     "xposScaleBase", "number", "xPos scale base γ (e.g. 512): pair k of a query at position p scales by ζ_k^(p/γ) < 1, of a key by ζ_k^(−p/γ)"),
+    /// p-RoPE (Barbero et al. 2025, "Round and Round We Go!"): only k = floor(frequencyFraction·R/2) of the
+    /// R/2 rotary pairs keep their frequency; the others get frequency 0 and pass through in place (the
+    /// pairing stays the layout's across all R channels; with attentionScale ≠ 1 they are still scaled, as in
+    /// HF's cos/sin). With the half layout and partialRotaryFactor 1 this is Hugging Face's rope_type
+    /// 'proportional' (Gemma 4). Not partialRotaryFactor, which rotates the leading R channels with
+    /// frequencies base^(−2i/R): here the exponents run over the whole width. 0 = NoPE, 1 = RoPE.
+    num<&K::config, &C::frequencyFraction>("frequencyFraction", "number", "p-RoPE: fraction of the rotary pairs that keep their frequency"),
+    pick<&K::config, &C::keptFrequencies>("keptFrequencies", "high|low",
+                                          "p-RoPE: which end keeps rotating ('high': the lowest are truncated, as the paper)"),
+    /// LieRE (multiAxis 'liere'): [axes, rotaryDim/blockSize, blockSize, blockSize] row-major; block j of a
+    /// head's rotated channels turns into exp(Σₐ pₐ·G[a, j])·x_j. Each block must be skew-symmetric
+    /// (Gᵀ = −G) within 1e-6 of its largest |entry| (then (G − Gᵀ)/2 is used), entries within ±1e4.
+    opt<&K::config, &C::generators>("generators", "FloatInput", "LieRE: skew-symmetric generators [axes, blocks, blockSize, blockSize]"),
+    opt<&K::config, &C::blockSize>("blockSize", "integer", "LieRE: channels per rotation block (>= 2, divides rotaryDim)"),
     // Accepted by ropeFrequencies too, so that ropeConfigFromHF's result can be passed as it is.
     pick<&K::layout>("layout", "half|interleaved", "which channels pair up (ropeFrequencies ignores it)"),
 };
@@ -92,9 +106,10 @@ const KindSpec& specOf<RopeEncoding>() {
         KindSpec k = kind<K>("rope", "RopeEncoding", Family::rotary, kFields);
         k.describe = {"relative position through rotation of q and k", "0", "", true, "with PI, NTK, dynamic NTK, YaRN, llama3 or longrope scaling", true,
                       "keys are rotated once at their position; renumbering needs a re-rotation (KVCache.renumber)",
-                      "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml')",
+                      "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE: HF 'proportional'",
                       "Llama, Mistral, Qwen, Phi, Gemma, DeepSeek, GPT-J, NeoX"};
-        static constexpr Link kPaper[] = {{"Su et al. 2021 (RoFormer)", "https://arxiv.org/abs/2104.09864"}};
+        static constexpr Link kPaper[] = {{"Su et al. 2021 (RoFormer)", "https://arxiv.org/abs/2104.09864"},
+                                          {"Barbero et al. 2025 (p-RoPE)", "https://arxiv.org/abs/2410.06205"}};
         k.paper = kPaper;
         static constexpr Link kCode[] = {{"HF modeling_rope_utils.py", "https://github.com/huggingface/transformers/blob/main/src/transformers/modeling_rope_utils.py"}};
         k.code = kCode;

@@ -50,6 +50,9 @@ struct KernelSet {
     // Gemma 2's logit soft-capping: s = cap * tanh(s / cap) on (s, rows, n, cap): rows of n scores, kKeyBlock
     // floats apart (kernels/softcap.hpp)
     void (*softcap)(float*, std::size_t, std::size_t, float) noexcept;
+    // Stick-breaking attention's sigmoids on (s, rest, rows, n): s <- σ(s), rest <- 1 − σ(s), rows of n
+    // logits kKeyBlock floats apart (kernels/stick.hpp)
+    void (*stickSigmoids)(float*, float*, std::size_t, std::size_t) noexcept;
 };
 
 // The set in use (chosen once, at first call, unless forced since).

@@ -11,6 +11,7 @@
 #include "kernels/kernel_set.hpp"
 #include "kernels/rotate.hpp"
 #include "kernels/softcap.hpp"
+#include "kernels/stick.hpp"
 
 #define POSENC_CAT2(a, b) a##b
 #define POSENC_CAT(a, b) POSENC_CAT2(a, b)
@@ -36,6 +37,7 @@ constexpr KernelSet makeSet(std::index_sequence<I...> seq) {
         {(I < kTileRows ? &softmaxTileSimd<rows<I>> : nullptr)...},
         &axpySimd, &dotSimd, &allFiniteSimd,
         &sinCosSimd, &advanceSimd, &rotateHalfSimd, &rotateInterleavedSimd, &linearBiasSimd, &softcapSimd,
+        &stickSigmoidsSimd,
     };
 }
 constexpr KernelSet kSet = makeSet(std::make_index_sequence<kQueryTile>());

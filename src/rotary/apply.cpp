@@ -19,6 +19,12 @@ RopeTables::RopeTables(const RopeFrequencies& f, RopeLayout layout)
         fail("rotaryDim", "must be even and match invFreq (got " + std::to_string(f.rotaryDim) + ")");
     if (f.rotaryOffset < 0) fail("rotaryOffset", "must be a non-negative integer (got " + std::to_string(f.rotaryOffset) + ")");
     for (double z : f.xposZeta) logZeta_.push_back(std::log(z));
+    if (f.blockSize > 0) {
+        block_ = f.blockSize;
+        axes_ = static_cast<std::size_t>(f.axes);
+        generators_ = f.generators;
+        return;  // no frequencies: the blocks' rotations are built per token
+    }
     cd_.resize(width_);
     sd_.resize(width_);
     stepC_.resize(width_);
@@ -26,8 +32,54 @@ RopeTables::RopeTables(const RopeFrequencies& f, RopeLayout layout)
     kernels::active().sinCos(1.0, invFreq_.data(), width_, stepC_.data(), stepS_.data());
 }
 
+void RopeTables::buildLiere(const double* positions, std::size_t count, double scale, std::size_t stride) {
+    const std::size_t b = static_cast<std::size_t>(block_), bb = b * b, blocks = static_cast<std::size_t>(rotaryDim_) / b;
+    blockRot_.resize(count * blocks * bb);
+    std::vector<double> A(bb);
+    for (std::size_t t = 0; t < count; ++t)
+        for (std::size_t j = 0; j < blocks; ++j) {
+            // A = sum_a p_a G[a, j]: each product exact to double rounding (|p| < 2^31, G from float)
+            std::fill(A.begin(), A.end(), 0.0);
+            for (std::size_t a = 0; a < axes_; ++a) {
+                const double p = positions[a * stride + t];
+                const double* G = generators_.data() + (a * blocks + j) * bb;
+                for (std::size_t e = 0; e < bb; ++e) A[e] += p * G[e];
+            }
+            double* M = blockRot_.data() + (t * blocks + j) * bb;
+            if (b == 2) {
+                // a plane rotation by theta = A[1][0]: cos and sin of the double angle (std::cos / std::sin
+                // reduce it exactly), as RoPE's pair (x0, x1) -> (x0 cos - x1 sin, x1 cos + x0 sin)
+                const double c = std::cos(A[2]), s = std::sin(A[2]);
+                M[0] = c, M[1] = -s, M[2] = s, M[3] = c;
+            } else {
+                matrixExp(A.data(), block_, M);
+            }
+            for (std::size_t e = 0; e < bb; ++e) M[e] *= scale;
+        }
+}
+
+void RopeTables::rotateLiere(float* dst, const float* src, std::size_t t) const noexcept {
+    const std::size_t b = static_cast<std::size_t>(block_), bb = b * b, blocks = static_cast<std::size_t>(rotaryDim_) / b;
+    double x[64];
+    for (std::size_t j = 0; j < blocks; ++j) {
+        const double* M = blockRot_.data() + (t * blocks + j) * bb;
+        const float* from = src + offset_ + j * b;
+        float* to = dst + offset_ + j * b;
+        for (std::size_t i = 0; i < b; ++i) x[i] = from[i];  // (src may be dst)
+        for (std::size_t i = 0; i < b; ++i) {
+            double acc = 0;
+            for (std::size_t m = 0; m < b; ++m) acc += M[i * b + m] * x[m];
+            to[i] = static_cast<float>(acc);
+        }
+    }
+}
+
 void RopeTables::build(const double* positions, std::size_t count, double scale, RopeRole role, std::size_t stride) {
     if (stride == 0) stride = count;
+    if (block_ > 0) {
+        buildLiere(positions, count, scale, stride);
+        return;
+    }
     c_.resize(count * width_);
     s_.resize(count * width_);
     constexpr int kMaxSteps = 256;  // re-anchor the angle-addition recurrence this often
@@ -68,6 +120,10 @@ void RopeTables::build(const double* positions, std::size_t count, double scale,
 void RopeTables::rotate(float* v, std::size_t t) const noexcept {
     const float* c = c_.data() + t * width_;
     const float* s = s_.data() + t * width_;
+    if (block_ > 0) {
+        rotateLiere(v, v, t);
+        return;
+    }
     float* x = v + offset_;  // the rotated channels: [offset, offset + rotaryDim)
     if (layout_ == RopeLayout::half) kernels::active().rotateHalf(x, x, c, s, width_);
     else kernels::active().rotateInterleaved(x, x, c, s, width_);
@@ -82,7 +138,8 @@ void RopeTables::rotateRows(float* dst, const float* src, std::size_t rows, std:
     for (std::size_t t = 0; t < rows; ++t) {
         const float* from = src + t * stride;
         float* to = dst + t * stride;
-        kernel(to + offset_, from + offset_, c_.data() + t * width_, s_.data() + t * width_, width_);
+        if (block_ > 0) rotateLiere(to, from, t);
+        else kernel(to + offset_, from + offset_, c_.data() + t * width_, s_.data() + t * width_, width_);
         if (dst != src) {
             std::copy(from, from + offset_, to);
             std::copy(from + end, from + stride, to + end);

@@ -10,6 +10,8 @@ namespace posenc {
 
 namespace {
 constexpr double kPi = 3.14159265358979323846;
+constexpr double kLiereMaxEntry = 1e4;          // |generator entry| bound: keeps exp's scaling and squaring finite at 2^31
+constexpr double kLiereSkewTolerance = 1e-6;    // of a block's largest |entry|
 
 void requireOriginalLength(const RopeScaling& s, const char* type) {
     if (s.originalMaxPositionEmbeddings <= 0)
@@ -120,7 +122,129 @@ void applyLongrope(const RopeConfig& c, int R, RopeFrequencies& f) {
     else f.attentionScale = std::sqrt(1 + std::log(s.factor) / std::log(static_cast<double>(s.originalMaxPositionEmbeddings)));
 }
 
+// p-RoPE: k = floor(fraction * R / 2) pairs keep their frequency, the others get 0 (pass through).
+// floor((fraction * R) / 2) as Hugging Face's int(rope_proportion * head_dim // 2)
+// (modeling_rope_utils._compute_proportional_rope_parameters), the same double arithmetic.
+void applyFrequencyFraction(const RopeConfig& c, int R, RopeFrequencies& f) {
+    const double p = c.frequencyFraction;
+    if (!(p >= 0 && p <= 1)) fail("frequencyFraction", "must be in [0, 1] (got " + show(p) + ")");
+    if (p == 1) {
+        if (c.keptFrequencies != KeptFrequencies::high) fail("keptFrequencies", "applies only with frequencyFraction < 1");
+        return;
+    }
+    if (c.multiAxis != MultiAxis::none)
+        fail("frequencyFraction", "applies only to single-axis RoPE (multiAxis 'none'; got a multi-axis table)");
+    const std::size_t half = static_cast<std::size_t>(R / 2);
+    const std::size_t kept = static_cast<std::size_t>(std::floor((p * R) / 2));
+    const std::size_t first = c.keptFrequencies == KeptFrequencies::high ? 0 : half - kept;  // kept pairs [first, first + kept)
+    for (std::size_t k = 0; k < half; ++k)
+        if (k < first || k >= first + kept) f.invFreq[k] = 0;
+}
+
+// LieRE: the generators, checked and made exactly skew-symmetric, in double.
+void applyLiere(const RopeConfig& c, int R, RopeFrequencies& f) {
+    const int b = c.blockSize;
+    if (b < 2 || b > 64) fail("blockSize", "must be an integer in [2, 64] for multiAxis 'liere' (got " + std::to_string(b) + ")");
+    if (R % b != 0)
+        fail("blockSize", "(" + std::to_string(b) + ") must divide the rotary width rotaryDim = " + std::to_string(R) +
+                              " (headDim * partialRotaryFactor)");
+    if (c.scaling.type != RopeScalingType::none) fail("scaling.type", "must be 'none' with multiAxis 'liere' (its rotations are learned)");
+    if (c.xposScaleBase != 0) fail("xposScaleBase", "cannot be combined with multi-axis RoPE");
+    if (c.frequencyFraction != 1) fail("frequencyFraction", "applies only to single-axis RoPE (multiAxis 'none'; got 'liere')");
+    const std::size_t perAxis = static_cast<std::size_t>(R) * static_cast<std::size_t>(b);  // R/b blocks of b*b
+    const std::size_t n = c.generators.size();
+    if (n == 0 || n % perAxis != 0 || n / perAxis > 16)
+        fail("generators", "must be [axes, rotaryDim/blockSize, blockSize, blockSize] = axes x " + std::to_string(R / b) + " x " +
+                               std::to_string(b) + " x " + std::to_string(b) + " floats with 1 <= axes <= 16 (got " + std::to_string(n) + ")");
+    const std::size_t bb = static_cast<std::size_t>(b) * static_cast<std::size_t>(b);
+    f.axes = static_cast<int>(n / perAxis);
+    f.blockSize = b;
+    f.generators.assign(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double g = c.generators[i];
+        if (!(std::fabs(g) <= kLiereMaxEntry))
+            fail("generators[" + std::to_string(i) + "]", "must be finite with |value| <= 1e4 (got " + show(g) + ")");
+    }
+    // Skew-symmetry: G[j][i] = -G[i][j] within 1e-6 of the block's largest |entry| (a zero diagonal
+    // likewise); the block used is (G - G^T)/2, exactly skew-symmetric.
+    for (std::size_t blk = 0; blk < n / bb; ++blk) {
+        const float* G = c.generators.data() + blk * bb;
+        double* out = f.generators.data() + blk * bb;
+        double largest = 0;
+        for (std::size_t e = 0; e < bb; ++e) largest = std::max(largest, std::fabs(static_cast<double>(G[e])));
+        const double tol = kLiereSkewTolerance * largest;
+        for (int i = 0; i < b; ++i)
+            for (int j = i; j < b; ++j) {
+                const double gij = G[i * b + j], gji = G[j * b + i];
+                if (std::fabs(gij + gji) > tol)
+                    fail("generators[" + std::to_string(blk * bb + static_cast<std::size_t>(i * b + j)) + "]",
+                         "(" + show(gij) + ") must be minus generators[" + std::to_string(blk * bb + static_cast<std::size_t>(j * b + i)) + "] (" + show(gji) +
+                             "): each block must be skew-symmetric, G^T = -G, within 1e-6 of its largest entry");
+                out[i * b + j] = (gij - gji) / 2;
+                out[j * b + i] = (gji - gij) / 2;
+            }
+    }
+    // do the axes' generators commute, block by block?
+    const std::size_t blocks = static_cast<std::size_t>(R / b);
+    for (std::size_t a = 0; a < static_cast<std::size_t>(f.axes); ++a)
+        for (std::size_t a2 = a + 1; a2 < static_cast<std::size_t>(f.axes); ++a2)
+            for (std::size_t j = 0; j < blocks; ++j) {
+                const double* X = f.generators.data() + (a * blocks + j) * bb;
+                const double* Y = f.generators.data() + (a2 * blocks + j) * bb;
+                double mx = 0, my = 0, worst = 0;
+                for (std::size_t e = 0; e < bb; ++e) mx = std::max(mx, std::fabs(X[e])), my = std::max(my, std::fabs(Y[e]));
+                for (int i = 0; i < b; ++i)
+                    for (int k = 0; k < b; ++k) {
+                        double xy = 0, yx = 0;
+                        for (int m = 0; m < b; ++m) xy += X[i * b + m] * Y[m * b + k], yx += Y[i * b + m] * X[m * b + k];
+                        worst = std::max(worst, std::fabs(xy - yx));
+                    }
+                if (worst > 1e-9 * mx * my * b) f.generatorsCommute = false;
+            }
+    std::fill(f.invFreq.begin(), f.invFreq.end(), 0.0);
+}
+
 }  // namespace
+
+void matrixExp(const double* A, int b, double* out) {
+    const std::size_t n = static_cast<std::size_t>(b);
+    double norm = 0;  // the 1-norm (largest column sum)
+    for (std::size_t j = 0; j < n; ++j) {
+        double col = 0;
+        for (std::size_t i = 0; i < n; ++i) col += std::fabs(A[i * n + j]);
+        norm = std::max(norm, col);
+    }
+    // A / 2^s with norm <= 1/2: the Taylor series then converges fast (18 terms below 1e-17 relative)
+    int s = 0;
+    if (norm > 0.5) s = std::max(0, static_cast<int>(std::ceil(std::log2(norm / 0.5))));
+    const double scale = std::ldexp(1.0, -s);
+    std::vector<double> X(n * n), term(n * n), next(n * n), sum(n * n, 0.0);
+    for (std::size_t e = 0; e < n * n; ++e) X[e] = A[e] * scale;
+    for (std::size_t i = 0; i < n; ++i) term[i * n + i] = 1, sum[i * n + i] = 1;
+    for (int k = 1; k <= 30; ++k) {  // term_k = term_{k-1} X / k
+        double largest = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                double acc = 0;
+                for (std::size_t m = 0; m < n; ++m) acc += term[i * n + m] * X[m * n + j];
+                next[i * n + j] = acc / k;
+                largest = std::max(largest, std::fabs(next[i * n + j]));
+            }
+        term.swap(next);
+        for (std::size_t e = 0; e < n * n; ++e) sum[e] += term[e];
+        if (largest < 1e-18) break;
+    }
+    for (int q = 0; q < s; ++q) {  // exp(A) = exp(A / 2^s)^(2^s)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                double acc = 0;
+                for (std::size_t m = 0; m < n; ++m) acc += sum[i * n + m] * sum[m * n + j];
+                next[i * n + j] = acc;
+            }
+        sum.swap(next);
+    }
+    std::copy(sum.begin(), sum.end(), out);
+}
 
 int rotaryDimOf(int headDim, double partialRotaryFactor) {
     requireSize(headDim, "headDim", limits::kMaxHeadDim);
@@ -217,9 +341,14 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
             f.invFreq[k] = std::pow(base, -4.0 * (k % quarter) / R);
             f.axisOfPair.push_back(k < quarter ? 0 : 1);
         }
+    } else if (c.multiAxis == MultiAxis::liere) {
+        applyLiere(c, R, f);
     } else if (!c.sections.empty()) {
         fail("sections", "only apply to multiAxis 'mrope'");
     }
+    if (c.multiAxis != MultiAxis::liere && (!c.generators.empty() || c.blockSize != 0))
+        fail(c.generators.empty() ? "blockSize" : "generators", "only apply to multiAxis 'liere'");
+    applyFrequencyFraction(c, R, f);
     if (c.mropeInterleaved && c.multiAxis != MultiAxis::mrope) {
         fail("mropeInterleaved", "applies only to multiAxis 'mrope'");
     }

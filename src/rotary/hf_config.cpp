@@ -1100,6 +1100,15 @@ private:
                 fKey = "the default rotary fraction of " + out_.modelType + " (" + show(fraction) + ")";
             }
         }
+        // rope_type 'proportional' keeps the whole head rotating and reads the factor as p-RoPE's fraction
+        // (proportional() below): any p in [0, 1], int(p * head_dim // 2) pairs keep their frequency
+        const Json* type = param("rope_type");
+        if (type && type->isString() && string(*type, source_ + ".rope_type") == "proportional") {
+            if (!(fraction >= 0 && fraction <= 1)) fail(fKey, "must lie in [0, 1] (got " + show(fraction) + ")");
+            out_.rope.partialRotaryFactor = fraction;
+            if (fraction != 1.0 || have) given("partialRotaryFactor", fKey);
+            return;
+        }
         if (!(fraction > 0 && fraction <= 1)) fail(fKey, "must lie in (0, 1] (got " + show(fraction) + ")");
         const int R = static_cast<int>(dim * fraction);
         if (R < 2 || R % 2 != 0)
@@ -1134,10 +1143,14 @@ private:
         if (type == "mrope") type = "default";
         if (family_->yarnMeansLongrope && (type == "yarn" || type == "su")) type = "longrope";  // Phi3Config's own rewrite
 
+        if (type == "proportional") {
+            proportional();
+            return;
+        }
         int index = -1;
         for (const NamedType& n : kScalingNames)
             if (type == n.name) index = static_cast<int>(n.type);
-        if (index < 0) fail(typeKey, "must be one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope' (got '" + type + "')");
+        if (index < 0) fail(typeKey, "must be one of 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional' (got '" + type + "')");
         const auto scalingType = static_cast<RopeScalingType>(index);
         if (scalingType == RopeScalingType::none) return;
         RopeScaling& s = out_.rope.scaling;
@@ -1192,6 +1205,35 @@ private:
             given(name, path);
         }
         phimoeMscale(type);
+    }
+
+    // rope_type 'proportional' (transformers modeling_rope_utils._compute_proportional_rope_parameters,
+    // Gemma 4's full-attention layers): the whole head rotates in the half layout, the first
+    // int(partial_rotary_factor * head_dim // 2) pairs at base^(-2i/head_dim), the rest at frequency 0,
+    // all divided by `factor` (default 1). posenc: partialRotaryFactor 1, frequencyFraction =
+    // partial_rotary_factor (read above as partialRotaryFactor), linear scaling by a factor other than 1.
+    void proportional() {
+        RopeConfig& r = out_.rope;
+        r.frequencyFraction = r.partialRotaryFactor;
+        r.partialRotaryFactor = 1.0;
+        for (std::size_t i = 0; i < out_.given.size(); ++i)
+            if (out_.given[i] == "partialRotaryFactor") {
+                const std::string from = keys_[i].second;
+                out_.given.erase(out_.given.begin() + static_cast<std::ptrdiff_t>(i));
+                keys_.erase(keys_.begin() + static_cast<std::ptrdiff_t>(i));
+                given("frequencyFraction", from);
+                break;
+            }
+        if (const Json* f = param("factor")) {
+            const double factor = number(*f, source_ + ".factor");
+            if (!(factor >= 1) || !std::isfinite(factor)) fail(source_ + ".factor", "must be a number >= 1 (got " + show(factor) + ")");
+            if (factor != 1) {
+                r.scaling.type = RopeScalingType::linear;
+                r.scaling.factor = factor;
+                given("scaling.type", source_ + ".rope_type");
+                given("scaling.factor", source_ + ".factor");
+            }
+        }
     }
 
     // PhiMoE (Phi-3.5-MoE) scales cos/sin by short_mscale up to the original length and long_mscale
@@ -1322,6 +1364,7 @@ void detail::writeRopeOptions(json::Writer& w, const HfRopeConfig& r, const char
     if (r.isGiven("multiAxis")) w.key("multiAxis").string("mrope");
     if (r.isGiven("sections")) w.key("sections").numbers(c.sections);
     if (r.isGiven("mropeInterleaved")) w.key("mropeInterleaved").boolean(c.mropeInterleaved);
+    if (r.isGiven("frequencyFraction")) w.key("frequencyFraction").number(c.frequencyFraction);
     if (r.isGiven("scaling.type")) {
         w.key("scaling").open('{').key("type").string(registry::scalingTypes().at(static_cast<std::size_t>(s.type)));
         const auto put = [&](const char* name, double x) {

@@ -339,6 +339,24 @@ test('relative gallery: ALiBi slopes, the worked example, T5, Shaw, Swin, Transf
   }
   await page.$eval('#rel-K', (el) => { el.value = '2'; el.dispatchEvent(new Event('input')); });
   assert.equal(Math.max(...(await page.evaluate(() => window.posencDemo.relative.gallery.shaw))), 4);
+  // stick-breaking beside softmax (Tan et al. 2024; fla naive_stickbreaking_attn): key j's weight is
+  // σ(z_j) Π_{l > j} (1 − σ(z_l)) over the 16 keys before the query, softmax's exp(z_j) / Σ exp(z)
+  const sig = (z) => 1 / (1 + Math.exp(-z));
+  const checkStick = (sb) => {
+    let left = 1;
+    for (let j = sb.logits.length - 1; j >= 0; j--) {
+      close(sb.stick[j], sig(sb.logits[j]) * left, 1e-6, `stick-breaking weight ${j} at scale ${sb.scale}`);
+      left *= 1 - sig(sb.logits[j]);
+    }
+    close(sb.rest, left, 1e-5, 'the stick left');
+    softmax(sb.logits).forEach((w, j) => close(sb.softmax[j], w, 1e-6, `softmax weight ${j}`));
+  };
+  checkStick(r.stick);
+  await page.$eval('#rel-sb-scale', (el) => { el.value = '0'; el.dispatchEvent(new Event('input')); });
+  const flat = await page.evaluate(() => window.posencDemo.relative.stick);
+  flat.stick.forEach((w, j) => close(w, 2 ** -(flat.stick.length - j), 1e-7, `scale 0: key ${flat.stick.length - j} back halves`));
+  checkStick(flat);
+  assert.match(await page.textContent('#rel-sb-out'), /stick/);
   await page.locator('#relative').screenshot({ path: join(shots, 'section-relative.png') });
   assert.deepEqual(consoleErrors, []);
 });
@@ -460,6 +478,33 @@ test('KV storage: bytes per token of each storage for real model shapes, what fi
   assert.deepEqual(consoleErrors, []);
 });
 
+test('rotation variants: p-RoPE leaves the truncated pairs flat; LieRE maps agree under a shift only for commuting generators', async () => {
+  const input = async (id, value) => page.$eval(`#${id}`, (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
+  let v = await page.evaluate(() => window.posencDemo.rotationVariants);
+  // p = 0.25 of 32 pairs: int(0.25 * 64 // 2) = 8 turn (the highest frequencies), 24 pass through
+  assert.equal(v.prope.passThrough, 24);
+  assert.ok(v.prope.invFreq[7] > 0 && v.prope.invFreq[8] === 0);
+  await page.click('#rv-kept [data-value="low"]');
+  v = await page.evaluate(() => window.posencDemo.rotationVariants);
+  assert.ok(v.prope.invFreq[0] === 0 && v.prope.invFreq[31] > 0 && v.prope.invFreq[23] === 0 && v.prope.invFreq[24] > 0);
+  await input('rv-p', '1');
+  v = await page.evaluate(() => window.posencDemo.rotationVariants);
+  assert.equal(v.prope.passThrough, 0);
+  assert.match(await page.textContent('#rv-prope-out'), /32 of 32 pairs/);
+  // commuting generators: q·k over 2-D offsets unchanged by a common shift; non-commuting: changed
+  assert.equal(v.liere.gen, 'commuting');
+  assert.ok(v.liere.diff < 1e-4, `commuting: ${v.liere.diff}`);
+  await page.click('#rv-gen [data-value="non-commuting"]');
+  v = await page.evaluate(() => window.posencDemo.rotationVariants);
+  assert.ok(v.liere.diff > 1e-2, `non-commuting: ${v.liere.diff}`);
+  assert.match(await page.textContent('#rv-liere-out'), /Non-commuting/);
+  await page.click('#rv-gen [data-value="commuting"]');
+  await page.click('#rv-kept [data-value="high"]');
+  await input('rv-p', '0.25');
+  await page.locator('#rotation-variants').screenshot({ path: join(shots, 'section-rotation-variants.png') });
+  assert.deepEqual(consoleErrors, []);
+});
+
 test('every redraw after an input takes under 50 ms (one control per panel, three times each)', async (t) => {
   const input = (id, value) => async () => page.$eval(`#${id}`, (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
   const click = (sel) => async () => page.click(sel);
@@ -470,6 +515,7 @@ test('every redraw after an input takes under 50 ms (one control per panel, thre
     terms: [input('terms-T', '40'), input('terms-T', '24'), input('terms-T', '32')],
     codes: [click('#codes-kind [data-value="gray"]'), click('#codes-kind [data-value="binary"]'), click('#codes-kind [data-value="gray"]')],
     rotation: [input('rotation-m', '50'), input('rotation-m', '120'), input('rotation-m', '12')],
+    'rotation-variants': [input('rv-p', '0.5'), click('#rv-gen [data-value="non-commuting"]'), click('#rv-gen [data-value="commuting"]')],
     rope: [input('rope-factor', '4'), input('rope-factor', '16'), select('rope-preset', 'Mistral 7B v0.2')],
     context: [click('#ctx-schedule [data-value="yarn-hf"]'), select('ctx-L', '131072'), select('ctx-preset', 'Llama 3.1 8B (llama3)')],
     scores: [click('#scores-kind [data-value="t5-causal"]'), input('scores-heads', '12'), click('#scores-kind [data-value="alibi"]')],
@@ -746,8 +792,8 @@ test('the methods table filters by family and by property, and says how many it 
   const all = await visible();
   assert.equal(await page.textContent('#compare-count'), `${all.length} methods`);
   await page.click('#compare-family [data-value="rotary"]');
-  assert.deepEqual(await visible(), ['rope']);
-  assert.equal(await page.textContent('#compare-count'), `1 of ${all.length} methods`);
+  assert.deepEqual(await visible(), ['rope', 'liere']);
+  assert.equal(await page.textContent('#compare-count'), `2 of ${all.length} methods`);
   await page.click('#compare-family [data-value="score"]');
   const scores = await visible();
   for (const k of ['alibi', 't5', 'swin', 'shaw', 'deberta', 'kerple', 'fire', 'cope', 'forgetting']) assert.ok(scores.includes(k), `${k} is a score term`);

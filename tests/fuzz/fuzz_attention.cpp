@@ -62,6 +62,42 @@ struct Builder<RopeEncoding> {
         if (w.in.ConsumeBool()) e.config.rotaryOffset = w.in.ConsumeIntegralInRange<int>(-1, w.d.headDim);
         if (w.in.ConsumeBool()) e.config.xposScaleBase = 512;
         e.layout = w.in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
+        if (w.in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // p-RoPE (outside [0, 1]: refused)
+            e.config.frequencyFraction = fuzz::number(w.in, -0.1, 1.1);
+            e.config.keptFrequencies = w.in.ConsumeBool() ? KeptFrequencies::high : KeptFrequencies::low;
+        }
+        if (w.in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // LieRE on one axis (positions stay [len]); not skew: refused
+            e.config.multiAxis = MultiAxis::liere;
+            e.config.blockSize = w.in.ConsumeIntegralInRange<int>(1, 4);
+            const int b = e.config.blockSize, R = static_cast<int>(w.d.headDim * e.config.partialRotaryFactor);
+            const View<float> g = w.floats(static_cast<std::size_t>(std::max(R, 0)) * static_cast<std::size_t>(b), 2.0f);
+            e.config.generators.assign(g.data, g.data + g.size);
+            if (w.in.ConsumeBool())
+                for (std::size_t m = 0; m + static_cast<std::size_t>(b * b) <= e.config.generators.size(); m += static_cast<std::size_t>(b * b))
+                    for (int i = 0; i < b; ++i) {
+                        e.config.generators[m + static_cast<std::size_t>(i * b + i)] = 0;
+                        for (int j = i + 1; j < b; ++j) e.config.generators[m + static_cast<std::size_t>(j * b + i)] = -e.config.generators[m + static_cast<std::size_t>(i * b + j)];
+                    }
+        }
+        return e;
+    }
+};
+template <>
+struct Builder<LiereEncoding> {
+    static LiereEncoding make(Draw& w) {  // one axis (positions stay [len]); sizes and skew-symmetry drawn, some refused
+        LiereEncoding e;
+        e.rope.config.blockSize = w.in.ConsumeIntegralInRange<int>(1, 4);
+        if (w.in.ConsumeBool()) e.rope.config.partialRotaryFactor = 0.5;
+        const int b = e.rope.config.blockSize, R = static_cast<int>(w.d.headDim * e.rope.config.partialRotaryFactor);
+        const View<float> g = w.floats(static_cast<std::size_t>(std::max(R, 0)) * static_cast<std::size_t>(b), 2.0f);
+        e.rope.config.generators.assign(g.data, g.data + g.size);
+        if (w.in.ConsumeBool())
+            for (std::size_t m = 0; m + static_cast<std::size_t>(b * b) <= e.rope.config.generators.size(); m += static_cast<std::size_t>(b * b))
+                for (int i = 0; i < b; ++i) {
+                    e.rope.config.generators[m + static_cast<std::size_t>(i * b + i)] = 0;
+                    for (int j = i + 1; j < b; ++j)
+                        e.rope.config.generators[m + static_cast<std::size_t>(j * b + i)] = -e.rope.config.generators[m + static_cast<std::size_t>(i * b + j)];
+                }
         return e;
     }
 };
@@ -200,6 +236,11 @@ struct Builder<ForgettingEncoding> {  // log gates <= 0, finite: [heads, kLen]; 
     }
 };
 
+template <>
+struct Builder<StickBreakingEncoding> {  // causal only: a non-causal call must be refused
+    static StickBreakingEncoding make(Draw& w) { return StickBreakingEncoding{w.in.ConsumeBool()}; }
+};
+
 Encoding single(Draw& w);
 
 template <>
@@ -316,10 +357,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::requireFinite(full.weights, "weights");
     for (std::size_t i = 0; i < streamed.out.size(); ++i)
         if (std::fabs(streamed.out[i] - full.out[i]) > 1e-3f * (1.0f + std::fabs(full.out[i]))) std::abort();
+    // softmax rows sum to 1 (0: no key seen); stick-breaking's to at most 1 (the rest of the stick), each weight >= 0
+    const bool stick = stickBreakingPart(r.encoding) != nullptr;  // a second part was refused above
+    if (stick && !r.causal) std::abort();  // stick-breaking accepted a non-causal call
     for (std::size_t row = 0; row < full.weights.size() / d.kLen; ++row) {
         double s = 0;
-        for (int j = 0; j < d.kLen; ++j) s += full.weights[row * d.kLen + j];
-        if (!(std::fabs(s - 1) < 1e-4 || s == 0)) std::abort();
+        for (int j = 0; j < d.kLen; ++j) {
+            if (full.weights[row * d.kLen + j] < 0) std::abort();
+            s += full.weights[row * d.kLen + j];
+        }
+        if (stick ? !(s <= 1 + 1e-4) : !(std::fabs(s - 1) < 1e-4 || s == 0)) std::abort();
     }
     return 0;
 }

@@ -55,6 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         e.config.partialRotaryFactor = in.ConsumeBool() ? 1.0 : 0.5;
         e.config.rotaryOffset = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(-1, c.headDim) : 0;  // past the head: refused
         e.layout = in.ConsumeBool() ? RopeLayout::half : RopeLayout::interleaved;
+        if (in.ConsumeIntegralInRange<int>(0, 3) == 0) e.config.frequencyFraction = fuzz::number(in, 0, 1);  // p-RoPE
+        if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // LieRE on one axis: shift / renumber re-rotate by exp(delta G)
+            e.config.multiAxis = MultiAxis::liere;
+            e.config.blockSize = 2;
+            e.config.generators = fuzz::floats(in, static_cast<std::size_t>(c.headDim) * 2, 1.0f);
+            for (std::size_t m = 0; m + 4 <= e.config.generators.size(); m += 4)
+                e.config.generators[m] = e.config.generators[m + 3] = 0, e.config.generators[m + 2] = -e.config.generators[m + 1];
+        }
         c.rope = e;
     }
     c.storage = static_cast<KVStorage>(in.ConsumeIntegralInRange<int>(0, 3));
@@ -181,11 +189,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 std::vector<std::int32_t> qp;
                 for (int i = 0; i < qLen; ++i) qp.push_back(in.ConsumeIntegralInRange<std::int32_t>(0, 9000));
                 const bool causal = in.ConsumeBool();
+                // stick-breaking where it is allowed (causal, no window): the same keys in slot order
+                const bool stick = causal && c.window == 0 && in.ConsumeBool();
+                const StickBreakingEncoding stickEncoding{stick && in.ConsumeBool()};
                 std::vector<float> out(static_cast<std::size_t>(heads) * qLen * vd);
                 // forgetting (causal, heads = the gates'): the decay; a wrong call now and then (refused)
                 const bool fox = c.forgetting && in.ConsumeIntegralInRange<int>(0, 3) != 0;
-                if (fox) cache->attend(q, heads, qLen, ForgettingEncoding{}, qp, causal, out.data());
-                else cache->attend(q, heads, qLen, NoEncoding{}, qp, causal, out.data());
+                Encoding attendEncoding = NoEncoding{};
+                if (fox && stick) attendEncoding = CombinedEncoding{{ForgettingEncoding{}, stickEncoding}};
+                else if (fox) attendEncoding = ForgettingEncoding{};
+                else if (stick) attendEncoding = stickEncoding;
+                cache->attend(q, heads, qLen, attendEncoding, qp, causal, out.data());
                 fuzz::requireFinite(out, "attend output");
                 if (!model || !exact) continue;
                 std::vector<Token> keys = kept;
@@ -240,10 +254,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                     if (keyMask[j]) before = keys[j].g[h];
                                 }
                             }
-                        if (fox) {
-                            const ForgettingEncoding f{View<float>(logForget)};
-                            if (rope) r.encoding = CombinedEncoding{{*c.rope, f}};
-                            else r.encoding = f;
+                        if (fox || stick) {
+                            CombinedEncoding parts;
+                            if (rope) parts.parts.push_back(*c.rope);
+                            if (fox) parts.parts.push_back(ForgettingEncoding{View<float>(logForget)});
+                            if (stick) parts.parts.push_back(stickEncoding);
+                            r.encoding = parts;
                         }
                         want = attention(r).out;
                     }

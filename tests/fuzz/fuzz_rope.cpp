@@ -49,6 +49,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.convention = in.ConsumeBool() ? RopeConvention::hf : RopeConvention::ggml;
     if (in.ConsumeIntegralInRange<int>(0, 7) == 0) c.xposScaleBase = fuzz::number(in, 1, 2048);
     if (in.ConsumeBool()) c.rotaryOffset = in.ConsumeIntegralInRange<int>(-2, 82);  // MLA's trailing rope channels; past the head: refused
+    // p-RoPE: a fraction of the pairs keep their frequency (outside [0, 1], or with multi-axis: refused)
+    if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+        c.frequencyFraction = fuzz::number(in, -0.2, 1.2);
+        c.keptFrequencies = in.ConsumeBool() ? KeptFrequencies::high : KeptFrequencies::low;
+    }
+    // LieRE: blocks of 2..5 channels, 1..3 axes of generators, skew-symmetric or (refused) not
+    if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+        c.multiAxis = MultiAxis::liere;
+        c.blockSize = in.ConsumeIntegralInRange<int>(0, 5);
+        const int axes = in.ConsumeIntegralInRange<int>(1, 3), n = in.ConsumeIntegralInRange<int>(0, 3 * 80 * 5);
+        const bool skew = in.ConsumeBool();
+        const float range = in.ConsumeBool() ? 2.0f : 3e4f;  // past 1e4: refused
+        c.generators = fuzz::floats(in, static_cast<std::size_t>(n), range);
+        const int b = std::max(c.blockSize, 1);
+        if (skew && c.blockSize > 0 && c.generators.size() % static_cast<std::size_t>(b * b) == 0)
+            for (std::size_t m = 0; m < c.generators.size(); m += static_cast<std::size_t>(b * b))
+                for (int i = 0; i < b; ++i) {
+                    c.generators[m + static_cast<std::size_t>(i * b + i)] = 0;
+                    for (int j = i + 1; j < b; ++j) c.generators[m + static_cast<std::size_t>(j * b + i)] = -c.generators[m + static_cast<std::size_t>(i * b + j)];
+                }
+        (void)axes;
+    }
     RopeFrequencies f;
     try {
         f = ropeFrequencies(c);
@@ -67,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
 
     const int heads = in.ConsumeIntegralInRange<int>(1, 3), tokens = in.ConsumeIntegralInRange<int>(1, 6);
-    std::vector<std::int32_t> positions(static_cast<std::size_t>(tokens));
+    std::vector<std::int32_t> positions(static_cast<std::size_t>(tokens) * static_cast<std::size_t>(f.axes));
     for (auto& p : positions) p = in.ConsumeIntegral<std::int32_t>();
     auto x = fuzz::floats(in, static_cast<std::size_t>(heads) * tokens * c.headDim, 100.0f);
     const auto x0 = x;
@@ -84,6 +106,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!rotated && std::memcmp(&x[i], &x0[i], sizeof(float)) != 0) {
             std::fprintf(stderr, "channel %d outside the rotated range [%d, %d) changed\n", channel, f.rotaryOffset, f.rotaryOffset + f.rotaryDim);
             std::abort();
+        }
+    }
+    if (f.blockSize > 0) {  // LieRE rotates: every head vector keeps its norm, within exp's stated accuracy
+        // (docs/conventions.md: about 4 ||A|| 2^-53 for A = sum_a p_a G_a; bounded here by max|p| sum_a max|G_a| b)
+        double maxPos = 0, gSum = 0;
+        for (auto p : positions) maxPos = std::max(maxPos, std::fabs(double(p)));
+        const std::size_t perAxis = f.generators.size() / static_cast<std::size_t>(f.axes);
+        for (int a = 0; a < f.axes; ++a) {
+            double m = 0;
+            for (std::size_t e = 0; e < perAxis; ++e) m = std::max(m, std::fabs(f.generators[static_cast<std::size_t>(a) * perAxis + e]));
+            gSum += m;
+        }
+        const double tol = 1e-4 + 16 * maxPos * gSum * f.blockSize * std::ldexp(1.0, -53);
+        for (std::size_t r = 0; r < x.size(); r += static_cast<std::size_t>(c.headDim)) {
+            double a = 0, b = 0;
+            for (int ch = 0; ch < c.headDim; ++ch) a += double(x[r + ch]) * x[r + ch], b += double(x0[r + ch]) * x0[r + ch];
+            if (std::fabs(std::sqrt(a) - std::sqrt(b)) > tol * std::sqrt(b) + 1e-30) {
+                std::fprintf(stderr, "LieRE changed a norm: %g -> %g (block %d, axes %d)\n", std::sqrt(b), std::sqrt(a), f.blockSize, f.axes);
+                std::abort();
+            }
         }
     }
     for (float v : x)

@@ -91,11 +91,22 @@ struct NaiveTerms {
     std::function<ld(int h, int i, int j)> bias = [](int, int, int) { return ld(0); };
     std::function<const float*(int h, int i, int j)> valueRow;
     std::function<ld(int h, int i, int j)> contentDot;  // default q_i . k_j
+    // Stick-breaking attention (Tan et al. 2024) in place of the softmax, as flash-linear-attention's
+    // fla/ops/stickbreaking_attn/naive.py (naive_stickbreaking_attn, lines 63-68 of its 2026 version):
+    // mask = j < i (j <= i with attend_current); log_om_beta = logsigmoid(-z) on the mask, 0 off it;
+    // log A = logsigmoid(z) + (reverse cumsum of log_om_beta) - log_om_beta, i.e. logsigmoid(z_ij) plus
+    // log(1 - sigmoid(z_il)) summed over the visible keys l after j; A = exp(log A) on the mask, 0 off it.
+    // Here "j < i" is kPos < qPos (the queries are the last qLen keys), and the problem's own mask
+    // (causal, key mask, window) hides keys as fla's mask does: a hidden key leaves the stick unchanged.
+    bool stickBreaking = false, attendCurrent = false;
 };
 
 struct Naive {
     std::vector<ld> out, weights, scores;
 };
+
+// log sigmoid(z) = -log(1 + e^-z), stable for either sign (torch.nn.functional.logsigmoid)
+inline ld logSigmoidLd(ld z) { return z >= 0 ? -std::log1p(std::exp(-z)) : z - std::log1p(std::exp(z)); }
 
 inline Naive naive(const Problem& p, const NaiveTerms& t, ld scale) {
     Naive n;
@@ -107,9 +118,11 @@ inline Naive naive(const Problem& p, const NaiveTerms& t, ld scale) {
     for (int h = 0; h < p.heads; ++h)
         for (int i = 0; i < p.qLen; ++i) {
             const std::size_t row = (static_cast<std::size_t>(h) * p.qLen + i) * p.kLen;
+            // the keys this query sees: the problem's mask, and for stick-breaking j < i (j <= i with attendCurrent)
+            const auto visible = [&](int j) { return p.allowed(i, j) && (!t.stickBreaking || t.attendCurrent || p.kPos[j] < p.qPos[i]); };
             ld m = -inf;
             for (int j = 0; j < p.kLen; ++j) {
-                if (!p.allowed(i, j)) continue;
+                if (!visible(j)) continue;
                 const ld c = t.contentDot ? t.contentDot(h, i, j) : dotLd(p.qv(h, i), p.kv(h, j), p.headDim);
                 ld s = scale * (c + t.content(h, i, j)) + t.bias(h, i, j);
                 // HF Gemma 2: attn_weights / softcap, tanh, * softcap, then the mask
@@ -117,14 +130,31 @@ inline Naive naive(const Problem& p, const NaiveTerms& t, ld scale) {
                 n.scores[row + j] = s;
                 m = std::max(m, s);
             }
+            if (t.stickBreaking) {
+                std::vector<ld> logOmBeta(p.kLen, 0), after(p.kLen + 1, 0);  // after[j] = sum of logOmBeta over l > j
+                for (int j = 0; j < p.kLen; ++j)
+                    if (visible(j)) logOmBeta[j] = logSigmoidLd(-n.scores[row + j]);
+                for (int j = p.kLen - 1; j >= 0; --j) after[j] = after[j + 1] + logOmBeta[j];
+                for (int j = 0; j < p.kLen; ++j) {
+                    if (!visible(j)) continue;
+                    const ld w = std::exp(logSigmoidLd(n.scores[row + j]) + after[j + 1]);
+                    n.weights[row + j] = w;
+                    for (int c = 0; c < vd; ++c) {
+                        ld add = p.vv(h, j)[c];
+                        if (t.valueRow) add += t.valueRow(h, i, j)[c];
+                        n.out[(static_cast<std::size_t>(h) * p.qLen + i) * vd + c] += w * add;
+                    }
+                }
+                continue;
+            }
             // HF gpt-oss: softmax(cat(scores, sink))[..., :-1], the sink's column weighs no value
             const ld sink = p.sinkLogits.empty() ? -inf : ld(p.sinkLogits[h]);
             m = std::max(m, sink);
             if (m == -inf) continue;
             ld l = p.sinkLogits.empty() ? 0 : std::exp(sink - m);
-            for (int j = 0; j < p.kLen; ++j) l += p.allowed(i, j) ? std::exp(n.scores[row + j] - m) : 0;
+            for (int j = 0; j < p.kLen; ++j) l += visible(j) ? std::exp(n.scores[row + j] - m) : 0;
             for (int j = 0; j < p.kLen; ++j) {
-                if (!p.allowed(i, j)) continue;
+                if (!visible(j)) continue;
                 const ld w = std::exp(n.scores[row + j] - m) / l;
                 n.weights[row + j] = w;
                 for (int c = 0; c < vd; ++c) {

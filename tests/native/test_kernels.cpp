@@ -16,6 +16,7 @@
 #include "kernels/kv_format.hpp"
 #include "kernels/rotate.hpp"
 #include "kernels/softcap.hpp"
+#include "kernels/stick.hpp"
 #include "kernel_tests.hpp"
 
 using namespace posenc;
@@ -490,6 +491,65 @@ void softcapKernel() {
     }
 }
 
+// Stick-breaking's sigmoids (kernels/stick.hpp): s <- σ(s), rest <- 1 − σ(s), against the definition
+// σ(z) = 1 / (1 + e^−z) in long double; masked (−inf) logits exactly 0 and 1.
+void stickSigmoidsKernel() {
+    Vector<float> base = randomVector(1000, 93, -100.f, 100.f);
+    const Vector<float> smallRange = randomVector(300, 94, -6.f, 6.f);
+    base.insert(base.end(), smallRange.begin(), smallRange.end());
+    for (float x : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-7f, -3e-6f, 0.5f, -0.5f, 16.0f, -16.0f, 80.0f, -80.0f, 87.0f, -87.0f, 88.5f, -88.5f,
+                    200.0f, -200.0f, 3e38f, -3e38f, -std::numeric_limits<float>::infinity()})
+        base.push_back(x);
+    for (std::size_t n : {base.size(), std::size_t(1), std::size_t(3), std::size_t(17)}) {
+        CAPTURE(n);
+        Vector<float> a(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(n)), b = a, ra(n), rb(n);
+        kernels::stickSigmoidsScalar(a.data(), ra.data(), 1, n);
+        kernels::stickSigmoidsSimd(b.data(), rb.data(), 1, n);
+        std::size_t mismatches = 0;
+        double worst = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!sameBits(a[i], b[i]) || !sameBits(ra[i], rb[i])) ++mismatches;
+            const ld z = base[i];
+            const ld sigma = 1 / (1 + std::exp(-z)), rest = 1 / (1 + std::exp(z));
+            CHECK(a[i] >= 0 && a[i] <= 1 && ra[i] >= 0 && ra[i] <= 1);
+            if (std::fabs(z) <= 80) {  // both sides normal floats: relative error
+                worst = std::max(worst, double(std::fabs((ld(a[i]) - sigma) / sigma)));
+                worst = std::max(worst, double(std::fabs((ld(ra[i]) - rest) / rest)));
+            } else {  // past e^-80 the small side may flush to 0: absolute error
+                CHECK(std::fabs(ld(a[i]) - sigma) <= 1e-34L);
+                CHECK(std::fabs(ld(ra[i]) - rest) <= 1e-34L);
+            }
+        }
+        CHECK(mismatches == 0);
+        NOTE("worst relative error", worst);
+        CHECK(worst <= 6e-7);
+    }
+    // masked: exactly σ = 0 and 1 − σ = 1
+    float m = -std::numeric_limits<float>::infinity(), r = -1;
+    kernels::stickSigmoidsSimd(&m, &r, 1, 1);
+    CHECK(m == 0.0f && r == 1.0f);
+    // a tile's rows, kKeyBlock apart: each row as alone, the floats between rows untouched
+    for (std::size_t rows : {std::size_t(1), std::size_t(3), std::size_t(8)})
+        for (std::size_t n : {std::size_t(5), std::size_t(50), kernels::kKeyBlock}) {
+            Vector<float> tile(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(rows * kernels::kKeyBlock)), scalar = tile;
+            Vector<float> restTile(rows * kernels::kKeyBlock, 7.0f), restScalar = restTile;
+            kernels::stickSigmoidsSimd(tile.data(), restTile.data(), rows, n);
+            kernels::stickSigmoidsScalar(scalar.data(), restScalar.data(), rows, n);
+            bool same = true;
+            for (std::size_t row = 0; row < rows; ++row) {
+                Vector<float> alone(base.begin() + static_cast<std::ptrdiff_t>(row * kernels::kKeyBlock),
+                                    base.begin() + static_cast<std::ptrdiff_t>(row * kernels::kKeyBlock + n)), restAlone(n);
+                kernels::stickSigmoidsScalar(alone.data(), restAlone.data(), 1, n);
+                for (std::size_t i = 0; i < kernels::kKeyBlock; ++i) {
+                    const std::size_t at = row * kernels::kKeyBlock + i;
+                    const float want = i < n ? alone[i] : base[at], wantRest = i < n ? restAlone[i] : 7.0f;
+                    same = same && sameBits(tile[at], want) && sameBits(scalar[at], want) && sameBits(restTile[at], wantRest) && sameBits(restScalar[at], wantRest);
+                }
+            }
+            CHECK(same);
+        }
+}
+
 // --- stored K/V formats (kernels/kv_format.hpp) -----------------------------------------------------
 // binary16's value from its fields, as IEEE 754 defines it: exponent 0 is subnormal m·2^-24, 1..30
 // normal (1024 + m)·2^(e-25), 31 infinity (m = 0) or NaN.
@@ -841,6 +901,7 @@ extern const KernelTestCase kKernelTestCases[] = {
     {"RoPE kernels (rotations, sin/cos tables, one-position steps): SIMD equals scalar", ropeKernels},
     {"ALiBi linear bias: SIMD equals scalar bit for bit, both the double-product definition, symmetric or not", alibiLinearBias},
     {"logit soft-capping: SIMD equals scalar bit for bit, both within 2e-7 cap of cap tanh(s / cap), odd, bounded; a tile's rows each as alone", softcapKernel},
+    {"stick-breaking sigmoids: SIMD equals scalar bit for bit, both within 6e-7 of 1/(1 + e^-z) and 1/(1 + e^z), masked exactly 0 and 1; a tile's rows each as alone", stickSigmoidsKernel},
     {"float16 conversions: hand-worked ties, every pattern's IEEE value, every rounding boundary", f16Conversions},
     {"bfloat16 conversions: hand-worked ties, overflow to infinity, every pattern", bf16Conversions},
     {"f16 / bf16 / int8 vector loads convert every pattern as their scalar twins, bit for bit; the kernels' f16 is IEEE's for every finite half", halfLoads},

@@ -40,6 +40,7 @@ struct GridCase {
     std::optional<RopeEncoding> cacheRope;  // the rotary part goes to the cache's config ...
     Encoding cacheEncoding;                 // ... and the rest to attend
     std::string noDecode;                   // why the decode-split problem does not apply ('' = it does)
+    std::string noSinks;                    // why the sink-logit variant does not apply ('' = it does)
     std::vector<float> cacheLogForget;      // [heads, kLen]: a forgetting cache's gates, given with each append (empty: a plain cache)
     std::deque<std::vector<float>> tables;  // storage the encoding's views point into
     const std::vector<float>& table(std::size_t n, unsigned seed, float lo = -1, float hi = 1) {
@@ -286,6 +287,67 @@ void gridCase(TemperatureEncoding, const Problem& p, GridCase& c) {
     };
 }
 
+// Stick-breaking attention (Tan et al. 2024) in place of the softmax: the reference's formula is
+// naive_attention.hpp's (NaiveTerms::stickBreaking, from fla naive_stickbreaking_attn); default scale.
+void gridCase(StickBreakingEncoding, const Problem& p, GridCase& c) {
+    c.encoding = c.cacheEncoding = StickBreakingEncoding{};
+    c.scale = rsqrt(p.headDim);
+    c.terms.stickBreaking = true;
+    c.noSinks = "sink logits are a softmax option (stickBreaking refuses them)";
+}
+
+// p-RoPE, a rope option (frequencyFraction) rather than a kind, in the grid too.
+struct PRopeCase {};
+
+// p-RoPE (Barbero et al. 2025; HF rope_type 'proportional'): of 10 pairs over 20 channels, the 7 lowest
+// frequencies truncated (p = 0.3: int(0.3 * 20 // 2) = 3 kept), pairs (i, i + 10) across the whole head.
+void gridCase(PRopeCase, const Problem& p, GridCase& c) {
+    RopeEncoding rope;
+    rope.config.base = 500;
+    rope.config.frequencyFraction = 0.3;
+    c.encoding = rope;
+    c.cacheRope = rope;
+    c.cacheEncoding = NoEncoding{};
+    c.scale = rsqrt(p.headDim);
+    const int d = p.headDim;
+    std::vector<ld> w(static_cast<std::size_t>(d / 2), 0);
+    for (int i = 0; i < int(0.3 * d) / 2; ++i) w[i] = std::pow(ld(500), -ld(2 * i) / d);
+    c.terms.contentDot = [&p, w, d](int h, int i, int j) {
+        const auto a = ref::rope(std::vector<ld>(p.qv(h, i), p.qv(h, i) + d), p.qPos[i], w, true);
+        const auto b = ref::rope(std::vector<ld>(p.kv(h, j), p.kv(h, j) + d), p.kPos[j], w, true);
+        ld s = 0;
+        for (int x = 0; x < d; ++x) s += a[x] * b[x];
+        return s;
+    };
+}
+
+// LieRE (Ostmeier et al. 2024), one axis, blocks of 3 (Rodrigues) over 18 of the 20 channels.
+void gridCase(LiereEncoding, const Problem& p, GridCase& c) {
+    const int d = p.headDim, R = 18, blocks = R / 3;
+    auto& g = c.tables.emplace_back(static_cast<std::size_t>(blocks) * 9, 0.f);
+    const auto r = ref::randomVector(g.size(), 28, -0.7f, 0.7f);
+    for (int m = 0; m < blocks; ++m)
+        for (int i = 0; i < 3; ++i)
+            for (int j = i + 1; j < 3; ++j) g[m * 9 + i * 3 + j] = r[m * 9 + i * 3 + j], g[m * 9 + j * 3 + i] = -r[m * 9 + i * 3 + j];
+    RopeEncoding rope;
+    rope.config.multiAxis = MultiAxis::liere;
+    rope.config.blockSize = 3;
+    rope.config.partialRotaryFactor = 0.9;
+    rope.config.generators = g;
+    c.encoding = LiereEncoding{rope};
+    c.cacheRope = rope;
+    c.cacheEncoding = NoEncoding{};
+    c.scale = rsqrt(d);
+    const std::vector<float> gen = g;
+    c.terms.contentDot = [&p, gen, d, R](int h, int i, int j) {
+        const auto a = ref::liere(p.qv(h, i), d, 0, R, 3, gen, {ld(p.qPos[i])});
+        const auto b = ref::liere(p.kv(h, j), d, 0, R, 3, gen, {ld(p.kPos[j])});
+        ld s = 0;
+        for (int x = 0; x < d; ++x) s += a[x] * b[x];
+        return s;
+    };
+}
+
 // --- the grid -------------------------------------------------------------------------------------
 
 struct KeepSettings {
@@ -407,9 +469,11 @@ void runVariants(const std::string& kind, Problem p, const GridCase& c, bool dec
     p.softcap = 5;  // low enough to bend every kind's logits
     runGrid(kind, p, c, decode);
     p.softcap = 0;
-    p.sinkLogits = ref::randomVector(static_cast<std::size_t>(p.heads), 77, -2, 3);
-    runGrid(kind, p, c, decode);
-    p.sinkLogits.clear();
+    if (c.noSinks.empty()) {
+        p.sinkLogits = ref::randomVector(static_cast<std::size_t>(p.heads), 77, -2, 3);
+        runGrid(kind, p, c, decode);
+        p.sinkLogits.clear();
+    }
     p.setValueDim(7);
     GridCase narrow;
     gridCase(Kind{}, p, narrow);
@@ -419,7 +483,8 @@ void runVariants(const std::string& kind, Problem p, const GridCase& c, bool dec
 template <class Kind>
 void gridKind() {
     std::string kind = "combined";  // a combination has no spec of its own: its parts have
-    if constexpr (!std::is_same_v<Kind, CombinedEncoding>) kind = kinds::specOf<Kind>().name;
+    if constexpr (std::is_same_v<Kind, PRopeCase>) kind = "rope (p-RoPE)";
+    else if constexpr (!std::is_same_v<Kind, CombinedEncoding>) kind = kinds::specOf<Kind>().name;
     const bool swin = std::is_same_v<Kind, SwinEncoding>;
     // 6 heads over 2 kv heads (GQA 3, not a power of two), 20 channels, 7 queries over 45 keys (Swin: a 3 x 5 window)
     {
@@ -452,4 +517,8 @@ void gridEveryKind(std::index_sequence<I...>) {
 
 TEST_CASE("parity grid: every kind x {streaming, weights, decode split, KV cache, attentionBias} x kernel set x {1, 3} threads") {
     gridEveryKind(std::make_index_sequence<std::variant_size_v<Encoding>>{});
+}
+
+TEST_CASE("parity grid: p-RoPE (a rope option) x {streaming, weights, decode split, KV cache} x kernel set x {1, 3} threads") {
+    gridKind<PRopeCase>();
 }

@@ -406,10 +406,21 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       const npos = r.int(1, 6);
       return { kind: 'cope', npos, embeddings: floatsIn(npos * headDim) };
     },
+    liere: ({ headDim }) => {  // one axis (positions [len]): blocks of b dividing headDim, skew-symmetric generators
+      const b = r.pick([2, 3, 4]);
+      if (headDim % b) return null;
+      const g = new Float32Array(headDim * b);
+      for (let m = 0; m < headDim / b; m++)
+        for (let i = 0; i < b; i++)
+          for (let j = i + 1; j < b; j++) { g[m * b * b + i * b + j] = 2 * r.float() - 1; g[m * b * b + j * b + i] = -g[m * b * b + i * b + j]; }
+      return { kind: 'liere', blockSize: b, generators: asInput(g) };
+    },
     forgetting: ({ heads, kPos, causal }) => {  // causal only; log gates [heads, kLen], finite and <= 0
       if (!causal) return null;
       return { kind: 'forgetting', logForget: gatesIn(heads * kPos.length) };
     },
+    // causal only, and in a cache without a window (its ring does not keep the keys' order)
+    stickBreaking: ({ causal, cacheWindow }) => (causal && !cacheWindow ? { kind: 'stickBreaking', ...(r.chance(0.5) ? { attendCurrent: r.chance(0.5) } : {}) } : null),
     temperature: () => {  // beta finite, length >= 1, offset >= 0
       const e = { kind: 'temperature', beta: r.pick([0, 0.1, 1, -0.05, 2.5]), length: r.pick([1, 2, 8, 8192]) };
       if (r.chance(0.5)) e.offset = r.pick([0, 1, 3]);
@@ -425,23 +436,23 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const cacheKinds = ENCODING_KINDS.filter((k) => familyOf[k] !== 'rotary' && k !== 'forgetting');
 
   // A valid encoding of a kind drawn from `kinds` (redrawn while a generator has none for the call).
-  function encodingFor(kinds, { heads, headDim, valueDim, qPos, kPos, causal, big = false }) {
+  function encodingFor(kinds, { heads, headDim, valueDim, qPos, kPos, causal, big = false, cacheWindow = 0 }) {
     const maxDist = Math.max(0, ...qPos.flatMap((i) => kPos.map((j) => Math.abs(i - j))));
     for (let left = kinds.filter((k) => ENCODINGS[k]); left.length;) {
       const kind = r.pick(left);
-      const e = ENCODINGS[kind]({ heads, headDim, valueDim, qPos, kPos, causal, big, maxDist });
+      const e = ENCODINGS[kind]({ heads, headDim, valueDim, qPos, kPos, causal, big, maxDist, cacheWindow });
       if (e) { stats.kinds[kind] = (stats.kinds[kind] ?? 0) + 1; return e; }
       left = left.filter((k) => k !== kind);
     }
     return { kind: 'none' };
   }
 
-  // 2-3 encodings applied together: at most one rotary and one temperature entry (a second is dropped).
+  // 2-3 encodings applied together: at most one rotary, one temperature and one stickBreaking entry (a second is dropped).
   function encodingArray(kinds, at) {
     const parts = [];
     for (let n = r.int(2, 3); n > 0; n--) {
       const e = encodingFor(kinds, at);
-      if ((familyOf[e.kind] === 'rotary' || e.kind === 'temperature' || e.kind === 'forgetting') && parts.some((p) => p.kind === e.kind)) continue;
+      if ((familyOf[e.kind] === 'rotary' || e.kind === 'temperature' || e.kind === 'forgetting' || e.kind === 'stickBreaking') && parts.some((p) => p.kind === e.kind)) continue;
       parts.push(e);
     }
     stats.kinds['[array]'] = (stats.kinds['[array]'] ?? 0) + 1;
@@ -461,6 +472,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     relativeKey: () => ({ maxPosition: r.int(1, 9), headDim: r.int(1, 16) }),
     xl: () => ({ heads: r.int(1, 4), headDim: r.int(1, 16), dModel: r.int(1, 32) }),
     deberta: () => ({ span: r.int(1, 9), hidden: r.int(1, 32) }),
+    liere: () => ({ axes: r.int(1, 3), rotaryDim: 2 * r.int(1, 16), blockSize: r.int(2, 4) }),
   };
 
   const HF_CONFIGS = [
@@ -743,14 +755,14 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.6)) {
         const maxPos = Math.max(0, ...e.cache.positions());
         // qPositions below are at most 20: the distances the call can ask about are within max(maxPos, 20)
-        o.encoding = encodingFor(cacheKinds, { heads, headDim: c.headDim, valueDim: c.valueDim, qPos: [Math.max(maxPos, 20)], kPos: [0], causal: true });
+        o.encoding = encodingFor(cacheKinds, { heads, headDim: c.headDim, valueDim: c.valueDim, qPos: [Math.max(maxPos, 20)], kPos: [0], causal: true, cacheWindow: c.window ?? 0 });
       }
       if (r.chance(0.3)) o.qPositions = smallPositions(b * qLen, 20);
       // a forgetting cache that holds gates: its decay, alone or beside another term
       if (c.forgetting && e.cache.positions().some((p) => p >= 0) && r.chance(0.6))
         o.encoding = o.encoding && o.encoding.kind !== 'xl' && r.chance(0.5) ? [o.encoding, { kind: 'forgetting' }] : { kind: 'forgetting' };
       const forgets = [o.encoding].flat().some((x) => x?.kind === 'forgetting');
-      if (r.chance(0.3) && o.encoding?.kind !== 'xl' && !forgets) o.causal = r.chance(0.5);  // xl and forgetting need causal
+      if (r.chance(0.3) && o.encoding?.kind !== 'xl' && o.encoding?.kind !== 'stickBreaking' && !forgets) o.causal = r.chance(0.5);  // xl, stickBreaking and forgetting need causal
       if (r.chance(0.2)) o.scale = r.pick([0.5, 2]);
       put(o, 'out', maybeOut(b * heads * qLen * (c.valueDim ?? c.headDim)));
       return { fn: 'attend', on: e, args: [floatsIn(b * heads * qLen * c.headDim), o] };

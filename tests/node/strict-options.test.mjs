@@ -43,7 +43,9 @@ const ENCODING_BASES = {
   fire: { kind: 'fire', hidden: 2, w1: [1, -1], b1: [0, 0.5], w2: [1, 2, 3, 4], b2: [0, 0] },
   cope: { kind: 'cope', npos: 4, embeddings: F(4 * 8, 17) },
   temperature: { kind: 'temperature', beta: 0.1, length: 2, offset: 1 },
+  liere: { kind: 'liere', blockSize: 2, generators: [0, -0.5, 0.5, 0, 0, -0.25, 0.25, 0, 0, 1, -1, 0, 0, 0.1, -0.1, 0] },
   forgetting: { kind: 'forgetting', logForget: new Float32Array([-0.1, -0.2, 0, -0.3, -0.05, -1]) },
+  stickBreaking: { kind: 'stickBreaking', attendCurrent: false },
 };
 
 const PARAMETER_BASES = {
@@ -61,6 +63,7 @@ const PARAMETER_BASES = {
   kerple: { heads: 12 },
   fire: { heads: 12, hidden: 32 },
   cope: { npos: 64, headDim: 64 },
+  liere: { axes: 2, rotaryDim: 64, blockSize: 4 },
   forgetting: { heads: 12, dModel: 768 },
 };
 
@@ -105,7 +108,7 @@ CASES.push(
   { table: 'attention', label: 'attention', where: 'attention args', prefix: '', base: ATT, call: (a) => pe.attention(a).out },
   ...ENCODING_KINDS.map((kind) => ({
     table: `encoding.${kind}`, label: `attention encoding ${kind}`, where: 'encoding', prefix: 'encoding.', base: ENCODING_BASES[kind],
-    call: (e) => pe.attention({ ...ATT, causal: kind === 'xl' || kind === 'forgetting', encoding: e }).out,
+    call: (e) => pe.attention({ ...ATT, causal: kind === 'xl' || kind === 'forgetting' || kind === 'stickBreaking', encoding: e }).out,
   })),
   ...ENCODING_KINDS.filter((kind) => KINDS[kind].scalarBias).map((kind) => ({
     table: `encoding.${kind}`, label: `attentionBias ${kind}`, where: 'encoding', prefix: 'encoding.', base: { ...ENCODING_BASES[kind], heads: 2 },

@@ -2,15 +2,16 @@
 // ALiBi per head (8 and 12 heads) and its worked example, T5 buckets (bidirectional, causal), Shaw's
 // clipping, Swin's window index, Transformer-XL's position term, DeBERTa's buckets, FoX's forget-gate decay. Every map comes
 // from the core: bucket functions directly, the content × position methods read back from pe.attention's
-// scores with the content switched off (k = 0).
-import { heatmapFigure, cellAt, colorBar, barChart } from '../plot.mjs';
+// scores with the content switched off (k = 0). Stick-breaking attention's weights beside softmax's for
+// the same logits (pe.attention with { kind: 'stickBreaking' } and with { kind: 'none' }).
+import { heatmapFigure, cellAt, colorBar, barChart, lineChart } from '../plot.mjs';
 import { $, bindInput, bindSegmented, demo, demoFloats, timed } from '../common.mjs';
 
 const AXES = { xLabel: 'key j →', yLabel: '← query i' };
 const pairs = (T, f) => Int32Array.from({ length: T * T }, (_, n) => f(Math.floor(n / T), n % T));  // f(i, j), row-major
 
 export function relativeSection(pe) {
-  const state = { heads: '8', T: 32, K: 4, swin: 4, deb: 16, slope: 0.25, back: 4, foxKind: 'constant', foxF: 0.9 };
+  const state = { heads: '8', T: 32, K: 4, swin: 4, deb: 16, slope: 0.25, back: 4, sbScale: 1, foxKind: 'constant', foxF: 0.9 };
   const readers = new Map();  // canvas -> (row, col) -> text, for the hover read-out
 
   const shortSlope = (s) => (Number.isInteger(Math.log2(s)) ? `1/${2 ** -Math.log2(s)}` : s.toPrecision(2));
@@ -77,6 +78,29 @@ export function relativeSection(pe) {
       `the key ${ref} back gets <b style="color:#2f5fb3">${weights[near].toFixed(4)}</b>, the key ${back} further back <b style="color:#c0392b">${weights[far].toFixed(4)}</b> — ` +
       `ratio <b>${ratio.toFixed(6)}</b> = e<sup>−${m}·${back}</sup> = e<sup>${-(m * back)}</sup> = ${Math.exp(-m * back).toFixed(6)}. Each step back multiplies the weight by e<sup>−m</sup>, whatever the content.`;
     return { slope: m, back, weights: Array.from(weights), near, far, ratio };
+  }
+
+  // Stick-breaking (Tan et al. 2024) beside softmax, for the same logits: one query after 16 keys, headDim 1,
+  // q = the logit scale s, k_j = fixed contents c_j (plus 1, so most logits are positive), scale 1: z_j = s·c_j.
+  // The query sits one position past the last key, so both see every key (stick-breaking sees keys before it).
+  function drawStick() {
+    const kLen = 16, s = state.sbScale;
+    const c = Float32Array.from(demoFloats(kLen, 91), (x) => 1 + x);
+    const args = { q: new Float32Array([s]), k: c, v: new Float32Array(kLen), heads: 1, headDim: 1, qLen: 1, kLen, scale: 1, causal: true,
+      qPositions: new Int32Array([kLen]), returnWeights: true };
+    const soft = pe.attention({ ...args, encoding: { kind: 'none' } }).weights;
+    const stick = pe.attention({ ...args, encoding: { kind: 'stickBreaking' } }).weights;
+    const back = Array.from({ length: kLen }, (_, d) => d + 1), byBack = (w) => back.map((d) => w[kLen - d]);  // d positions back: key kLen − d
+    const rest = 1 - stick.reduce((a, w) => a + w, 0);
+    lineChart($('rel-sb'), [
+      { name: 'softmax', color: '#2f5fb3', xs: back, ys: byBack(soft), points: true },
+      { name: 'stick-breaking', color: '#c0392b', xs: back, ys: byBack(stick), points: true },
+    ], { yMin: 0, xLabel: 'key, positions back from the query', yLabel: 'weight' });
+    $('rel-sb-out').innerHTML = `Logits z<sub>j</sub> = ${s}·c<sub>j</sub> for 16 keys, the same for both. Softmax spreads its weight by content alone ` +
+      `(largest <b style="color:#2f5fb3">${Math.max(...soft).toFixed(3)}</b>); stick-breaking gives the nearest key σ(z) and every key further back ` +
+      `only what the keys between left of the stick (largest <b style="color:#c0392b">${Math.max(...stick).toFixed(3)}</b>, ` +
+      `${(100 * rest).toFixed(1)} % of the stick unused: its weights need not sum to 1).`;
+    return { scale: s, logits: Array.from(c, (x) => Math.fround(s * x)), softmax: Array.from(soft), stick: Array.from(stick), rest };
   }
 
   function figure(id, values, T, o, read) {
@@ -161,8 +185,8 @@ export function relativeSection(pe) {
 
   demo.relative = {};
   const part = (name, f) => () => { demo.relative[name] = f(); };
-  const alibi = part('alibi', drawAlibi), worked = part('worked', drawWorked), gallery = part('gallery', drawGallery);
-  function draw() { alibi(); worked(); gallery(); }
+  const alibi = part('alibi', drawAlibi), worked = part('worked', drawWorked), gallery = part('gallery', drawGallery), stick = part('stick', drawStick);
+  function draw() { alibi(); worked(); stick(); gallery(); }
 
   const readCell = (e) => {
     const read = readers.get(e.target);
@@ -179,5 +203,6 @@ export function relativeSection(pe) {
   bindInput('rel-fox-kind', state, 'foxKind', t(() => { drawFox(); demo.relative.gallery = g; }), String);
   bindInput('rel-slope', state, 'slope', t(worked));
   bindInput('rel-back', state, 'back', t(worked));
+  bindInput('rel-sb-scale', state, 'sbScale', t(stick));
   return draw;
 }

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "posenc/attention/stick_breaking.hpp"
 #include "posenc/attention/temperature.hpp"
 #include "posenc/rotary/apply.hpp"
 #include "posenc/scores/alibi.hpp"
@@ -30,21 +31,35 @@ struct RopeEncoding {
     RopeLayout layout = RopeLayout::half;
 };
 
+// LieRE inside attention (kind 'liere', Ostmeier et al. 2024): the rope options with multiAxis 'liere'
+// (RopeConfig::generators, blockSize, and the rotated channels' partialRotaryFactor / rotaryOffset); it acts
+// as that RopeEncoding (ropePart returns it). A KV cache takes it as its `rope` (multiAxis 'liere').
+inline RopeEncoding liereRope() {
+    RopeEncoding r;
+    r.config.multiAxis = MultiAxis::liere;
+    return r;
+}
+struct LiereEncoding {
+    RopeEncoding rope = liereRope();
+};
+
 struct CombinedEncoding;
 using Encoding = std::variant<NoEncoding, RopeEncoding, AlibiEncoding, T5Encoding, SwinEncoding, ShawEncoding, XlEncoding,
                               DebertaEncoding, RelativeKeyEncoding, KerpleEncoding, FireEncoding, CopeEncoding, ForgettingEncoding, CombinedEncoding,
-                              TemperatureEncoding>;
+                              TemperatureEncoding, StickBreakingEncoding, LiereEncoding>;
 // Several encodings applied together: at most one rotary part (it rotates q and k), the score terms
 // add (e.g. RoPE + ALiBi, or T5 + CoPE). Parts are single encodings, not combinations.
 struct CombinedEncoding {
     std::vector<Encoding> parts;
 };
 
-// The rotary part of an encoding (itself, or the one rope of a combination), or null.
+// The rotary part of an encoding (itself, a liere encoding's rope, or the one of a combination), or null.
 const RopeEncoding* ropePart(const Encoding& e);
 // The query-temperature part of an encoding (itself, or the one of a combination), validated, or null.
 // Two temperature parts are an error.
 const TemperatureEncoding* temperaturePart(const Encoding& e);
+// The stick-breaking part of an encoding (itself, or the one of a combination), or null. Two are an error.
+const StickBreakingEncoding* stickBreakingPart(const Encoding& e);
 // The forgetting part of an encoding (itself, or the one of a combination), or null. Two are an error.
 const ForgettingEncoding* forgettingPart(const Encoding& e);
 // Whether the encoding is (or combines only) scalar biases: alibi, t5, swin, kerple, fire.

@@ -1,6 +1,7 @@
 // The one attention engine. Every score-term encoding runs inside it:
 //   score(i, j) = scale * (qc_i . k_j + content(i, j)) + bias(i, j), masked (causal, window, sinks,
 //   keyMask: attention/mask.hpp), softmax over j, out_i = sum_j w_ij (v_j + valueTerm(i, j)).
+//   (Stick-breaking attention replaces the softmax: AttentionInputs::stickBreaking.)
 // q and k have headDim channels, v and out valueDim (AttentionDims: DeepSeek MLA's values are narrower
 // than its q.k heads); the score kernel runs over the one, the P.V kernel over the other.
 // RoPE is not applied here: q and k arrive already rotated — `attention` (attention.cpp) rotates
@@ -53,6 +54,10 @@ struct AttentionInputs {
     // [heads, kvStride] or null: the KV cache's cumulative log forget gates per slot (forgetting
     // attention, posenc/scores/forgetting.hpp), used by a 'forgetting' encoding given no logForget.
     const double* forgetCumulative = nullptr;
+    // Stick-breaking attention (Tan et al. 2024; attention/stick_breaking.hpp) in place of the softmax:
+    // weights σ(z_ij) Π (1 − σ(z_il)) over the keys l a query sees after j, walked from the last key.
+    // Causal masks only (the caller checks); sinkLogits unused.
+    bool stickBreaking = false;
 };
 
 struct AttentionOutputs {
@@ -116,6 +121,7 @@ struct AttentionWorkspace {
     // its buffers).
     struct alignas(64) Slot {
         std::vector<float, detail::CacheLineAllocator<float>> qTile, scores, content, acc, wsum, rows;
+        std::vector<float, detail::CacheLineAllocator<float>> rest;  // stick-breaking: 1 − σ of the scores being walked
         float sink = 0;
         int kvHead = -1, begunHead = -1;  // the score term's head state this slot last set up
         bool nonFinite = false;           // an output row this slot's thread wrote is not all finite

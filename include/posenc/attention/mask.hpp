@@ -15,7 +15,11 @@ struct AttentionMask {
     const std::uint8_t* keyMask = nullptr;  // [kLen], 1 = attend; null = all
     int sinks = 0;                          // keys j < sinks are exempt from the window (attention sinks; the KV cache's first slots)
     int chunk = 0;                          // 0 = none; else admits kPos / chunk == qPos / chunk (Llama 4's chunked layers)
+    bool strict = false;                    // with causal: admits kPos < qPos only, not a query's own position (stick-breaking attention)
 };
+
+// Whether causal masking hides a key at kPos from a query at qPos (kPos > qPos; strict: kPos >= qPos).
+inline bool causallyHidden(const AttentionMask& m, std::int64_t kPos, std::int64_t qPos) { return m.causal && (kPos > qPos || (m.strict && kPos == qPos)); }
 
 // The first position of qPos's chunk (positions are >= 0).
 inline std::int64_t chunkStart(const AttentionMask& m, std::int32_t qPos) { return static_cast<std::int64_t>(qPos) / m.chunk * m.chunk; }
@@ -24,7 +28,7 @@ inline std::int64_t chunkStart(const AttentionMask& m, std::int32_t qPos) { retu
 inline bool keyAllowed(const AttentionMask& m, std::int32_t qPos, std::int32_t kPos, int j) {
     if (m.keyMask && !m.keyMask[j]) return false;
     const std::int64_t d = static_cast<std::int64_t>(qPos) - kPos;
-    if (m.causal && d < 0) return false;
+    if (causallyHidden(m, kPos, qPos)) return false;
     if (m.window > 0 && j >= m.sinks && (d < 0 || d >= m.window)) return false;
     if (m.chunk > 0 && kPos / m.chunk != qPos / m.chunk) return false;
     return true;
@@ -67,9 +71,9 @@ inline void keyBlockRanges(const AttentionMask& m, const std::int32_t* kPos, int
 
 // No key of the block is visible to a query at qPos (the block can be skipped).
 inline bool blockSkipped(const KeyBlockRange& b, const AttentionMask& m, std::int32_t qPos) {
-    if (b.sinkAny && !(m.causal && b.sinkMin > qPos)) return false;  // a sink key may be visible
+    if (b.sinkAny && !causallyHidden(m, b.sinkMin, qPos)) return false;  // a sink key may be visible
     if (!b.any) return true;
-    if ((m.causal || m.window > 0) && b.minPos > qPos) return true;
+    if (causallyHidden(m, b.minPos, qPos) || (m.window > 0 && b.minPos > qPos)) return true;
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.maxPos >= m.window) return true;
     if (m.chunk > 0 && (b.maxPos < chunkStart(m, qPos) || b.minPos >= chunkStart(m, qPos) + m.chunk)) return true;
     return false;
@@ -78,10 +82,10 @@ inline bool blockSkipped(const KeyBlockRange& b, const AttentionMask& m, std::in
 // Every key of the block is visible to a query at qPos (its per-key checks can be skipped).
 inline bool blockFullyAllowed(const KeyBlockRange& b, const AttentionMask& m, std::int32_t qPos) {
     if (!b.all) return false;
-    if (b.sinkAny && m.causal && b.sinkMax > qPos) return false;
+    if (b.sinkAny && causallyHidden(m, b.sinkMax, qPos)) return false;
     if (b.sinkAny && m.chunk > 0 && (b.sinkMin < chunkStart(m, qPos) || b.sinkMax >= chunkStart(m, qPos) + m.chunk)) return false;
     if (!b.any) return true;
-    if ((m.causal || m.window > 0) && b.maxPos > qPos) return false;
+    if (causallyHidden(m, b.maxPos, qPos) || (m.window > 0 && b.maxPos > qPos)) return false;
     if (m.window > 0 && static_cast<std::int64_t>(qPos) - b.minPos >= m.window) return false;
     if (m.chunk > 0 && (b.minPos < chunkStart(m, qPos) || b.maxPos >= chunkStart(m, qPos) + m.chunk)) return false;
     return true;

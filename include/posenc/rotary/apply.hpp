@@ -45,6 +45,14 @@ private:
     std::size_t width_;         // rotary pairs = floats per token in each of c and s
     std::vector<float> c_, s_;  // [count, width_]: scale*cos, scale*sin
     std::vector<double> cd_, sd_, stepC_, stepS_;  // current angle's cos/sin in double; cos/sin of one position step
+    // LieRE (RopeFrequencies::blockSize > 0): per token, each block's rotation exp(sum_a p_a G_a) times
+    // the scale, [count, blocks, b, b] in double (applied in double, rounded once per channel)
+    int block_ = 0;
+    std::size_t axes_ = 1;
+    std::vector<double> generators_;
+    std::vector<double> blockRot_;
+    void buildLiere(const double* positions, std::size_t count, double scale, std::size_t stride);
+    void rotateLiere(float* dst, const float* src, std::size_t t) const noexcept;
 };
 
 // x: [heads, tokens, headDim], rotated in place; positions: [axes, tokens] (axes = f.axes, usually 1), each >= 0.

@@ -42,6 +42,14 @@ enum class MultiAxis {
     mrope,    // Qwen2-VL M-RoPE: `sections` (t, h, w) split the R/2 pairs in order; default frequencies
     axial2d,  // 2-D axial RoPE for image patches (RoPE-ViT): first R/4 pairs follow axis 0 (x),
               // the next R/4 axis 1 (y), each with w_k = base^(-4k/R)
+    liere,    // Lie-group RoPE (LieRE, Ostmeier et al. 2024): blocks of `blockSize` channels rotate by
+              // exp(sum_a p_a G_a) from skew-symmetric generators G [axes, blocks, b, b] (RopeConfig::generators)
+};
+
+// p-RoPE (Barbero et al. 2025): which end of the spectrum keeps its frequency when frequencyFraction < 1.
+enum class KeptFrequencies {
+    high,  // pairs 0 .. k-1 (the highest frequencies) rotate, the lowest are truncated: the paper's p-RoPE, HF 'proportional'
+    low,   // pairs R/2-k .. R/2-1 (the lowest frequencies) rotate, the highest are truncated
 };
 
 struct RopeConfig {
@@ -63,6 +71,20 @@ struct RopeConfig {
     // k % 3 == 2 and k < 3 * sections[2], else axis 0. Needs three sections.
     bool mropeInterleaved = false;
     double xposScaleBase = 0;    // xPos (Sun et al. 2022) when > 0: gamma, typically 512
+    // p-RoPE (Barbero et al. 2025, "Round and Round We Go!"): only k = floor(frequencyFraction * R / 2)
+    // of the R/2 rotary pairs keep their frequency (the schedule's, computed over the whole rotary width);
+    // the others get frequency 0 and pass through unrotated, in place: the pairing stays the layout's
+    // over all R channels. With partialRotaryFactor 1 and the half layout this is Hugging Face's
+    // rope_type 'proportional' (modeling_rope_utils._compute_proportional_rope_parameters, Gemma 4).
+    // Unlike partialRotaryFactor, which rotates the leading R channels with frequencies base^(-2i/R)
+    // and pairs (i, i + R/2), the exponents here run over the full width. In [0, 1]; 1 = off.
+    double frequencyFraction = 1.0;
+    KeptFrequencies keptFrequencies = KeptFrequencies::high;
+    // LieRE (multiAxis liere): channels [rotaryOffset, rotaryOffset + R) in blocks of blockSize b (b
+    // divides R); generators [axes, R/b, b, b] row-major, each b x b block skew-symmetric (see
+    // ropeFrequencies for the tolerance); block j of a head vector x turns into exp(sum_a p_a G[a, j]) x_j.
+    std::vector<float> generators;
+    int blockSize = 0;           // 0 = unset (required by liere, >= 2)
 };
 
 struct RopeFrequencies {
@@ -80,7 +102,19 @@ struct RopeFrequencies {
     // zeta^((m-n)/gamma) does: positions (and deltas) are limited to |p| <= xposMaxPosition, where the
     // scales stay within e^(+-80) (63.8 gamma). Beyond it a call is a RangeError, never a NaN.
     std::int64_t xposMaxPosition = 0;
+    // LieRE: block size b (0 = off) and the generators [axes, rotaryDim/b, b, b] in double, made exactly
+    // skew-symmetric ((G - G^T) / 2). invFreq is then all zeros (unused) and axisOfPair empty.
+    int blockSize = 0;
+    std::vector<double> generators;
+    // Whether every pair of axes' generators commutes, block by block (|[G_a, G_c]| within 1e-9 of
+    // |G_a| |G_c| b): only then is exp(sum_a p_a G_a) a function of positions whose scores depend on p - p'
+    // alone, and moving every axis by one delta one rotation (the KV cache's shift / renumber).
+    bool generatorsCommute = true;
 };
+
+// exp(A) of a b x b matrix (row-major, double): scaling and squaring around a Taylor core (A / 2^s with
+// norm <= 1/2, terms to double precision). Used for LieRE's rotations; exposed for its tests.
+void matrixExp(const double* A, int b, double* out);
 
 // Throws std::invalid_argument naming `field` when xPos is on and a position or delta lies beyond
 // f.xposMaxPosition.
