@@ -252,7 +252,14 @@ async function labSection(pe, state, hooks) {
       return first;
     };
     render([]);
-    const g = await pool.call(0, { op: 'generate', name, prompt, steps, window, sinks }, (p) => { if (run === genRun) render(p.tokens); });
+    let g;
+    try {
+      g = await pool.call(0, { op: 'generate', name, prompt, steps, window, sinks }, (p) => { if (run === genRun) render(p.tokens); });
+    } catch (err) {
+      // posenc's refusal, as it words it (stick-breaking in a windowed cache, whose ring does not keep key order)
+      if (run === genRun) { out.textContent = `Not run: ${err.message}`; lab.generation = { model: name, window, sinks, error: err.message }; }
+      return;
+    }
     if (run !== genRun) return;
     const first = render(g.tokens, g.ms);
     lab.generation = { model: name, pattern, window, sinks, prompt, tokens: g.tokens, first, msPerToken: g.ms / steps };
