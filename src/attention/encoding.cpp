@@ -54,30 +54,30 @@ const RopeEncoding* rotaryOf(const Encoding& e) {
     if (const auto* l = std::get_if<LiereEncoding>(&e)) return &l->rope;
     return nullptr;
 }
-}  // namespace
 
-const RopeEncoding* ropePart(const Encoding& e) {
-    if (const RopeEncoding* r = rotaryOf(e)) return r;
-    const RopeEncoding* found = nullptr;
+// The one part of e that `match` picks (e itself, or one part of a combined encoding); two such parts
+// are refused with `twice`.
+template <class T, class Match>
+const T* singlePart(const Encoding& e, Match match, const char* twice) {
+    if (const T* t = match(e)) return t;
+    const T* found = nullptr;
     if (const auto* c = std::get_if<CombinedEncoding>(&e))
         for (const Encoding& p : c->parts)
-            if (const RopeEncoding* r = rotaryOf(p)) {
-                if (found) fail("encoding", "combines two 'rope' parts: at most one rotary encoding ('rope' or 'liere')");
-                found = r;
+            if (const T* t = match(p)) {
+                if (found) fail("encoding", twice);
+                found = t;
             }
     return found;
 }
+}  // namespace
+
+const RopeEncoding* ropePart(const Encoding& e) {
+    return singlePart<RopeEncoding>(e, rotaryOf, "combines two 'rope' parts: at most one rotary encoding ('rope' or 'liere')");
+}
 
 const ForgettingEncoding* forgettingPart(const Encoding& e) {
-    if (const auto* f = std::get_if<ForgettingEncoding>(&e)) return f;
-    const ForgettingEncoding* found = nullptr;
-    if (const auto* c = std::get_if<CombinedEncoding>(&e))
-        for (const Encoding& p : c->parts)
-            if (const auto* f = std::get_if<ForgettingEncoding>(&p)) {
-                if (found) fail("encoding", "combines two 'forgetting' parts: at most one forget-gate decay");
-                found = f;
-            }
-    return found;
+    return singlePart<ForgettingEncoding>(e, [](const Encoding& p) { return std::get_if<ForgettingEncoding>(&p); },
+                                          "combines two 'forgetting' parts: at most one forget-gate decay");
 }
 
 bool isScalarBias(const Encoding& e) {
@@ -107,14 +107,8 @@ double defaultScale(const Encoding& e, int headDim) {
 }
 
 const TemperatureEncoding* temperaturePart(const Encoding& e) {
-    const TemperatureEncoding* found = nullptr;
-    if (const auto* t = std::get_if<TemperatureEncoding>(&e)) found = t;
-    if (const auto* c = std::get_if<CombinedEncoding>(&e))
-        for (const Encoding& p : c->parts)
-            if (const auto* t = std::get_if<TemperatureEncoding>(&p)) {
-                if (found) fail("encoding", "combines two 'temperature' parts: at most one query temperature");
-                found = t;
-            }
+    const TemperatureEncoding* found = singlePart<TemperatureEncoding>(
+        e, [](const Encoding& p) { return std::get_if<TemperatureEncoding>(&p); }, "combines two 'temperature' parts: at most one query temperature");
     if (found) validateTemperature(*found);
     return found;
 }
@@ -124,14 +118,7 @@ const StickBreakingEncoding* stickBreakingPart(const Encoding& e) {
         const auto [kind, options] = kinds::of(p);  // the kind's trait selects the normaliser; its struct holds the options
         return kind && kind->stickBreaking ? static_cast<const StickBreakingEncoding*>(options) : nullptr;
     };
-    const StickBreakingEncoding* found = part(e);
-    if (const auto* c = std::get_if<CombinedEncoding>(&e))
-        for (const Encoding& p : c->parts)
-            if (const StickBreakingEncoding* s = part(p)) {
-                if (found) fail("encoding", "combines two 'stickBreaking' parts: at most one");
-                found = s;
-            }
-    return found;
+    return singlePart<StickBreakingEncoding>(e, part, "combines two 'stickBreaking' parts: at most one");
 }
 
 namespace detail {
