@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/edit_distance.hpp"
+#include "encodings/kind_spec.hpp"
 #include "posenc/common/errors.hpp"
 #include "posenc/registry.hpp"
 
@@ -229,6 +230,9 @@ void checkObject(Value& o, const Table& t, const Place& at, const CallShape& cal
     if (t.name == "scaling")
         checkScalingKeys(scalingTypes().at(static_cast<std::size_t>(o.find("type")->number())), [&](const std::string& name) { return o.find(name) != nullptr; },
                          at.prefix);
+    if (const Field* axes = t.find("multiAxis"))  // a rope's keys that would have no effect
+        kinds::checkRopeKeys([&](const char* name) { return o.find(name) != nullptr; },
+                             o.find("multiAxis") ? axes->choices.at(static_cast<std::size_t>(o.find("multiAxis")->number())) : "none", at.prefix);
     // a rope's headDim: the call's, which a given one must equal
     if (call.headDim > 0 && rope) {
         if (headDim && headDim->number() != call.headDim)

@@ -148,11 +148,37 @@ void failNonFiniteResult(float scale) {
 }
 
 
+namespace {
+// The forgetting part of an encoding whose only score term it is (the other parts, if any, add none:
+// stick-breaking, temperature, none), else null: its term is then built on the stack, and with the KV
+// cache's tables (AttentionInputs::forgetTables) a warm decode step allocates nothing.
+const ForgettingEncoding* soleForgettingTerm(const Encoding& e) {
+    if (const auto* f = std::get_if<ForgettingEncoding>(&e)) return f;
+    const auto* c = std::get_if<CombinedEncoding>(&e);
+    if (!c) return nullptr;
+    const ForgettingEncoding* found = nullptr;
+    for (const Encoding& p : c->parts) {
+        if (const auto* f = std::get_if<ForgettingEncoding>(&p)) {
+            if (found) return nullptr;  // two: makeTerm's error
+            found = f;
+        } else if (std::holds_alternative<CombinedEncoding>(p) || kinds::of(p).first->hasTerm()) {
+            return nullptr;
+        }
+    }
+    return found;
+}
+}  // namespace
+
 void runWithEncoding(const AttentionInputs& given, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace) {
     AttentionInputs in = given;
     if (const StickBreakingEncoding* sb = stickBreakingPart(e)) {  // its normaliser in place of the softmax (checked: requireStickBreakingCall)
         in.stickBreaking = true;
         in.mask.strict = !sb->attendCurrent;
+    }
+    if (const ForgettingEncoding* f = soleForgettingTerm(e)) {
+        ForgettingTerm term(*f, in);
+        if (!runAttention(in, term, out, workspace)) failNonFiniteResult(in.scale);
+        return;
     }
     auto term = makeTerm(in, e);
     NoScoreTerm none;
@@ -231,7 +257,7 @@ void attention(const AttentionRequest& r, float* out, float* weights, float* sco
             if (r.keyMask[j] > 1) fail("keyMask[" + std::to_string(j) + "]", "must be 0 or 1 (got " + std::to_string(r.keyMask[j]) + ")");
         if (!std::isnan(r.scale)) requireFinite(r.scale, "scale");
         detail::requireSinkLogits(r.sinkLogits, d.heads);
-        detail::requireStickBreakingCall(r.encoding, r.causal, !r.sinkLogits.empty(), 0);
+        detail::requireStickBreakingCall(r.encoding, r.causal, !r.sinkLogits.empty());
         const float softcap = detail::checkedSoftcap(r.softcap);
         if (!out) fail("out", "is required");
 

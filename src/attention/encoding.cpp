@@ -123,12 +123,10 @@ const StickBreakingEncoding* stickBreakingPart(const Encoding& e) {
 
 namespace detail {
 
-void requireStickBreakingCall(const Encoding& e, bool causal, bool sinkLogits, int cacheWindow) {
+void requireStickBreakingCall(const Encoding& e, bool causal, bool sinkLogits) {
     if (!stickBreakingPart(e)) return;
     if (!causal) fail("causal", "must be true with encoding 'stickBreaking': its weights break a stick over earlier keys (causal only)");
     if (sinkLogits) fail("sinkLogits", "is a softmax option: encoding 'stickBreaking' has no softmax denominator to add a sink to");
-    if (cacheWindow > 0)
-        fail("window", "of the cache must be 0 with encoding 'stickBreaking': a sliding window's ring does not keep the keys in order, and the stick breaks in key order");
 }
 
 std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e) {

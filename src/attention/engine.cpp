@@ -20,6 +20,7 @@
 #include "kernels/attention_tile.hpp"  // the packed-key layout (kKeyBlock, packKeys): no instruction-set code
 #include "common/thread_pool.hpp"
 #include "kernels/kernel_set.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc {
 
@@ -125,18 +126,21 @@ void beginTile(const Run& run, Slot& sc, Tile& t, int kvh, int group, int row0, 
     }
 }
 
-// The score block: the tile's scores against key block b into ws.scores — q.k, content terms, biases,
+// The score block: the tile's scores against the keys of walk step `step` (ws.steps: key block b's keys
+// [begin, end); the block's keys before begin score -inf, unseen in this step) into ws.scores — q.k, content terms, biases,
 // then masks (per key only where the block straddles a boundary). live[r] says whether row r sees the
 // block at all. Returns how many of the block's keys were scored (keys past the last one any row may
 // see are not), or -1 when no row sees the block. Stored rows (materialize) get the scores, -inf past them.
-int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const unsigned char* V, std::size_t b, bool live[]) {
+int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const unsigned char* V, std::size_t step, bool live[]) {
     const AttentionInputs& in = run.in;
     const AttentionDims& d = in.dims;
     const std::vector<KeyBlockRange>& blocks = run.ws.blocks;
+    const std::vector<AttentionWorkspace::Step>& steps = run.ws.steps;
     constexpr std::size_t B = kernels::kKeyBlock;
     const std::size_t kAhead = run.ahead;
     float* const S = sc.scores.data();
-    const int j0 = static_cast<int>(b) * kBlock, j1 = std::min(d.kLen, j0 + kBlock), n = j1 - j0;
+    const std::size_t b = static_cast<std::size_t>(steps[step].block);
+    const int j0 = static_cast<int>(b) * kBlock, j1 = steps[step].end, n = j1 - j0, lead = steps[step].begin - j0;
     bool skip[kQueryTile], any = false;
     for (int r = 0; r < t.nr; ++r) any |= !(skip[r] = blockSkipped(blocks[b], in.mask, t.st[r].qPos));
     if (!any) {
@@ -145,8 +149,9 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
         return -1;
     }
     if (run.streaming) {  // the block kAhead ahead in walking order (stick-breaking walks backwards)
-        if (!run.stick && b + kAhead < blocks.size()) sc.sink += touchBlock(Kp, V, b + kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
-        if (run.stick && b >= kAhead) sc.sink += touchBlock(Kp, V, b - kAhead, d.kLen, run.keyBlockBytes, run.valueRowBytes);
+        const auto touch = [&](std::size_t s) { sc.sink += touchBlock(Kp, V, static_cast<std::size_t>(steps[s].block), d.kLen, run.keyBlockBytes, run.valueRowBytes); };
+        if (!run.stick && step + kAhead < steps.size()) touch(step + kAhead);
+        if (run.stick && step >= kAhead) touch(step - kAhead);
     }
     // Keys past the last one any row of the tile may see are not scored (the causal diagonal: on
     // average half a block per tile).
@@ -161,7 +166,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
         for (int r = 0; r < t.nr && whole; ++r) whole = skip[r] || blockFullyAllowed(blocks[b], in.mask, t.st[r].qPos);
         if (!whole) {
             used = 0;
-            for (int j = j1 - 1; j >= j0 && used == 0; --j)
+            for (int j = j1 - 1; j >= j0 + lead && used == 0; --j)
                 for (int r = 0; r < t.nr; ++r)
                     if (!skip[r] && keyAllowed(in.mask, t.st[r].qPos, in.kPos[j], j)) {
                         used = j - j0 + 1;
@@ -180,6 +185,7 @@ int scoreBlock(const Run& run, Slot& sc, Tile& t, const unsigned char* Kp, const
         } else if (!blockFullyAllowed(blocks[b], in.mask, s.qPos))  // a block straddling a mask boundary
             for (int j = j0; j < j0 + used; ++j)
                 if (!keyAllowed(in.mask, s.qPos, in.kPos[j], j)) sb[j - j0] = kNegInf;
+        std::fill(sb, sb + std::min(lead, used), kNegInf);  // keys another step walks
         if (run.materialize) {
             std::copy(sb, sb + used, s.row + j0);
             std::fill(s.row + j0 + used, s.row + j1, kNegInf);
@@ -292,6 +298,24 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     const int group = d.heads / d.kvHeads;  // query head h reads kv head h / group (repeat_kv)
     keyBlockRanges(in.mask, in.kPos, d.kLen, kBlock, ws.blocks);
     const bool materialize = out.weights != nullptr || out.scores != nullptr;
+    // The walk: every block in index order, or each keyOrder span's keys block by block (a block two
+    // spans share is scored in each, every key in its own span's step; the ring of a cache window
+    // splits at most two blocks so).
+    ws.steps.clear();
+    if (!in.keyOrder) {
+        for (int j0 = 0; j0 < d.kLen; j0 += kBlock) ws.steps.push_back({j0 / kBlock, j0, std::min(d.kLen, j0 + kBlock)});
+    } else {
+        if (materialize) fail("keyOrder", "is not supported with weights or scores");
+        // spans split at most one block each; room for four (the KV cache's most: sinks, held, the ring's two
+        // parts) whatever this call's count, so a decode loop does not reallocate when its ring first wraps
+        ws.steps.reserve(ws.blocks.size() + std::max<std::size_t>(in.keyOrderSpans, 4));
+        for (std::size_t i = 0; i < in.keyOrderSpans; ++i)
+            for (int j = in.keyOrder[i].begin; j < in.keyOrder[i].end;) {
+                const int e = std::min(in.keyOrder[i].end, (j / kBlock + 1) * kBlock);
+                ws.steps.push_back({j / kBlock, j, e});
+                j = e;
+            }
+    }
     const std::size_t valueRows = static_cast<std::size_t>(term.valueRows());
     const kernels::KernelSet& K = kernels::active();  // the instruction set's kernels, chosen at run time
     const std::size_t R = K.tileRows;
@@ -384,7 +408,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         }
     const std::size_t nTiles = ws.tiles.size(), tilesPerKv = nTiles / static_cast<std::size_t>(d.kvHeads);
 
-    // Runs key blocks [b0, b1) for one tile in scratch `sc`; leaves the rows' states in `tile`.
+    // Runs walk steps [b0, b1) for one tile in scratch `sc`; leaves the rows' states in `tile`.
     auto runTile = [&](const AttentionWorkspace::TileRows& tr, Slot& sc, Tile& tile, std::size_t b0, std::size_t b1) {
         const unsigned char* Kp = packedBase + static_cast<std::size_t>(tr.kvHead) * packedStride;
         const unsigned char* V = static_cast<const unsigned char*>(in.v) + static_cast<std::size_t>(tr.kvHead) * stride * run.valueRowBytes;
@@ -393,11 +417,11 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
         beginTile(run, sc, tile, tr.kvHead, group, tr.row0, mixHeads, keyRowsBase ? keyRowsBase + tr.kvHead * keyRowsStride : nullptr,
                   sc.begunHead);
         for (std::size_t x = b0; x < b1; ++x) {
-            const std::size_t b = run.stick ? b1 - 1 - (x - b0) : x;  // stick-breaking walks the keys from the last
+            const std::size_t s = run.stick ? b1 - 1 - (x - b0) : x;  // stick-breaking walks the keys from the last
             bool live[kQueryTile];
-            const int used = scoreBlock(run, sc, tile, Kp, V, b, live);
+            const int used = scoreBlock(run, sc, tile, Kp, V, s, live);
             if (used < 0 || materialize) continue;  // materialised: the softmax runs over whole stored rows
-            softmaxBlock(run, sc, tile, V, static_cast<int>(b) * kBlock, used, live);
+            softmaxBlock(run, sc, tile, V, ws.steps[s].block * kBlock, used, live);
             if (run.stick) {  // every row's stick used up (stick_breaking.hpp): the earlier keys weigh 0
                 bool usedUp = true;
                 for (int r = 0; r < tile.nr && usedUp; ++r) usedUp = tile.sm[r].l == 0.0f;
@@ -411,7 +435,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
     // work; the chunking depends on the shapes only.
     constexpr std::size_t kChunkBlocks = kDecodeChunkKeys / kBlock;
     constexpr std::size_t kSplitBelowTiles = 64;
-    const std::size_t nChunks = (ws.blocks.size() + kChunkBlocks - 1) / kChunkBlocks;
+    const std::size_t nChunks = (ws.steps.size() + kChunkBlocks - 1) / kChunkBlocks;
     const bool split = !materialize && concurrent && nChunks > 1 && nTiles < kSplitBelowTiles;
 
     if (split) {
@@ -422,7 +446,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             const std::size_t ti = task / nChunks, c = task % nChunks;
             Slot& sc = ws.slots[static_cast<std::size_t>(slot)];
             Tile tile;
-            runTile(ws.tiles[ti], sc, tile, c * kChunkBlocks, std::min(ws.blocks.size(), (c + 1) * kChunkBlocks));
+            runTile(ws.tiles[ti], sc, tile, c * kChunkBlocks, std::min(ws.steps.size(), (c + 1) * kChunkBlocks));
             for (int r = 0; r < tile.nr; ++r) parts.store(tile.sm[r], static_cast<std::size_t>(r), ws.partials.data() + task * per);
         });
         for (std::size_t ti = 0; ti < nTiles; ++ti) mergeChunks(run, parts, ws.tiles[ti], group, ws.partials.data() + ti * nChunks * per, nChunks, ws.slots[0]);
@@ -434,7 +458,7 @@ bool runAttention(const AttentionInputs& in, ScoreTerm& term, const AttentionOut
             const std::size_t ti = concurrent ? task / tilesPerKv * tilesPerKv + (tilesPerKv - 1 - task % tilesPerKv) : task;
             Slot& sc = ws.slots[static_cast<std::size_t>(slot)];
             Tile tile;
-            const unsigned char* V = runTile(ws.tiles[ti], sc, tile, 0, ws.blocks.size());
+            const unsigned char* V = runTile(ws.tiles[ti], sc, tile, 0, ws.steps.size());
             for (int r = 0; r < tile.nr; ++r) {
                 if (materialize) finishStoredRow(run, sc, tile.st[r], tile.sm[r], V);
                 finishRow(run, tile.st[r], tile.sm[r], sc);

@@ -14,9 +14,9 @@ namespace detail {
 // The score term an encoding adds (encoding.cpp: one case per alternative of posenc::Encoding), checked
 // against the call's positions and mask; null when it adds none (NoPE, or an encoding acting on q / k).
 std::unique_ptr<ScoreTerm> makeTerm(const AttentionInputs& in, const Encoding& e);
-// Stick-breaking attention's call rules (a no-op for another encoding): causal, no sinkLogits, and in
-// the KV cache no window (cacheWindow: the cache's window, 0 outside it). Checked before anything changes.
-void requireStickBreakingCall(const Encoding& e, bool causal, bool sinkLogits, int cacheWindow);
+// Stick-breaking attention's call rules (a no-op for another encoding): causal and no sinkLogits.
+// Checked before anything changes.
+void requireStickBreakingCall(const Encoding& e, bool causal, bool sinkLogits);
 // Runs validated inputs (positions resolved, q/k already in place) with an encoding that is not rope.
 // Shared by `attention` and the KV cache.
 void runWithEncoding(const AttentionInputs& in, const Encoding& e, const AttentionOutputs& out, AttentionWorkspace* workspace = nullptr);

@@ -367,8 +367,10 @@ void KVCache::appendRows(const Input& in, int T, View<std::int32_t> positions, V
         if (wantSlots > slots_ || (held == 0 && slots_ > c.capacity)) resizeSlots(wantSlots);  // the last steps that may throw (memory)
         if (c.forgetting && forgetHeads_ == 0) {  // the first append: the gates' heads are known now
             std::vector<double> g(static_cast<std::size_t>(c.batch) * gateHeads * slots_, 0.0), last(static_cast<std::size_t>(c.batch) * gateHeads, 0.0);
+            ForgettingTables tables = reservedTables(gateHeads, slots_);
             forget_.swap(g);
             forgetLast_.swap(last);
+            std::swap(forgetTables_, tables);
             forgetHeads_ = gateHeads;
         }
     } catch (...) {
@@ -458,7 +460,7 @@ void KVCache::attend(View<float> q, int heads, int qLen, const Encoding& encodin
     if (freqs_ && !qPositions.empty()) requireXposRange(*freqs_, qPositions.data, qPositions.size, "qPositions");
     if (!std::isnan(scale)) requireFinite(scale, "scale");
     detail::requireSinkLogits(sinkLogits, heads);
-    detail::requireStickBreakingCall(encoding, causal, !sinkLogits.empty(), c.window);
+    detail::requireStickBreakingCall(encoding, causal, !sinkLogits.empty());
     const float cap = detail::checkedSoftcap(softcap);
     requireFiniteValues(q.data, q.size, "q");
 
@@ -529,9 +531,33 @@ void KVCache::attendRows(View<float> q, int heads, int qLen, const Encoding& enc
         in.kPos = pos_.data() + slotIndex(b, 0);
         // the window by logical position, the sink slots exempt (as it was when the keys were appended)
         in.mask = AttentionMask{causal, c.window, occupied_.data() + slotIndex(b, 0), c.window > 0 ? c.sinks : 0, c.chunk};
-        if (forgetHeads_ > 0) in.forgetCumulative = forget_.data() + forgetIndex(b, 0, 0);
+        if (forgetHeads_ > 0) {
+            in.forgetCumulative = forget_.data() + forgetIndex(b, 0, 0);
+            in.forgetTables = &forgetTables_;
+        }
+        if (c.window > 0 && stickBreakingPart(encoding)) {  // the stick breaks in append order, which the ring's slots do not keep
+            in.keyOrder = scratchOrder_;
+            in.keyOrderSpans = static_cast<std::size_t>(appendOrder(b, scratchOrder_));
+        }
         detail::runWithEncoding(in, encoding, AttentionOutputs{out + outPerRow * b, nullptr, nullptr}, &workspace_);
     }
+}
+
+// Row b's keys in the order they were appended, as slot spans: the sinks (the first tokens), the keys
+// held past capacity (pushed out of the ring by the last append, in the order they were pushed out),
+// then the ring from its oldest slot (ringStart) around to its newest.
+int KVCache::appendOrder(int b, KeySpan* spans) const {
+    const KVCacheConfig& c = config_;
+    const Row& r = rows_[static_cast<std::size_t>(b)];
+    int n = 0;
+    const auto add = [&](int begin, int end) {
+        if (end > begin) spans[n++] = KeySpan{begin, end};
+    };
+    add(0, r.sinksFilled);
+    add(c.capacity, c.capacity + r.held);
+    add(c.sinks + r.ringStart, c.sinks + std::min(c.window, r.ringStart + r.ringCount));
+    add(c.sinks, c.sinks + std::max(0, r.ringStart + r.ringCount - c.window));
+    return n;
 }
 
 void KVCache::rotateSlots(int b, const std::vector<int>& slots, const std::vector<double>& angles, const char* field) {
@@ -702,12 +728,29 @@ void KVCache::resizeSlots(int slots) {
         std::copy_n(pos_.data() + b * slots_, keep, pos.data() + b * slots);
         std::copy_n(occupied_.data() + b * slots_, keep, occupied.data() + b * slots);
     }
+    ForgettingTables tables = forgetHeads_ > 0 ? reservedTables(forgetHeads_, slots) : ForgettingTables{};
     keys_.swap(keys);
     values_.swap(values);
     pos_.swap(pos);
     occupied_.swap(occupied);
     forget_.swap(forget);
+    std::swap(forgetTables_, tables);
     slots_ = slots;
+}
+
+ForgettingTables KVCache::reservedTables(int heads, int slots) {
+    const std::size_t h = static_cast<std::size_t>(heads), n = static_cast<std::size_t>(slots);
+    ForgettingTables t;
+    t.qPositions.reserve(1);
+    t.anchors.reserve(h);
+    t.blockMin.reserve(h * ((n + kernels::kKeyBlockKeys - 1) / kernels::kKeyBlockKeys));
+    t.fromMin.reserve(h * n);
+    return t;
+}
+
+std::size_t KVCache::bytes() const {
+    return keys_.size() + values_.size() + (forget_.size() + forgetLast_.size()) * sizeof(double) +
+           forgetTables_.blockMin.capacity() * sizeof(double) + forgetTables_.fromMin.capacity() * sizeof(float);
 }
 
 void KVCache::dropHeld() {

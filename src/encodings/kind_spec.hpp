@@ -6,6 +6,7 @@
 // alternatives of posenc::Encoding (kinds.cpp). The registry (src/registry.cpp) makes its tables,
 // messages and JSON from these; attention builds score terms through them (src/attention/encoding.cpp).
 #pragma once
+#include <functional>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -114,6 +115,9 @@ std::pair<const KindSpec*, const void*> of(const Encoding& e);
 std::string scalarBiasNames();
 // RopeScaling's keys, shared by every rope options object (defined with the rope kind).
 const std::vector<KindField>& scalingFields();
+// Refuses (TypeError) a rope options object's keys that would have no effect with the others: `given`
+// asks whether a key is present, multiAxis is its value ('none' when absent), prefix names the object.
+void checkRopeKeys(const std::function<bool(const char*)>& given, const std::string& multiAxis, const std::string& prefix);
 
 // What terms may precompute from a call's positions (src/attention/encoding.cpp).
 std::pair<std::int64_t, std::int64_t> allowedDeltaRange(const AttentionInputs& in);  // qPos - kPos over admitted pairs (empty: min > max)

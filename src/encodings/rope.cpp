@@ -1,6 +1,10 @@
 // The 'rope' kind (rotary/): q and k rotated by position; no score term. Its keys, and RopeScaling's,
 // are every rope options object's (ropeFrequencies, applyRope, the cache's rope: src/registry.cpp).
+#include <functional>
+#include <string>
+
 #include "encodings/kind_spec.hpp"
+#include "posenc/common/errors.hpp"
 
 namespace posenc::kinds {
 
@@ -90,6 +94,25 @@ constexpr KindField kFields[] = {
     pick<&K::layout>("layout", "half|interleaved", "which channels pair up (ropeFrequencies ignores it)"),
 };
 }  // namespace
+
+// Rope keys that would have no effect with the others given: each a TypeError naming it. LieRE's
+// rotations are its generators alone, on blocks of consecutive channels (Ostmeier et al. 2024; its
+// reference code exponentiates a block-diagonal skew-symmetric matrix over contiguous channels): no
+// pairing layout, no frequency schedule (base, convention, seqLen). keptFrequencies picks p-RoPE's kept
+// pairs; mropeInterleaved, M-RoPE's pair assignment. (sections, generators and blockSize outside their
+// multiAxis, xposScaleBase and frequencyFraction with several axes, and a scaling with LieRE are refused by
+// ropeFrequencies by value.)
+void checkRopeKeys(const std::function<bool(const char*)>& given, const std::string& multiAxis, const std::string& prefix) {
+    if (multiAxis == "liere")
+        for (const char* key : {"layout", "base", "convention", "seqLen"})
+            if (given(key))
+                failType(prefix + key, "has no effect with multiAxis 'liere': its rotations are the generators' exp(Σ pₐ·Gₐ) on blocks of consecutive "
+                                       "channels (no pairing layout, no frequency schedule); leave it out");
+    if (given("keptFrequencies") && !given("frequencyFraction"))
+        failType(prefix + "keptFrequencies", "applies only with p-RoPE's frequencyFraction (< 1): without it every pair keeps its frequency");
+    if (given("mropeInterleaved") && multiAxis != "mrope")
+        failType(prefix + "mropeInterleaved", "applies only to multiAxis 'mrope' (got '" + multiAxis + "')");
+}
 
 /// RoPE inside attention: q and k are rotated at their logical positions (keys with the key-side xPos
 /// scale), then plain dot products (scale 1/√headDim). The other keys are {@link RopeOptions} (all optional:

@@ -23,7 +23,12 @@ POSENC_COLD void requireLogForget(const float* x, std::size_t n, const char* fie
                  "must be a log forget gate: finite and <= 0 (log f, f in (0, 1]) (got " + show(x[i]) + ")");
 }
 
-POSENC_COLD ForgettingTerm::ForgettingTerm(const ForgettingEncoding& e, const AttentionInputs& in) {
+POSENC_COLD ForgettingTerm::ForgettingTerm(const ForgettingEncoding& e, const AttentionInputs& in)
+    : t_(in.forgetTables ? *in.forgetTables : ownTables_) {
+    std::vector<std::int32_t>& qPositions_ = t_.qPositions;
+    std::vector<double>& anchors_ = t_.anchors;
+    std::vector<double>& blockMin_ = t_.blockMin;
+    std::vector<float>& fromMin_ = t_.fromMin;
     const AttentionDims& d = in.dims;
     if (!in.mask.causal)
         fail("causal", "must be true with encoding 'forgetting': forgetting attention is causal (a key after the query would get a growing bias)");
@@ -54,7 +59,7 @@ POSENC_COLD ForgettingTerm::ForgettingTerm(const ForgettingEncoding& e, const At
     }
     // Each distinct query position's anchor, min { G_j : key j admitted by the key mask, kPos_j <= qPos }:
     // one pass over the keys, each filed under the first query position at or after it, then a running min.
-    qPositions_.assign(in.qPos, in.qPos + d.qLen);
+    qPositions_.assign(in.qPos, in.qPos + d.qLen);  // (assign: no allocation within the capacity reserved)
     std::sort(qPositions_.begin(), qPositions_.end());
     qPositions_.erase(std::unique(qPositions_.begin(), qPositions_.end()), qPositions_.end());
     const std::size_t nq = qPositions_.size();
@@ -96,11 +101,12 @@ POSENC_COLD ForgettingTerm::ForgettingTerm(const ForgettingEncoding& e, const At
 }
 
 double ForgettingTerm::anchor(int h, std::int32_t qPos) const {
+    const std::vector<std::int32_t>& qPositions_ = t_.qPositions;
     const std::size_t nq = qPositions_.size();
     // consecutive query positions (a prefill, its chunks, a decode step): the row by subtraction
     const std::size_t r = consecutive_ ? static_cast<std::size_t>(static_cast<std::int64_t>(qPos) - qPositions_.front())
                                        : static_cast<std::size_t>(std::lower_bound(qPositions_.begin(), qPositions_.end(), qPos) - qPositions_.begin());
-    return anchors_[static_cast<std::size_t>(h) * nq + r];
+    return t_.anchors[static_cast<std::size_t>(h) * nq + r];
 }
 
 void ForgettingTerm::addBias(int h, std::int32_t qPos, int j0, int j1, const std::int32_t*, float* s) {
@@ -108,9 +114,10 @@ void ForgettingTerm::addBias(int h, std::int32_t qPos, int j0, int j1, const std
     // differences that matter are small)
     const double a = anchor(h, qPos);
     const std::size_t b = static_cast<std::size_t>(j0) / kBlock;
-    if (j1 > j0 && static_cast<std::size_t>(j1 - 1) / kBlock == b && a <= blockMin_[static_cast<std::size_t>(h) * blocks_ + b]) {
-        const float r = static_cast<float>(a - blockMin_[static_cast<std::size_t>(h) * blocks_ + b]);
-        const float* c = fromMin_.data() + static_cast<std::size_t>(h) * kLen_;
+    const double blockMin = t_.blockMin[static_cast<std::size_t>(h) * blocks_ + b];
+    if (j1 > j0 && static_cast<std::size_t>(j1 - 1) / kBlock == b && a <= blockMin) {
+        const float r = static_cast<float>(a - blockMin);
+        const float* c = t_.fromMin.data() + static_cast<std::size_t>(h) * kLen_;
         for (int j = j0; j < j1; ++j) s[j - j0] += r + c[j];
         return;
     }

@@ -442,6 +442,144 @@ TEST_CASE("a decode step (append one token, attend) allocates nothing once the c
     CHECK(gAllocations > 0);
 }
 
+// Forgetting attention's tables (the query anchors, each block's smallest G, each key's float(G_min − G_j))
+// live in the cache, reserved when its stores are sized; stick-breaking over a window walks the ring in
+// append order from a fixed array of spans. Neither allocates in a warm decode step.
+TEST_CASE("a decode step allocates nothing once warm: forgetting, and stick-breaking over a window (with and without forgetting)") {
+    const std::vector<float> gate(heads, -0.25f);  // [batch 1, heads, T 1]
+    struct Case {
+        const char* name;
+        bool forgetting;
+        int window;
+        Encoding encoding;
+    };
+    const Case cases[] = {
+        {"forgetting", true, 0, ForgettingEncoding{}},
+        {"forgetting, window", true, 48, ForgettingEncoding{}},
+        {"stickBreaking, window", false, 48, StickBreakingEncoding{}},
+        {"forgetting + stickBreaking, window", true, 48, CombinedEncoding{{ForgettingEncoding{}, StickBreakingEncoding{}}}},
+    };
+    for (const Case& k : cases) {
+        CAPTURE(std::string(k.name));
+        KVCacheConfig c = ropeCache(200);
+        c.window = k.window;
+        c.forgetting = k.forgetting;
+        KVCache cache(c);
+        Sequence s(1, 91);
+        std::vector<float> out(heads * d);
+        const View<float> g = k.forgetting ? View<float>(gate) : View<float>();
+        for (int warm = 0; warm < 3; ++warm) {
+            cache.append(s.k, s.v, 1, {}, {}, {}, g);
+            cache.attend(s.q, heads, 1, k.encoding, {}, true, out.data());
+        }
+        gAllocations = 0;
+        gCountAllocations = true;
+        for (int step = 0; step < 150; ++step) {  // past 64 keys (a second block), and around the window's ring
+            cache.append(s.k, s.v, 1, {}, {}, {}, g);
+            cache.attend(s.q, heads, 1, k.encoding, {}, true, out.data());
+        }
+        gCountAllocations = false;
+        CHECK(gAllocations.load() == 0);
+        CHECK(cache.nextPositions()[0] == 153);
+    }
+}
+
+// bytes(): keys (packed in whole blocks of 64 slots) and values, and a forgetting cache's state from its
+// first append (the gates' heads are known then): G per head and slot and the running sum per head
+// (doubles), attend's per-slot tables (a float per head and slot, a double per head and 64-slot block).
+TEST_CASE("bytes() counts a forgetting cache's stored sums and tables, by hand; a failed append leaves them as they were") {
+    KVCacheConfig c;
+    c.batch = 2;
+    c.kvHeads = 2;
+    c.headDim = 32;
+    c.capacity = 100;
+    c.forgetting = true;
+    KVCache cache(c);
+    const std::size_t kv = 2 * 2 * (128 * 32 * 4) + 2 * 2 * 100 * 32 * 4;  // keys: 2 blocks of 64 x 32 floats; values 100 x 32 floats
+    CHECK(cache.bytes() == kv);
+    const int gateHeads = 4, T = 3;
+    const auto k = ref::randomVector(2 * 2 * T * 32, 5), v = ref::randomVector(2 * 2 * T * 32, 6);
+    const std::vector<float> gates(2 * gateHeads * T, -0.5f);
+    cache.append(k, v, T, {}, {}, {}, gates);
+    const std::size_t fox = 2 * 4 * 100 * 8    // G: batch 2 x heads 4 x 100 slots, double
+                            + 2 * 4 * 8        // the running sums: batch 2 x heads 4, double
+                            + 4 * 100 * 4      // float(G_min - G_j): heads 4 x 100 slots, float
+                            + 4 * 2 * 8;       // G_min: heads 4 x 2 blocks, double
+    CHECK(cache.bytes() == kv + fox);
+    // a window cache holding keys past capacity for a long append: its stores grow, and so do the tables
+    KVCacheConfig w = c;
+    w.batch = 1;
+    w.window = 70;
+    w.capacity = 70;
+    KVCache ring(w);
+    const int L = 100;  // 100 tokens through a 70-slot ring: the first query sees 70 keys, 30 held past capacity
+    const auto kl = ref::randomVector(2 * L * 32, 7), vl = ref::randomVector(2 * L * 32, 8);
+    const std::vector<float> gl(gateHeads * L, -0.5f);
+    ring.append(kl, vl, L, {}, {}, {}, gl);
+    const std::size_t slots = 70 + 30;
+    CHECK(ring.bytes() == 2 * (128 * 32 * 4) + 2 * slots * 32 * 4 + (4 * slots + 4) * 8 + 4 * slots * 4 + 4 * 2 * 8);
+    const std::size_t held = ring.bytes();
+    // a bad gate leaves everything as it was
+    std::vector<float> bad = {-0.5f, 0.5f, -0.5f, -0.5f};
+    CHECK_THROWS_WITH_AS(ring.append(ref::randomVector(2 * 32, 9), ref::randomVector(2 * 32, 10), 1, {}, {}, {}, bad), doctest::Contains("logForget[1]"),
+                         std::invalid_argument);
+    CHECK(ring.bytes() == held);
+    // the next single-token append holds nothing: back to 70 slots (2 blocks still)
+    ring.append(ref::randomVector(2 * 32, 9), ref::randomVector(2 * 32, 10), 1, {}, {}, {}, std::vector<float>(4, -0.5f));
+    CHECK(ring.bytes() == 2 * (128 * 32 * 4) + 2 * 70 * 32 * 4 + (4 * 70 + 4) * 8 + 4 * 70 * 4 + 4 * 2 * 8);
+}
+
+// Every allocation of a forgetting cache's first append (its sums and tables are allocated then) and of an
+// append that grows the stores fails in turn: the call throws std::bad_alloc and the cache is as it was.
+TEST_CASE("a forgetting cache's appends under memory exhaustion leave it exactly as it was (bytes too)") {
+    KVCacheConfig c = ropeCache(40);
+    c.window = 30;
+    c.forgetting = true;
+    Sequence s(60, 95);
+    std::vector<int> first(5), second(40);
+    for (int t = 0; t < 5; ++t) first[t] = t;
+    for (int t = 0; t < 40; ++t) second[t] = 5 + t;
+    for (int which : {0, 1}) {
+        CAPTURE(which);
+        int failures = 0;
+        for (long failAt = 1;; ++failAt) {
+            CAPTURE(failAt);
+            KVCache cache(c);
+            if (which == 1) cache.append(s.pick(s.k, kvHeads, first), s.pick(s.v, kvHeads, first), 5, {}, {}, {}, std::vector<float>(heads * 5, -0.1f));
+            const auto k0 = cache.keys(), v0 = cache.values();
+            const auto p0 = cache.positions(), n0 = cache.nextPositions();
+            const auto g0 = cache.forgetCumulative();
+            const std::size_t b0 = cache.bytes();
+            const int h0 = cache.forgetHeads();
+            const auto& tokens = which == 0 ? first : second;
+            const int n = static_cast<int>(tokens.size());
+            const auto kn = s.pick(s.k, kvHeads, tokens), vn = s.pick(s.v, kvHeads, tokens);
+            const std::vector<float> gn(static_cast<std::size_t>(heads) * n, -0.2f);
+            bool failed = false;
+            gAllocations = 0;
+            gFailAt = failAt;
+            gCountAllocations = true;
+            try {
+                cache.append(kn, vn, n, {}, {}, {}, gn);
+            } catch (const std::bad_alloc&) {
+                failed = true;
+            }
+            gCountAllocations = false;
+            gFailAt = 0;
+            if (!failed) break;
+            ++failures;
+            CHECK(cache.keys() == k0);
+            CHECK(cache.values() == v0);
+            CHECK(cache.positions() == p0);
+            CHECK(cache.nextPositions() == n0);
+            CHECK(cache.forgetCumulative() == g0);
+            CHECK(cache.forgetHeads() == h0);
+            CHECK(cache.bytes() == b0);
+        }
+        CHECK(failures > 0);
+    }
+}
+
 TEST_CASE("numerics in the cache: non-finite keys or values refused (cache unchanged); queries that could overflow refused") {
     KVCacheConfig c;
     c.kvHeads = 1;

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -191,7 +192,7 @@ TEST_CASE("stickBreaking: the KV cache, prefill in one call, in chunks and token
     }
 }
 
-TEST_CASE("stickBreaking: a non-causal call, sinkLogits, a cache window and two parts are errors naming them; the cache is unchanged") {
+TEST_CASE("stickBreaking: a non-causal call, sinkLogits and two parts are errors naming them; the cache is unchanged") {
     Problem p = causalProblem(2, 2, 8, 3, 6, 71);
     AttentionRequest r = p.request(StickBreakingEncoding{});
     r.causal = false;
@@ -217,12 +218,178 @@ TEST_CASE("stickBreaking: a non-causal call, sinkLogits, a cache window and two 
         const std::vector<float> keys = cache.keys();
         std::vector<float> out(2 * 3 * 8, 7.0f);
         const std::vector<float> before = out;
-        if (window > 0) CHECK(throwsNaming([&] { cache.attend(p.q, 2, 3, StickBreakingEncoding{}, {}, true, out.data()); }, "window"));
         CHECK(throwsNaming([&] { cache.attend(p.q, 2, 3, StickBreakingEncoding{}, {}, false, out.data()); }, "causal"));
         CHECK(throwsNaming([&] { cache.attend(p.q, 2, 3, StickBreakingEncoding{}, {}, true, out.data(), std::nan(""), {}, sinks); }, "sinkLogits"));
         CHECK(out == before);
         CHECK(cache.positions() == positions);
         CHECK(cache.keys() == keys);
         CHECK(cache.nextPositions() == next);
+    }
+}
+
+namespace {
+
+// The floats a storage holds for x (rows of 32-multiple width for q8), by the public conversions (held to
+// IEEE 754 and to ggml's Q8_0 in test_kernels.cpp): the reference below runs on what the cache stores.
+std::vector<float> storedAs(KVStorage s, const std::vector<float>& x) {
+    std::vector<float> y(x);
+    if (s == KVStorage::q8) {
+        for (std::size_t i = 0; i < x.size(); i += 32) {
+            unsigned char block[34];
+            quantizeQ8_0(x.data() + i, block);
+            dequantizeQ8_0(block, y.data() + i);
+        }
+    } else if (s != KVStorage::f32) {
+        for (std::size_t i = 0; i < x.size(); ++i) y[i] = s == KVStorage::f16 ? f16ToFloat(floatToF16(x[i])) : bf16ToFloat(floatToBf16(x[i]));
+    }
+    return y;
+}
+
+struct WindowCase {
+    int heads, kvHeads, hd, T, window, sinks, chunk;
+    std::vector<float> q, k, v;  // q [heads, T, hd]; k, v [kvHeads, T, hd]
+    WindowCase(int heads_, int kvHeads_, int hd_, int T_, int window_, int sinks_, int chunk_, unsigned seed)
+        : heads(heads_), kvHeads(kvHeads_), hd(hd_), T(T_), window(window_), sinks(sinks_), chunk(chunk_) {
+        q = ref::randomVector(static_cast<std::size_t>(heads) * T * hd, seed, -1.5f, 1.5f);
+        k = ref::randomVector(static_cast<std::size_t>(kvHeads) * T * hd, seed + 1, -1.5f, 1.5f);
+        v = ref::randomVector(static_cast<std::size_t>(kvHeads) * T * hd, seed + 2);
+    }
+    // rows [t0, t0 + n) of x, [rowsPerHead, T, hd] per head
+    std::vector<float> slice(const std::vector<float>& x, int headsOf, int t0, int n) const {
+        std::vector<float> out;
+        for (int h = 0; h < headsOf; ++h)
+            out.insert(out.end(), x.begin() + (static_cast<std::size_t>(h) * T + t0) * hd, x.begin() + (static_cast<std::size_t>(h) * T + t0 + n) * hd);
+        return out;
+    }
+    // Stick-breaking attention of token i's query (position i) over the keys a cache of `window` with
+    // `sinks` (and `chunk`) holds for it — tokens j < sinks and i - window < j, j < i (j <= i with
+    // attendCurrent), in one chunk with i — in token order, in long double, as fla's naive.py
+    // (fla/ops/stickbreaking_attn/naive.py, naive_stickbreaking_attn: log A_ij = logsigmoid(z_ij) plus
+    // logsigmoid(−z_il) summed over the kept keys l after j; o = Σ_j A_ij v_j), ks / vs the stored floats.
+    std::vector<ld> reference(const std::vector<float>& ks, const std::vector<float>& vs, int i, bool current) const {
+        std::vector<ld> out(static_cast<std::size_t>(heads) * hd, 0);
+        const ld scale = 1 / std::sqrt(ld(hd));
+        std::vector<int> kept;
+        for (int j = 0; j <= i; ++j)
+            if ((j < i || current) && (j < sinks || i - j < window) && (chunk == 0 || j / chunk == i / chunk)) kept.push_back(j);
+        for (int h = 0; h < heads; ++h) {
+            const int kvh = h / (heads / kvHeads);
+            ld after = 0;  // Σ logsigmoid(−z) over the kept keys after j
+            for (std::size_t x = kept.size(); x-- > 0;) {
+                const int j = kept[x];
+                ld z = 0;
+                for (int c = 0; c < hd; ++c) z += ld(q[(static_cast<std::size_t>(h) * T + i) * hd + c]) * ks[(static_cast<std::size_t>(kvh) * T + j) * hd + c];
+                z *= scale;
+                const ld w = std::exp(logSigmoidLd(z) + after);
+                for (int c = 0; c < hd; ++c) out[static_cast<std::size_t>(h) * hd + c] += w * vs[(static_cast<std::size_t>(kvh) * T + j) * hd + c];
+                after += logSigmoidLd(-z);
+            }
+        }
+        return out;
+    }
+};
+
+ld maxDiffLd(const std::vector<float>& got, const std::vector<ld>& want) {
+    ld m = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) m = std::max(m, std::fabs(ld(got[i]) - want[i]));
+    return m;
+}
+
+struct KeepThreads {
+    int n = threadCount();
+    ~KeepThreads() { setThreadCount(n); }
+};
+
+// attend at 1 and 3 threads (bit-identical), returns the result
+std::vector<float> attendBoth(KVCache& cache, const std::vector<float>& q, int heads, int n, const Encoding& e) {
+    std::vector<float> one(q.size()), three(q.size());
+    setThreadCount(1);
+    cache.attend(q, heads, n, e, {}, true, one.data());
+    setThreadCount(3);
+    cache.attend(q, heads, n, e, {}, true, three.data());
+    CHECK(std::memcmp(one.data(), three.data(), one.size() * sizeof(float)) == 0);
+    return one;
+}
+
+}  // namespace
+
+// A cache with a sliding window keeps the sinks and the last `window` tokens in a ring whose slots are not
+// in token order once it wraps, and keys a long append pushes out are held past capacity: the stick
+// breaks over exactly the kept keys in the order they were appended, whatever the slots.
+TEST_CASE("stickBreaking over a windowed KV cache: the kept keys (sinks + the last window) in append order; every storage, one call, chunks, tokens; 1 and 3 threads") {
+    const KeepThreads keep;
+    struct Shape {
+        int window, sinks, chunk;
+    };
+    // window 21 over 90 tokens: the ring wraps four times, at slots that are not block boundaries; sinks
+    // 0 and 3; Llama 4's chunked layer (window = chunk, no sinks)
+    for (const Shape shape : {Shape{21, 0, 0}, Shape{21, 3, 0}, Shape{21, 0, 21}}) {
+        CAPTURE(shape.window);
+        CAPTURE(shape.sinks);
+        CAPTURE(shape.chunk);
+        const WindowCase w(6, 2, 32, 90, shape.window, shape.sinks, shape.chunk, 81);
+        for (KVStorage s : {KVStorage::f32, KVStorage::f16, KVStorage::bf16, KVStorage::q8}) {
+            CAPTURE(std::string(storageName(s)));
+            const std::vector<float> ks = storedAs(s, w.k), vs = storedAs(s, w.v);
+            for (bool current : {false, true}) {
+                CAPTURE(current);
+                const StickBreakingEncoding e{current};
+                for (int step : {w.T, 16, 1}) {
+                    CAPTURE(step);
+                    KVCacheConfig config;
+                    config.kvHeads = w.kvHeads;
+                    config.headDim = w.hd;
+                    config.capacity = w.sinks + w.window;
+                    config.window = w.window;
+                    config.sinks = w.sinks;
+                    config.chunk = w.chunk;
+                    config.storage = s;
+                    KVCache cache(config);
+                    ld worst = 0;
+                    for (int t0 = 0; t0 < w.T; t0 += step) {
+                        const int n = std::min(step, w.T - t0);
+                        cache.append(w.slice(w.k, w.kvHeads, t0, n), w.slice(w.v, w.kvHeads, t0, n), n);
+                        const std::vector<float> got = attendBoth(cache, w.slice(w.q, w.heads, t0, n), w.heads, n, e);
+                        for (int t = 0; t < n; ++t) {
+                            const std::vector<ld> want = w.reference(ks, vs, t0 + t, current);
+                            std::vector<float> row;
+                            for (int h = 0; h < w.heads; ++h)
+                                row.insert(row.end(), got.begin() + (static_cast<std::size_t>(h) * n + t) * w.hd, got.begin() + (static_cast<std::size_t>(h) * n + t + 1) * w.hd);
+                            worst = std::max(worst, maxDiffLd(row, want));
+                        }
+                    }
+                    CHECK(worst < 2e-5L);
+                }
+            }
+        }
+    }
+}
+
+// Past 2048 kept keys a decode step is split into fixed chunks of keys merged in order (engine.cpp); the
+// ring's order then crosses chunks too. Window 2100 with 2 sinks after 2200 tokens: the ring starts at
+// slot 100 (mid-block).
+TEST_CASE("stickBreaking over a windowed KV cache: decode steps over 2100 kept keys (the decode split), f32 and q8, 1 and 3 threads") {
+    const KeepThreads keep;
+    const WindowCase w(4, 2, 32, 2205, 2100, 2, 0, 91);
+    for (KVStorage s : {KVStorage::f32, KVStorage::q8}) {
+        CAPTURE(std::string(storageName(s)));
+        const std::vector<float> ks = storedAs(s, w.k), vs = storedAs(s, w.v);
+        KVCacheConfig config;
+        config.kvHeads = w.kvHeads;
+        config.headDim = w.hd;
+        config.capacity = w.sinks + w.window;
+        config.window = w.window;
+        config.sinks = w.sinks;
+        config.storage = s;
+        KVCache cache(config);
+        const int prefill = 2195;
+        cache.append(w.slice(w.k, w.kvHeads, 0, prefill), w.slice(w.v, w.kvHeads, 0, prefill), prefill);
+        ld worst = 0;
+        for (int t = prefill - 1; t < w.T; ++t) {
+            if (t >= prefill) cache.append(w.slice(w.k, w.kvHeads, t, 1), w.slice(w.v, w.kvHeads, t, 1), 1);
+            const std::vector<float> got = attendBoth(cache, w.slice(w.q, w.heads, t, 1), w.heads, 1, StickBreakingEncoding{});
+            worst = std::max(worst, maxDiffLd(got, w.reference(ks, vs, t, false)));
+        }
+        CHECK(worst < 2e-5L);
     }
 }

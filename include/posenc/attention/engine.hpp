@@ -28,6 +28,13 @@
 
 namespace posenc {
 
+// Key indices [begin, end) (AttentionInputs::keyOrder).
+struct ForgettingTables;  // posenc/scores/forgetting.hpp
+
+struct KeySpan {
+    int begin = 0, end = 0;
+};
+
 struct AttentionInputs {
     AttentionDims dims;
     const float* q = nullptr;  // [heads, qLen, headDim]
@@ -54,10 +61,18 @@ struct AttentionInputs {
     // [heads, kvStride] or null: the KV cache's cumulative log forget gates per slot (forgetting
     // attention, posenc/scores/forgetting.hpp), used by a 'forgetting' encoding given no logForget.
     const double* forgetCumulative = nullptr;
+    // Optional: where a 'forgetting' term builds its per-call tables (the KV cache's, reused step after step).
+    ForgettingTables* forgetTables = nullptr;
     // Stick-breaking attention (Tan et al. 2024; attention/stick_breaking.hpp) in place of the softmax:
     // weights σ(z_ij) Π (1 − σ(z_il)) over the keys l a query sees after j, walked from the last key.
     // Causal masks only (the caller checks); sinkLogits unused.
     bool stickBreaking = false;
+    // Stick-breaking only: the order the keys break the stick in, as spans of key indices [begin, end)
+    // from the first key to the last (the KV cache's window: the sinks, the keys held past capacity,
+    // then the ring from its oldest slot); a key in no span is not seen. Null: key index order. Not
+    // with weights or scores (the KV cache's attend asks for neither).
+    const KeySpan* keyOrder = nullptr;
+    std::size_t keyOrderSpans = 0;
 };
 
 struct AttentionOutputs {
@@ -130,6 +145,12 @@ struct AttentionWorkspace {
         int kvHead, row0, rows;
     };
     std::vector<BlockRange> blocks;
+    // The walk: key block `block`'s keys [begin, end), in walking order (one step per block in index
+    // order, or the blocks each AttentionInputs::keyOrder span overlaps, span by span).
+    struct Step {
+        int block, begin, end;
+    };
+    std::vector<Step> steps;
     std::vector<Slot> slots;
     std::vector<TileRows> tiles;
     // packed keys, bytes in the keys' stored format: written in full by packKeys, in the pool's tasks

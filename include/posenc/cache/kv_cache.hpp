@@ -101,8 +101,11 @@ public:
     // values [batch, kvHeads, capacity, valueDim]: the floats attend computes with (the storage's values).
     std::vector<float> keys() const;
     std::vector<float> values() const;
-    // Bytes held for keys and values (every slot allocated, and any held past capacity).
-    std::size_t bytes() const { return keys_.size() + values_.size(); }
+    // Bytes held for keys and values (every slot allocated, and any held past capacity), and with
+    // `forgetting`, from the first append: each slot's cumulative log gate per head (double), each row's
+    // running sum per head (double), and attend's per-slot forgetting tables (a float per head and slot,
+    // a double per head and 64-slot block). Not the per-slot bookkeeping (a position and an occupied flag).
+    std::size_t bytes() const;
     // The bytes a cache of this configuration allocates for keys and values: capacity slots per batch row
     // (packed keys in whole blocks of 64 slots). 64-bit: in wasm it may exceed what size_t holds.
     static std::uint64_t storageBytes(const KVCacheConfig& config);
@@ -157,6 +160,10 @@ private:
     int forgetHeads_ = 0;
     std::vector<double> forget_;      // [batch, forgetHeads_, slots_]
     std::vector<double> forgetLast_;  // [batch, forgetHeads_]
+    // attend's forgetting tables, reserved for slots_ keys and one query per head whenever the stores are
+    // (re)sized, so a decode step allocates nothing (posenc/scores/forgetting.hpp)
+    ForgettingTables forgetTables_;
+    static ForgettingTables reservedTables(int heads, int slots);
     std::vector<double> keyNormMax_;  // per batch row: the largest norm of a key appended (bounds q.k before attending)
     std::vector<Row> plannedRows_;
     // scratch reused across calls (no allocation per decode step once warm)
@@ -174,6 +181,8 @@ private:
     std::vector<std::int32_t> scratchQPos_;
     std::vector<std::int32_t> scratchAxisPos_;  // multi-axis: rotation positions of the call's tokens [batch, axes, T]
     std::vector<double> scratchAxisAngles_;     // [axes, tokens] for one table build
+    KeySpan scratchOrder_[4];                   // stick-breaking over a window: one row's keys in append order (keyOrder)
+    int appendOrder(int b, KeySpan* spans) const;  // those spans for row b; returns how many
     int axes() const { return freqs_ ? freqs_->axes : 1; }
     // dynamic 'hf': re-derives the schedule for a call whose largest position is maxPosition.
     std::int64_t dynamicLength_ = 0;  // the sequence length the current schedule was derived for (0 = configured)

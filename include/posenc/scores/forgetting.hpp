@@ -25,6 +25,16 @@ struct ForgettingEncoding {
     View<float> logForget;
 };
 
+// The tables a ForgettingTerm builds for a call (below). A caller that attends again and again (the KV
+// cache, a decode step at a time) keeps one and passes it in (AttentionInputs::forgetTables): a call
+// whose tables fit the capacity already reserved allocates nothing.
+struct ForgettingTables {
+    std::vector<std::int32_t> qPositions;  // the call's distinct query positions, sorted
+    std::vector<double> anchors;           // [heads, qPositions.size()]
+    std::vector<double> blockMin;          // [heads, blocks]: each 64-key block's smallest admitted G (-inf: none)
+    std::vector<float> fromMin;            // [heads, kLen]: float(blockMin - G_j)
+};
+
 class ForgettingTerm final : public ScoreTerm {
 public:
     ForgettingTerm(const ForgettingEncoding& e, const AttentionInputs& in);
@@ -38,11 +48,9 @@ private:
     std::vector<double> own_;  // G from logForget [heads, kLen], when the call gives the gates
     const double* g_ = nullptr;
     std::size_t stride_ = 0;                 // G of key j for head h: g_[h * stride_ + j]
-    std::vector<std::int32_t> qPositions_;   // the call's distinct query positions, sorted
-    bool consecutive_ = false;               // ... and consecutive integers
-    std::vector<double> anchors_;            // [heads, qPositions_.size()]
-    std::vector<double> blockMin_;           // [heads, blocks_]: each 64-key block's smallest admitted G (-inf: none)
-    std::vector<float> fromMin_;             // [heads, kLen]: float(blockMin - G_j)
+    ForgettingTables ownTables_;             // used when the call brings none
+    ForgettingTables& t_;                    // the tables: the call's (AttentionInputs::forgetTables) or ownTables_
+    bool consecutive_ = false;               // the query positions are consecutive integers
     std::size_t blocks_ = 0, kLen_ = 0;
 };
 
