@@ -10,7 +10,7 @@
 // by default). In log space, with softplus(z) = log(1 + e^z):
 //   log A_ij = z_ij − softplus(z_ij) − Σ_{l after j} softplus(z_il)
 // The engine walks a row's keys from the last to the first (blocks in reverse, each block's keys in
-// reverse), keeping P = Π (1 − σ(z)) over the keys already walked, the stick left: p_j = σ(z_j)·P, then
+// reverse; with AttentionInputs::keyOrder, its spans in reverse: the KV cache's window ring), keeping P = Π (1 − σ(z)) over the keys already walked, the stick left: p_j = σ(z_j)·P, then
 // P ← P·(1 − σ(z_j)) — the log-space sum above, exponentiated factor by factor. σ and 1 − σ come from
 // one exponential of −|z| and one division (kernels/stick.hpp, a SIMD kernel and its scalar twin), so
 // neither cancels, nothing can overflow (every factor is in [0, 1]) and the nearest keys, which carry

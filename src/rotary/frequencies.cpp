@@ -151,6 +151,10 @@ void applyLiere(const RopeConfig& c, int R, RopeFrequencies& f) {
     if (c.scaling.type != RopeScalingType::none) fail("scaling.type", "must be 'none' with multiAxis 'liere' (its rotations are learned)");
     if (c.xposScaleBase != 0) fail("xposScaleBase", "cannot be combined with multi-axis RoPE");
     if (c.frequencyFraction != 1) fail("frequencyFraction", "applies only to single-axis RoPE (multiAxis 'none'; got 'liere')");
+    // no frequency schedule: its rotations are the generators' (the JS options refuse these keys by name when
+    // given at all: checkRopeKeys, src/encodings/rope.cpp)
+    const char* unused = c.base != RopeConfig{}.base ? "base" : c.convention != RopeConvention::hf ? "convention" : c.seqLen != 0 ? "seqLen" : nullptr;
+    if (unused) fail(unused, "has no effect with multiAxis 'liere': its rotations are the generators' exp(sum p_a G_a), no frequency schedule");
     const std::size_t perAxis = static_cast<std::size_t>(R) * static_cast<std::size_t>(b);  // R/b blocks of b*b
     const std::size_t n = c.generators.size();
     if (n == 0 || n % perAxis != 0 || n / perAxis > 16)

@@ -5,6 +5,7 @@
 // basis where exp is block-diagonal.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -252,6 +253,16 @@ TEST_CASE("LieRE option errors name the field") {
     stray.generators.clear();
     stray.blockSize = 2;
     bad(stray, "blockSize");
+    // a frequency schedule's keys have no effect on LieRE's rotations: refused, not ignored
+    RopeConfig based = liereConfig(16, 2, skewGenerators(1, 8, 2, 1));
+    based.base = 500;
+    bad(based, "base");
+    RopeConfig ggml = liereConfig(16, 2, skewGenerators(1, 8, 2, 1));
+    ggml.convention = RopeConvention::ggml;
+    bad(ggml, "convention");
+    RopeConfig sized = liereConfig(16, 2, skewGenerators(1, 8, 2, 1));
+    sized.seqLen = 4096;
+    bad(sized, "seqLen");
     // within the tolerance (1e-6 of the block's largest entry) a block is accepted and made skew
     g = skewGenerators(1, 4, 4, 1);
     g[1] = -g[4] * (1 + 1e-8f);
@@ -334,5 +345,104 @@ TEST_CASE("LieRE in attention and the KV cache: N-D positions, piecewise prefill
         std::vector<float> moved(out.size());
         cache.attend(p.q, heads, qLen, NoEncoding{}, movedQ, true, moved.data(), std::numeric_limits<double>::quiet_NaN(), movedQPos);
         CHECK(maxDiff(moved, want.out) < 2e-5);
+    }
+}
+
+// STRING (Schenck et al. 2025, "Learning the RoPEs: Better 2D and 3D Position Encodings with STRING",
+// arXiv 2502.02562): R(r) = exp(Σₐ rₐ·Lₐ) with commuting skew-symmetric Lₐ, which the paper shows is
+// always P·RoPE(r)·Pᵀ — RoPE's plane rotations by Σₐ θ_{a,k}·rₐ in a basis changed by one orthogonal P
+// (Cayley-STRING learns P = (I − S)(I + S)⁻¹, S antisymmetric). Built here from that definition in long
+// double (P by Cayley's formula, RoPE by cos / sin); posenc computes it as LieRE with one block over the
+// rotated width and generators Gₐ = P·Bₐ·Pᵀ, Bₐ = ⊕ₖ θ_{a,k}·J (J the plane generator [[0, −1], [1, 0]]).
+// Errors allowed: the generators rounded to float (6e-8 relative, times |r|·|G| <= 60) and float outputs.
+TEST_CASE("STRING (P·RoPE·Pᵀ, Cayley P) is LieRE with generators P·Bₐ·Pᵀ: equal to the definition in long double, and relative") {
+    const int d = 8, K = d / 2, axes = 2;
+    // S antisymmetric, P = (I − S)(I + S)^-1 by Gauss-Jordan in long double
+    const auto sr = ref::randomVector(d * d, 41, -0.6f, 0.6f);
+    std::vector<ld> S(d * d, 0), A(d * d), B(d * d), P(d * d, 0);
+    for (int i = 0; i < d; ++i)
+        for (int j = i + 1; j < d; ++j) S[i * d + j] = sr[i * d + j], S[j * d + i] = -ld(sr[i * d + j]);
+    for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) A[i * d + j] = (i == j) + S[i * d + j], B[i * d + j] = (i == j) - S[i * d + j];  // A = I + S, B = I − S
+    std::vector<ld> inv(d * d, 0);
+    for (int i = 0; i < d; ++i) inv[i * d + i] = 1;
+    for (int c = 0; c < d; ++c) {  // I + S is invertible (S's eigenvalues are imaginary): no pivoting needed beyond the diagonal
+        int piv = c;
+        for (int r = c + 1; r < d; ++r)
+            if (std::fabs(A[r * d + c]) > std::fabs(A[piv * d + c])) piv = r;
+        for (int j = 0; j < d; ++j) std::swap(A[c * d + j], A[piv * d + j]), std::swap(inv[c * d + j], inv[piv * d + j]);
+        const ld p = A[c * d + c];
+        for (int j = 0; j < d; ++j) A[c * d + j] /= p, inv[c * d + j] /= p;
+        for (int r = 0; r < d; ++r)
+            if (r != c) {
+                const ld f = A[r * d + c];
+                for (int j = 0; j < d; ++j) A[r * d + j] -= f * A[c * d + j], inv[r * d + j] -= f * inv[c * d + j];
+            }
+    }
+    for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j)
+            for (int m = 0; m < d; ++m) P[i * d + j] += B[i * d + m] * inv[m * d + j];
+    for (int i = 0; i < d; ++i)  // P is orthogonal
+        for (int j = 0; j < d; ++j) {
+            ld s = 0;
+            for (int m = 0; m < d; ++m) s += P[m * d + i] * P[m * d + j];
+            CHECK(std::fabs(s - (i == j)) < 1e-15L);
+        }
+    // RoPE's angles per axis and plane (2-D: every plane turns with both axes, at its own rates)
+    const ld theta[axes][K] = {{1.0L, 0.31L, 0.1L, 0.031L}, {-0.47L, 0.2L, 0.066L, -0.013L}};
+    std::vector<float> g;  // [axes, 1 block, d, d]: P·Bₐ·Pᵀ
+    for (int a = 0; a < axes; ++a) {
+        std::vector<ld> Ba(d * d, 0);
+        for (int k = 0; k < K; ++k) Ba[(2 * k + 1) * d + 2 * k] = theta[a][k], Ba[(2 * k) * d + 2 * k + 1] = -theta[a][k];
+        for (int i = 0; i < d; ++i)
+            for (int j = 0; j < d; ++j) {
+                ld s = 0;
+                for (int m = 0; m < d; ++m)
+                    for (int n = 0; n < d; ++n) s += P[i * d + m] * Ba[m * d + n] * P[j * d + n];
+                g.push_back(static_cast<float>(s));
+            }
+    }
+    // STRING's R(r) x = P·RoPE(r)·Pᵀ x, in long double
+    const auto string = [&](const std::vector<float>& x, ld r0, ld r1) {
+        std::vector<ld> y(d, 0), z(d, 0), out(d, 0);
+        for (int i = 0; i < d; ++i)
+            for (int m = 0; m < d; ++m) y[i] += P[m * d + i] * x[m];  // Pᵀ x
+        for (int k = 0; k < K; ++k) {
+            const ld phi = theta[0][k] * r0 + theta[1][k] * r1, c = std::cos(phi), s = std::sin(phi);
+            z[2 * k] = c * y[2 * k] - s * y[2 * k + 1];
+            z[2 * k + 1] = s * y[2 * k] + c * y[2 * k + 1];
+        }
+        for (int i = 0; i < d; ++i)
+            for (int m = 0; m < d; ++m) out[i] += P[i * d + m] * z[m];
+        return out;
+    };
+    const RopeConfig c = liereConfig(d, d, g);
+    // (rounded to float, the Gₐ commute only to float precision: ropeFrequencies' commute test, 1e-9 relative,
+    // calls them non-commuting, so a KV cache refuses shift / renumber for them; the rotations themselves are
+    // STRING's, below)
+    const RopeFrequencies f = ropeFrequencies(c);
+    const auto q = ref::randomVector(d, 42), k = ref::randomVector(d, 43);
+    const std::vector<std::array<std::int32_t, 2>> at = {{0, 0}, {3, 5}, {0, 17}, {29, 2}, {30, 30}, {13, 27}};
+    for (const auto& p : at) {
+        CAPTURE(p[0]);
+        CAPTURE(p[1]);
+        const auto got = applyRope(q, 1, 1, d, {p[0], p[1]}, f, RopeLayout::half);
+        const auto want = string(q, p[0], p[1]);
+        for (int i = 0; i < d; ++i) CHECK(std::fabs(ld(got[i]) - want[i]) < 1e-5L);
+    }
+    // relative: q(p)·k(p') = qᵀ R(p' − p) k, the same after moving both by any (Δ0, Δ1)
+    const auto score = [&](std::array<std::int32_t, 2> pq, std::array<std::int32_t, 2> pk) {
+        const auto a = applyRope(q, 1, 1, d, {pq[0], pq[1]}, f, RopeLayout::half), b = applyRope(k, 1, 1, d, {pk[0], pk[1]}, f, RopeLayout::half);
+        ld s = 0;
+        for (int i = 0; i < d; ++i) s += ld(a[i]) * b[i];
+        return s;
+    };
+    const auto rel = string(k, 9 - 4, 2 - 11);  // R(p' − p) k for p = (4, 11), p' = (9, 2)
+    ld want = 0;
+    for (int i = 0; i < d; ++i) want += ld(q[i]) * rel[i];
+    for (const std::array<std::int32_t, 2> delta : {std::array<std::int32_t, 2>{0, 0}, {7, 3}, {25, 40}, {-3, 37}}) {
+        CAPTURE(delta[0]);
+        CAPTURE(delta[1]);
+        CHECK(std::fabs(score({4 + delta[0], 11 + delta[1]}, {9 + delta[0], 2 + delta[1]}) - want) < 3e-5L);
     }
 }

@@ -366,11 +366,15 @@ TEST_CASE("stickBreaking over a windowed KV cache: the kept keys (sinks + the la
 }
 
 // Past 2048 kept keys a decode step is split into fixed chunks of keys merged in order (engine.cpp); the
-// ring's order then crosses chunks too. Window 2100 with 2 sinks after 2200 tokens: the ring starts at
-// slot 100 (mid-block).
+// ring's order then crosses chunks too. Window 2100 with 2 sinks after 2200 tokens: the ring's oldest
+// slot is then near slot 100 (mid-block: that block is walked in two steps).
 TEST_CASE("stickBreaking over a windowed KV cache: decode steps over 2100 kept keys (the decode split), f32 and q8, 1 and 3 threads") {
     const KeepThreads keep;
-    const WindowCase w(4, 2, 32, 2205, 2100, 2, 0, 91);
+    WindowCase w(4, 2, 32, 2205, 2100, 2, 0, 91);
+    // logits near −8 (σ ≈ 3e-4): the stick lasts over all 2100 keys (about half of it is left at the
+    // oldest), so every key's place in the order matters — the sinks' and the ring's oldest too
+    for (std::size_t r = 0; r < w.k.size() / 32; ++r) w.k[r * 32] = 1.0f;
+    for (std::size_t r = 0; r < w.q.size() / 32; ++r) w.q[r * 32] = -8.0f * std::sqrt(32.0f);
     for (KVStorage s : {KVStorage::f32, KVStorage::q8}) {
         CAPTURE(std::string(storageName(s)));
         const std::vector<float> ks = storedAs(s, w.k), vs = storedAs(s, w.v);

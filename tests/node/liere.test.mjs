@@ -137,3 +137,33 @@ test('LieRE: errors name generators / blockSize; a KV cache refuses shift for no
   assert.ok(maxAbsDiff(at, moved) < 1e-5);
   c1.delete();
 });
+
+// LieRE's rotation is exp(Σₐ pₐ·Gₐ) on blocks of consecutive channels (Ostmeier et al. 2024, section 3: a
+// block-diagonal skew-symmetric generator; its code exponentiates blocks of contiguous dims): no pairing
+// layout and no frequency schedule, so `layout`, `base`, `convention` and `seqLen` would do nothing; p-RoPE's
+// keptFrequencies does nothing without frequencyFraction, mropeInterleaved nothing outside M-RoPE. Each is a
+// TypeError naming it, wherever a rope options object is read (ropeFrequencies, applyRope, a cache's rope,
+// an attention encoding); `kind: 'liere'` has none of these keys at all.
+test('rope keys that would have no effect are TypeErrors naming them: LieRE\'s layout / base / convention / seqLen, keptFrequencies, mropeInterleaved', () => {
+  const G = skew(2, 2, 4, 3), liere = { multiAxis: 'liere', blockSize: 4, generators: G };
+  const x = randomFloats(8, 1), shape = { heads: 1, tokens: 1, headDim: 8 };
+  for (const [key, value] of [['layout', 'half'], ['layout', 'interleaved'], ['base', 10000], ['base', 500], ['convention', 'hf'], ['seqLen', 4096]]) {
+    const extra = { [key]: value }, re = new RegExp(`^${key} has no effect with multiAxis 'liere'`);
+    assert.throws(() => pe.ropeFrequencies({ headDim: 8, ...liere, ...extra }), named(TypeError, re), `ropeFrequencies ${key}`);
+    assert.throws(() => pe.applyRope(x, shape, [1, 2], { ...liere, ...extra }), named(TypeError, re), `applyRope ${key}`);
+    assert.throws(() => new pe.KVCache({ kvHeads: 1, headDim: 8, capacity: 4, rope: { ...liere, ...extra } }), named(TypeError, new RegExp(`rope\\.${key} has no effect`)), `cache ${key}`);
+    assert.throws(() => pe.attention({ q: x, k: x, v: x, heads: 1, headDim: 8, qLen: 1, kLen: 1, qPositions: [1, 2], kPositions: [1, 2], maskPositions: [0],
+      encoding: { kind: 'liere', blockSize: 4, generators: G, ...extra } }), named(TypeError, new RegExp(`unknown option '${key}'`)), `kind 'liere' ${key}`);
+  }
+  // without them the same calls run
+  assert.equal(pe.ropeFrequencies({ headDim: 8, ...liere }).rotaryDim, 8);
+  assert.equal(pe.applyRope(x, shape, [1, 2], liere).length, 8);
+  // p-RoPE: keptFrequencies only with frequencyFraction (even its default 'high', which alone changes nothing)
+  assert.throws(() => pe.ropeFrequencies({ headDim: 16, keptFrequencies: 'high' }), named(TypeError, /^keptFrequencies applies only with p-RoPE's frequencyFraction/));
+  assert.throws(() => pe.applyRope(randomFloats(16, 2), { heads: 1, tokens: 1, headDim: 16 }, [3], { keptFrequencies: 'low' }), named(TypeError, /keptFrequencies/));
+  assert.deepEqual(pe.ropeFrequencies({ headDim: 16, frequencyFraction: 0.5, keptFrequencies: 'high' }).invFreq, pe.ropeFrequencies({ headDim: 16, frequencyFraction: 0.5 }).invFreq);
+  // mropeInterleaved only with multiAxis 'mrope' (false included)
+  assert.throws(() => pe.ropeFrequencies({ headDim: 16, mropeInterleaved: false }), named(TypeError, /^mropeInterleaved applies only to multiAxis 'mrope' \(got 'none'\)/));
+  assert.throws(() => pe.ropeFrequencies({ headDim: 16, multiAxis: 'axial2d', mropeInterleaved: true }), named(TypeError, /mropeInterleaved.*'axial2d'/));
+  assert.equal(pe.ropeFrequencies({ headDim: 16, multiAxis: 'mrope', sections: [4, 2, 2], mropeInterleaved: false }).rotaryDim, 16);
+});

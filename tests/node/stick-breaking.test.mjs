@@ -89,7 +89,44 @@ test('stickBreaking in the KV cache: token by token equals one attention call', 
   cache.delete();
 });
 
-test('stickBreaking: non-causal, sinkLogits, a cache window and unknown keys are refused by name; the cache stays as it was', () => {
+// A windowed cache keeps the sinks and the last `window` tokens in a ring whose slots leave token order once
+// it wraps: the stick must break over exactly those keys in the order they came (the reference above on
+// the kept keys, at their positions), token by token and in chunks.
+test('stickBreaking over a windowed KV cache (window 7, 0 and 2 sinks): the kept keys in token order, the fla reference', () => {
+  const heads = 4, kvHeads = 2, headDim = 8, T = 30, window = 7;
+  const q = rand(heads * T * headDim, 7, 1.5), k = rand(kvHeads * T * headDim, 8, 1.5), v = rand(kvHeads * T * headDim, 9);
+  const rows = (x, H, t0, n) => Float32Array.from({ length: H * n * headDim }, (_, e) => {
+    const h = Math.floor(e / (n * headDim)), t = Math.floor(e / headDim) % n;
+    return x[(h * T + t0 + t) * headDim + (e % headDim)];
+  });
+  for (const sinks of [0, 2]) {
+    for (const step of [1, 5, T]) {
+      const cache = new pe.KVCache({ kvHeads, headDim, capacity: sinks + window, window, sinks });
+      let worst = 0;
+      for (let t0 = 0; t0 < T; t0 += step) {
+        const n = Math.min(step, T - t0);
+        cache.append(rows(k, kvHeads, t0, n), rows(v, kvHeads, t0, n));
+        const out = cache.attend(rows(q, heads, t0, n), { heads, encoding: { kind: 'stickBreaking' } }).out;
+        for (let t = 0; t < n; t++) {
+          const i = t0 + t, kept = [];
+          for (let j = 0; j <= i; j++) if (j < sinks || j > i - window) kept.push(j);  // the query's own key is dropped by the reference (j < i)
+          const m = kept.length, qi = Float32Array.from({ length: heads * headDim }, (_, e) => q[(Math.floor(e / headDim) * T + i) * headDim + (e % headDim)]);
+          const pick = (x) => Float32Array.from({ length: kvHeads * m * headDim }, (_, e) => {
+            const h = Math.floor(e / (m * headDim)), r = Math.floor(e / headDim) % m;
+            return x[(h * T + kept[r]) * headDim + (e % headDim)];
+          });
+          const want = reference({ q: qi, k: pick(k), v: pick(v), heads, kvHeads, headDim, qLen: 1, kLen: m }).out;
+          for (let h = 0; h < heads; h++)
+            for (let c = 0; c < headDim; c++) worst = Math.max(worst, Math.abs(out[(h * n + t) * headDim + c] - want[h * headDim + c]));
+        }
+      }
+      cache.delete();
+      assert.ok(worst < 2e-6, `sinks ${sinks}, ${step} at a time: worst |Δ| ${worst}`);
+    }
+  }
+});
+
+test('stickBreaking: non-causal, sinkLogits and unknown keys are refused by name; the cache stays as it was', () => {
   const args = { q: rand(8, 1), k: rand(8, 2), v: rand(8, 3), heads: 2, kvHeads: 1, headDim: 4, qLen: 1, kLen: 2, encoding: { kind: 'stickBreaking' } };
   assert.throws(() => pe.attention(args), (e) => e instanceof RangeError && /causal/.test(e.message));
   assert.throws(() => pe.attention({ ...args, causal: true, sinkLogits: new Float32Array([0, 1]) }), (e) => e instanceof RangeError && /sinkLogits/.test(e.message));
@@ -103,7 +140,6 @@ test('stickBreaking: non-causal, sinkLogits, a cache window and unknown keys are
     const cache = new pe.KVCache({ kvHeads: 1, headDim: 4, capacity: 4, ...(window ? { window } : {}) });
     cache.append(args.k, args.v);
     const before = [cache.positions(), cache.nextPositions(), cache.attend(args.q, { heads: 2 }).out];
-    if (window) assert.throws(() => cache.attend(args.q, { heads: 2, encoding: { kind: 'stickBreaking' } }), (e) => e instanceof RangeError && /window/.test(e.message));
     assert.throws(() => cache.attend(args.q, { heads: 2, causal: false, encoding: { kind: 'stickBreaking' } }), (e) => e instanceof RangeError && /causal/.test(e.message));
     assert.throws(() => cache.attend(args.q, { heads: 2, sinkLogits: new Float32Array([0, 1]), encoding: { kind: 'stickBreaking' } }),
       (e) => e instanceof RangeError && /sinkLogits/.test(e.message));

@@ -256,7 +256,7 @@ async function labSection(pe, state, hooks) {
     try {
       g = await pool.call(0, { op: 'generate', name, prompt, steps, window, sinks }, (p) => { if (run === genRun) render(p.tokens); });
     } catch (err) {
-      // posenc's refusal, as it words it (stick-breaking in a windowed cache, whose ring does not keep key order)
+      // a refusal by posenc, as it words it
       if (run === genRun) { out.textContent = `Not run: ${err.message}`; lab.generation = { model: name, window, sinks, error: err.message }; }
       return;
     }
