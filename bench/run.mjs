@@ -3,7 +3,7 @@
 // same code built without SIMD128), plain JS, and the peers a JS user would pick (bench/peers:
 // onnxruntime-web, tfjs-wasm). Contenders of one op run interleaved, round by round, so a noisy
 // neighbour slows all of them alike. Prints a summary, writes build/bench.json and build/bench.md
-// (the tables of docs/performance.md). Usage: node bench/run.mjs [all|rope|attention|cache|peak|fox]
+// (the tables of docs/performance.md). Usage: node bench/run.mjs [all|rope|attention|cache|peak|fox|foxdecode]
 // Threads: every posenc figure at 1 thread and at all cores (THREADS) side by side; the peers run on
 // one thread here and, for the equal-thread comparison, at THREADS in a second process
 // (`node bench/run.mjs peers-threaded`, POSENC_BENCH_PEER_THREADS: onnxruntime-web sizes its pool once).
@@ -446,6 +446,31 @@ if (want('fox')) {
     forgetting_over_rope: t.forgetting.median_ms / t.rope.median_ms, rope_forgetting_over_rope: t.rope_forgetting.median_ms / t.rope.median_ms };
 }
 
+// ---- FD: a forgetting cache's decode step, wasm SIMD, one thread -------------------------------------
+// Append one token with its log gates, attend one query per head with { kind: 'forgetting' }, against
+// `cached` tokens; interleaved beside the same step of POSENC_BENCH_BASELINE's package (another checkout's
+// bindings/posenc.mjs, e.g. before a change) when given. `node bench/run.mjs foxdecode`.
+if (want('foxdecode')) {
+  const baselineModule = process.env.POSENC_BENCH_BASELINE ? await import(process.env.POSENC_BENCH_BASELINE) : null;
+  const peThen = baselineModule ? await baselineModule.load({ threads: 1 }) : null;
+  const heads = 8, kvHeads = 8, headDim = 64, rounds = 41;
+  results.ops.FD = { heads, kvHeads, headDim, rounds, baseline: process.env.POSENC_BENCH_BASELINE ?? null, shapes: [] };
+  for (const cached of [4096, 32768]) {
+    const n = kvHeads * cached * headDim;
+    const k = Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37)), v = Float32Array.from({ length: n }, (_, i) => Math.cos(i * 0.11));
+    const logForget = Float32Array.from({ length: heads * cached }, (_, i) => -Math.log1p(Math.exp(-(3 + 2 * Math.sin(i * 0.7)))));
+    const make = (p) => { const c = new p.KVCache({ kvHeads, headDim, capacity: cached + rounds + 8, forgetting: true }); c.append(k, v, { logForget }); return c; };
+    const kStep = new Float32Array(kvHeads * headDim).fill(0.1), vStep = kStep.slice(), gStep = new Float32Array(heads).fill(-0.05);
+    const q = new Float32Array(heads * headDim).fill(0.3), encoding = { kind: 'forgetting' };
+    const step = (c) => () => { c.append(kStep, vStep, { logForget: gStep }); c.attend(q, { heads, encoding }); };
+    const now = make(pe), then = peThen ? make(peThen) : null;
+    const t = await interleaved([{ id: 'now', run: step(now) }, ...(then ? [{ id: 'then', run: step(then) }] : [])], rounds);
+    now.delete();
+    then?.delete();
+    results.ops.FD.shapes.push({ cached, times: t, now_over_then: t.then ? t.now.median_ms / t.then.median_ms : null });
+  }
+}
+
 // ---- output ---------------------------------------------------------------------------------
 mkdirSync(here('../build/'), { recursive: true });
 writeFileSync(here('../build/bench.json'), JSON.stringify(results, null, 2));
@@ -484,6 +509,10 @@ function markdown(r) {
   const fx = r.ops.F;
   if (fx) lines.push('', `F: forgetting attention at B's size [${fx.heads}, ${fx.T}, ${fx.headDim}], causal, wasm SIMD, 1 thread, interleaved (${fx.rounds} rounds): `
     + `RoPE ${ms(fx.times.rope)}, FoX ${ms(fx.times.forgetting)} (${f(fx.forgetting_over_rope, 2)}× RoPE's), FoX + RoPE ${ms(fx.times.rope_forgetting)} (${f(fx.rope_forgetting_over_rope, 2)}×).`);
+  const fd = r.ops.FD;
+  if (fd) for (const x of fd.shapes)
+    lines.push('', `FD: forgetting cache decode step (append 1 token + attend, ${fd.heads} heads × ${fd.headDim}, ${x.cached} cached), wasm SIMD, 1 thread, interleaved (${fd.rounds} rounds): `
+      + `this package ${ms(x.times.now)}${x.times.then ? `, the baseline ${ms(x.times.then)} (${f(x.now_over_then, 2)}× its time)` : ''}.`);
   const c = r.ops["C'"];
   if (c) lines.push('', `C′ causal RoPE [1, 32768, 64]: posenc native ${f(c.native_ms, 0)} ms at peak RSS ${f(c.native_peak_rss_MiB, 0)} MiB (tensors ${f(c.tensors_MiB, 0)} MiB; a T×T matrix would be ${f(c.TxT_matrix_MiB, 0)} MiB); wasm ${f(c.wasm_ms, 0)} ms, heap growth ${f(c.wasm_heap_growth_MiB, 0)} MiB. Peers: ${Object.entries(c.peers).map(([id, why]) => `${id} — ${why}`).join('; ') || '—'}.`);
   const d = r.ops.D;

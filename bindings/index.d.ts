@@ -2082,7 +2082,10 @@ export interface KVCache {
   readonly storage: 'f32' | 'f16' | 'bf16' | 'q8';
   /**
    * Bytes the cache holds for keys and values: every slot of `capacity` (allocated at construction; keys
-   * in blocks of 64 slots), plus keys held past capacity for the last append while it holds any.
+   * in blocks of 64 slots), plus keys held past capacity for the last append while it holds any. A
+   * `forgetting` cache adds, from its first append: 8 bytes per head and slot (each slot's summed log gate),
+   * 8 per head and batch row (the running sums), and attend's tables, 4 bytes per head and slot and 8 per
+   * head and 64-slot block.
    * @example
    * ```ts
    * const cache = new pe.KVCache({ kvHeads: 8, headDim: 64, capacity: 1024, storage: 'f16' });

@@ -400,9 +400,9 @@ export interface TemperatureEncoding {
  * paper's models add the rest of the stick times the query's own value (`o + rem·v_i`, rem = 1 − Σ_j A_ij),
  * which a caller forms from `returnWeights`. `returnScores` shows the query's own key as masked (−∞)
  * unless `attendCurrent`. Causal only: a non-causal call and
- * `sinkLogits` are RangeErrors; in {@link KVCache.attend}, a cache with a `window` is too (its ring
- * does not keep the keys' order). Keys break the stick in their order in the call (the cache's: append
- * order). Learns no parameters.
+ * `sinkLogits` are RangeErrors. Keys break the stick in their order in the call; in
+ * {@link KVCache.attend}, in the order they were appended — with a `window`, over exactly the keys the
+ * cache keeps (the sinks and the last `window` tokens), whatever ring slots hold them. Learns no parameters.
  * @see flash-linear-attention `fla/ops/stickbreaking_attn/naive.py` (`naive_stickbreaking_attn`);
  * shawntan/stickbreaking-attention; Tan et al., arXiv 2410.17980.
  */

@@ -95,23 +95,20 @@ constexpr KindField kFields[] = {
 };
 }  // namespace
 
-// Rope keys that would have no effect with the others given: each a TypeError naming it. LieRE's
-// rotations are its generators alone, on blocks of consecutive channels (Ostmeier et al. 2024; its
-// reference code exponentiates a block-diagonal skew-symmetric matrix over contiguous channels): no
-// pairing layout, no frequency schedule (base, convention, seqLen). keptFrequencies picks p-RoPE's kept
-// pairs; mropeInterleaved, M-RoPE's pair assignment. (sections, generators and blockSize outside their
-// multiAxis, xposScaleBase and frequencyFraction with several axes, and a scaling with LieRE are refused by
-// ropeFrequencies by value.)
+// Rope keys that have no meaning with the others given, refused when present (a TypeError naming it):
+// LieRE's rotations are its generators alone, on blocks of consecutive channels (Ostmeier et al. 2024;
+// its reference code exponentiates a block-diagonal skew-symmetric matrix over contiguous channels): no
+// pairing layout, no frequency schedule (base, convention, seqLen), whatever their values. Keys that
+// matter only with another one are refused by value in ropeFrequencies, where a key given at its default
+// is the same as leaving it out (keptFrequencies other than 'high' without frequencyFraction < 1,
+// mropeInterleaved true outside M-RoPE: TypeErrors; sections, generators and blockSize outside their
+// multiAxis, xposScaleBase and frequencyFraction with several axes, a scaling with LieRE: RangeErrors).
 void checkRopeKeys(const std::function<bool(const char*)>& given, const std::string& multiAxis, const std::string& prefix) {
     if (multiAxis == "liere")
         for (const char* key : {"layout", "base", "convention", "seqLen"})
             if (given(key))
                 failType(prefix + key, "has no effect with multiAxis 'liere': its rotations are the generators' exp(Σ pₐ·Gₐ) on blocks of consecutive "
                                        "channels (no pairing layout, no frequency schedule); leave it out");
-    if (given("keptFrequencies") && !given("frequencyFraction"))
-        failType(prefix + "keptFrequencies", "applies only with p-RoPE's frequencyFraction (< 1): without it every pair keeps its frequency");
-    if (given("mropeInterleaved") && multiAxis != "mrope")
-        failType(prefix + "mropeInterleaved", "applies only to multiAxis 'mrope' (got '" + multiAxis + "')");
 }
 
 /// RoPE inside attention: q and k are rotated at their logical positions (keys with the key-side xPos

@@ -129,7 +129,8 @@ void applyFrequencyFraction(const RopeConfig& c, int R, RopeFrequencies& f) {
     const double p = c.frequencyFraction;
     if (!(p >= 0 && p <= 1)) fail("frequencyFraction", "must be in [0, 1] (got " + show(p) + ")");
     if (p == 1) {
-        if (c.keptFrequencies != KeptFrequencies::high) fail("keptFrequencies", "applies only with frequencyFraction < 1");
+        if (c.keptFrequencies != KeptFrequencies::high)  // no pair is dropped: which end keeps rotating means nothing
+            failType("keptFrequencies", "applies only with p-RoPE's frequencyFraction < 1 (without it every pair keeps its frequency)");
         return;
     }
     if (c.multiAxis != MultiAxis::none)
@@ -354,7 +355,7 @@ RopeFrequencies ropeFrequencies(const RopeConfig& c) {
         fail(c.generators.empty() ? "blockSize" : "generators", "only apply to multiAxis 'liere'");
     applyFrequencyFraction(c, R, f);
     if (c.mropeInterleaved && c.multiAxis != MultiAxis::mrope) {
-        fail("mropeInterleaved", "applies only to multiAxis 'mrope'");
+        failType("mropeInterleaved", "applies only to multiAxis 'mrope'");
     }
     if (c.xposScaleBase != 0) {
         requirePositiveFinite(c.xposScaleBase, "xposScaleBase");

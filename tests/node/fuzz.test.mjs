@@ -420,7 +420,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       return { kind: 'forgetting', logForget: gatesIn(heads * kPos.length) };
     },
     // causal only, and in a cache without a window (its ring does not keep the keys' order)
-    stickBreaking: ({ causal, cacheWindow }) => (causal && !cacheWindow ? { kind: 'stickBreaking', ...(r.chance(0.5) ? { attendCurrent: r.chance(0.5) } : {}) } : null),
+    stickBreaking: ({ causal }) => (causal ? { kind: 'stickBreaking', ...(r.chance(0.5) ? { attendCurrent: r.chance(0.5) } : {}) } : null),
     temperature: () => {  // beta finite, length >= 1, offset >= 0
       const e = { kind: 'temperature', beta: r.pick([0, 0.1, 1, -0.05, 2.5]), length: r.pick([1, 2, 8, 8192]) };
       if (r.chance(0.5)) e.offset = r.pick([0, 1, 3]);
@@ -436,11 +436,11 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const cacheKinds = ENCODING_KINDS.filter((k) => familyOf[k] !== 'rotary' && k !== 'forgetting');
 
   // A valid encoding of a kind drawn from `kinds` (redrawn while a generator has none for the call).
-  function encodingFor(kinds, { heads, headDim, valueDim, qPos, kPos, causal, big = false, cacheWindow = 0 }) {
+  function encodingFor(kinds, { heads, headDim, valueDim, qPos, kPos, causal, big = false }) {
     const maxDist = Math.max(0, ...qPos.flatMap((i) => kPos.map((j) => Math.abs(i - j))));
     for (let left = kinds.filter((k) => ENCODINGS[k]); left.length;) {
       const kind = r.pick(left);
-      const e = ENCODINGS[kind]({ heads, headDim, valueDim, qPos, kPos, causal, big, maxDist, cacheWindow });
+      const e = ENCODINGS[kind]({ heads, headDim, valueDim, qPos, kPos, causal, big, maxDist });
       if (e) { stats.kinds[kind] = (stats.kinds[kind] ?? 0) + 1; return e; }
       left = left.filter((k) => k !== kind);
     }
@@ -755,7 +755,7 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.6)) {
         const maxPos = Math.max(0, ...e.cache.positions());
         // qPositions below are at most 20: the distances the call can ask about are within max(maxPos, 20)
-        o.encoding = encodingFor(cacheKinds, { heads, headDim: c.headDim, valueDim: c.valueDim, qPos: [Math.max(maxPos, 20)], kPos: [0], causal: true, cacheWindow: c.window ?? 0 });
+        o.encoding = encodingFor(cacheKinds, { heads, headDim: c.headDim, valueDim: c.valueDim, qPos: [Math.max(maxPos, 20)], kPos: [0], causal: true });
       }
       if (r.chance(0.3)) o.qPositions = smallPositions(b * qLen, 20);
       // a forgetting cache that holds gates: its decay, alone or beside another term

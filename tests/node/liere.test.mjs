@@ -45,7 +45,7 @@ test('p-RoPE: frequencyFraction keeps the highest (or lowest) int(p R // 2) pair
   assert.deepEqual(cfg, { headDim: 32, base: 1000000, layout: 'half', frequencyFraction: 0.25 });
   // errors name the field
   assert.throws(() => pe.ropeFrequencies({ headDim: 16, frequencyFraction: 1.5 }), named(RangeError, /frequencyFraction/));
-  assert.throws(() => pe.ropeFrequencies({ headDim: 16, frequencyFraction: 1, keptFrequencies: 'low' }), named(RangeError, /keptFrequencies/));
+  assert.throws(() => pe.ropeFrequencies({ headDim: 16, frequencyFraction: 1, keptFrequencies: 'low' }), named(TypeError, /keptFrequencies/));
   assert.throws(() => pe.ropeFrequencies({ headDim: 16, frequencyFraction: 0.5, keptFrequencies: 'middle' }), named(RangeError, /keptFrequencies/));
   assert.throws(() => pe.ropeFrequencies({ headDim: 16, frequencyFracton: 0.5 }), named(TypeError, /frequencyFracton.*frequencyFraction/));
   assert.throws(() => pe.ropeFrequencies({ headDim: 16, frequencyFraction: 0.5, multiAxis: 'axial2d' }), named(RangeError, /frequencyFraction/));
@@ -140,11 +140,12 @@ test('LieRE: errors name generators / blockSize; a KV cache refuses shift for no
 
 // LieRE's rotation is exp(Σₐ pₐ·Gₐ) on blocks of consecutive channels (Ostmeier et al. 2024, section 3: a
 // block-diagonal skew-symmetric generator; its code exponentiates blocks of contiguous dims): no pairing
-// layout and no frequency schedule, so `layout`, `base`, `convention` and `seqLen` would do nothing; p-RoPE's
-// keptFrequencies does nothing without frequencyFraction, mropeInterleaved nothing outside M-RoPE. Each is a
-// TypeError naming it, wherever a rope options object is read (ropeFrequencies, applyRope, a cache's rope,
-// an attention encoding); `kind: 'liere'` has none of these keys at all.
-test('rope keys that would have no effect are TypeErrors naming them: LieRE\'s layout / base / convention / seqLen, keptFrequencies, mropeInterleaved', () => {
+// layout and no frequency schedule, so `layout`, `base`, `convention` and `seqLen` would do nothing, whatever
+// their values: each is a TypeError naming it wherever a rope options object is read (ropeFrequencies,
+// applyRope, a cache's rope); `kind: 'liere'` has none of these keys at all. p-RoPE's keptFrequencies does
+// nothing without frequencyFraction < 1, mropeInterleaved nothing outside M-RoPE: TypeErrors unless at
+// their defaults (a default given is the same as leaving it out).
+test('rope keys that would have no effect are TypeErrors naming them: LieRE\'s layout / base / convention / seqLen; keptFrequencies, mropeInterleaved', () => {
   const G = skew(2, 2, 4, 3), liere = { multiAxis: 'liere', blockSize: 4, generators: G };
   const x = randomFloats(8, 1), shape = { heads: 1, tokens: 1, headDim: 8 };
   for (const [key, value] of [['layout', 'half'], ['layout', 'interleaved'], ['base', 10000], ['base', 500], ['convention', 'hf'], ['seqLen', 4096]]) {
@@ -158,12 +159,13 @@ test('rope keys that would have no effect are TypeErrors naming them: LieRE\'s l
   // without them the same calls run
   assert.equal(pe.ropeFrequencies({ headDim: 8, ...liere }).rotaryDim, 8);
   assert.equal(pe.applyRope(x, shape, [1, 2], liere).length, 8);
-  // p-RoPE: keptFrequencies only with frequencyFraction (even its default 'high', which alone changes nothing)
-  assert.throws(() => pe.ropeFrequencies({ headDim: 16, keptFrequencies: 'high' }), named(TypeError, /^keptFrequencies applies only with p-RoPE's frequencyFraction/));
+  // p-RoPE: keptFrequencies 'low' means nothing without frequencyFraction < 1 (its default 'high' given is
+  // the same as leaving it out, as every key's default)
+  assert.throws(() => pe.ropeFrequencies({ headDim: 16, keptFrequencies: 'low' }), named(TypeError, /^keptFrequencies applies only with p-RoPE's frequencyFraction < 1/));
   assert.throws(() => pe.applyRope(randomFloats(16, 2), { heads: 1, tokens: 1, headDim: 16 }, [3], { keptFrequencies: 'low' }), named(TypeError, /keptFrequencies/));
-  assert.deepEqual(pe.ropeFrequencies({ headDim: 16, frequencyFraction: 0.5, keptFrequencies: 'high' }).invFreq, pe.ropeFrequencies({ headDim: 16, frequencyFraction: 0.5 }).invFreq);
-  // mropeInterleaved only with multiAxis 'mrope' (false included)
-  assert.throws(() => pe.ropeFrequencies({ headDim: 16, mropeInterleaved: false }), named(TypeError, /^mropeInterleaved applies only to multiAxis 'mrope' \(got 'none'\)/));
-  assert.throws(() => pe.ropeFrequencies({ headDim: 16, multiAxis: 'axial2d', mropeInterleaved: true }), named(TypeError, /mropeInterleaved.*'axial2d'/));
+  assert.deepEqual(pe.ropeFrequencies({ headDim: 16, keptFrequencies: 'high' }), pe.ropeFrequencies({ headDim: 16 }));
+  // mropeInterleaved: true only with multiAxis 'mrope'
+  assert.throws(() => pe.ropeFrequencies({ headDim: 16, mropeInterleaved: true }), named(TypeError, /^mropeInterleaved applies only to multiAxis 'mrope'/));
+  assert.throws(() => pe.ropeFrequencies({ headDim: 16, multiAxis: 'axial2d', mropeInterleaved: true }), named(TypeError, /mropeInterleaved/));
   assert.equal(pe.ropeFrequencies({ headDim: 16, multiAxis: 'mrope', sections: [4, 2, 2], mropeInterleaved: false }).rotaryDim, 16);
 });
