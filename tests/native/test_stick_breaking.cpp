@@ -397,3 +397,57 @@ TEST_CASE("stickBreaking over a windowed KV cache: decode steps over 2100 kept k
         CHECK(worst < 2e-5L);
     }
 }
+
+// Two batch rows whose rings wrap at different steps (the second row's padding takes no slot): each row's
+// stick breaks over its own kept keys in its own order (the spans are per row).
+TEST_CASE("stickBreaking over a windowed KV cache: two batch rows with their own rings (padding in one), token by token") {
+    const int heads = 2, kvHeads = 1, hd = 8, T = 40, window = 6, sinks = 1;
+    const WindowCase w(heads, kvHeads, hd, T, window, sinks, 0, 97);
+    KVCacheConfig config;
+    config.batch = 2;
+    config.kvHeads = kvHeads;
+    config.headDim = hd;
+    config.capacity = sinks + window;
+    config.window = window;
+    config.sinks = sinks;
+    KVCache cache(config);
+    std::vector<int> real[2];  // each row's real tokens, in order (their positions are their indices here)
+    ld worst = 0;
+    for (int t = 0; t < T; ++t) {
+        const bool pad = t % 5 == 2 || t % 7 == 3;  // the second row's padding
+        std::vector<float> k, v, q;
+        for (int b = 0; b < 2; ++b) {
+            const auto kt = w.slice(w.k, kvHeads, t, 1), vt = w.slice(w.v, kvHeads, t, 1), qt = w.slice(w.q, heads, t, 1);
+            k.insert(k.end(), kt.begin(), kt.end());
+            v.insert(v.end(), vt.begin(), vt.end());
+            q.insert(q.end(), qt.begin(), qt.end());
+        }
+        const std::vector<std::uint8_t> mask = {1, static_cast<std::uint8_t>(pad ? 0 : 1)};
+        cache.append(k, v, 1, {}, mask);
+        real[0].push_back(t);
+        if (!pad) real[1].push_back(t);
+        std::vector<float> out(2 * heads * hd);
+        cache.attend(q, heads, 1, StickBreakingEncoding{}, {}, true, out.data());
+        for (int b = 0; b < 2; ++b) {
+            // the query (token t's q) at the row's last position i; its kept keys j < i: sinks or i - j < window
+            const std::vector<int>& r = real[b];
+            const int i = static_cast<int>(r.size()) - 1;
+            for (int h = 0; h < heads; ++h) {
+                ld after = 0;
+                std::vector<ld> want(hd, 0);
+                for (int j = i - 1; j >= 0; --j) {
+                    if (!(j < sinks || i - j < window)) continue;
+                    ld z = 0;
+                    for (int c = 0; c < hd; ++c) z += ld(w.q[(static_cast<std::size_t>(h) * T + t) * hd + c]) * w.k[static_cast<std::size_t>(r[j]) * hd + c];
+                    z /= std::sqrt(ld(hd));
+                    const ld a = std::exp(logSigmoidLd(z) + after);
+                    for (int c = 0; c < hd; ++c) want[c] += a * w.v[static_cast<std::size_t>(r[j]) * hd + c];
+                    after += logSigmoidLd(-z);
+                }
+                for (int c = 0; c < hd; ++c)
+                    worst = std::max(worst, std::fabs(ld(out[(static_cast<std::size_t>(b) * heads + h) * hd + c]) - want[c]));
+            }
+        }
+    }
+    CHECK(worst < 2e-6L);
+}
