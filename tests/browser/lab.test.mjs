@@ -198,7 +198,7 @@ test('a RoPE schedule change redraws the curve with the runner\'s accuracy under
 
 test('generation in the page equals greedy decoding by full forwards', async () => {
   const cases = [{ model: 'rope', window: '0', sinks: '0' }, { model: 'alibi', window: '32', sinks: '4' }, { model: 'rope-pi', window: '0', sinks: '0' },
-    { model: 'stickbreaking', window: '32', sinks: '4' }];  // stick-breaking over the windowed cache's ring, in token order
+    { model: 'stickbreaking', window: '32', sinks: '4' }, { model: 'fox', window: '32', sinks: '4' }];  // the ring walked in token order; FoX's gates kept per slot
   for (const c of cases) {
     await page.selectOption('#lab-gen-window', c.window);
     await page.selectOption('#lab-gen-sinks', c.sinks);
