@@ -189,8 +189,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 std::vector<std::int32_t> qp;
                 for (int i = 0; i < qLen; ++i) qp.push_back(in.ConsumeIntegralInRange<std::int32_t>(0, 9000));
                 const bool causal = in.ConsumeBool();
-                // stick-breaking where it is allowed (causal, no window): the same keys in slot order
-                const bool stick = causal && c.window == 0 && in.ConsumeBool();
+                // stick-breaking where it is allowed (causal): the kept keys in append order (a window's ring too)
+                const bool stick = causal && in.ConsumeBool();
                 const StickBreakingEncoding stickEncoding{stick && in.ConsumeBool()};
                 std::vector<float> out(static_cast<std::size_t>(heads) * qLen * vd);
                 // forgetting (causal, heads = the gates'): the decay; a wrong call now and then (refused)
