@@ -451,3 +451,55 @@ TEST_CASE("stickBreaking over a windowed KV cache: two batch rows with their own
     }
     CHECK(worst < 2e-6L);
 }
+
+// Forgetting attention's decay under stick-breaking in a windowed cache with sinks: the logits are
+// scale·q·k + (G_i − G_j), G_t = Σ_{l <= t} log f_l over every token (kept or not: FoX's D_ij = Σ_{l=j+1..i}
+// log f_l, Lin et al. 2025), then the stick breaks over the kept keys in token order (fla's naive.py).
+// No softmax cancels G_i here, so a query's anchor must be its own token's G whatever the window hides.
+TEST_CASE("stickBreaking + forgetting over a windowed KV cache with sinks: FoX's decay over every token between, the kept keys in order") {
+    const int heads = 4, kvHeads = 2, hd = 8, T = 50, window = 9, sinks = 2;
+    const WindowCase w(heads, kvHeads, hd, T, window, sinks, 0, 99);
+    const auto gates = ref::randomVector(static_cast<std::size_t>(heads) * T, 100, -0.6f, 0.0f);  // [heads, T] log f
+    const Encoding e = CombinedEncoding{{ForgettingEncoding{}, StickBreakingEncoding{}}};
+    for (int step : {1, 7, T}) {
+        CAPTURE(step);
+        KVCacheConfig config;
+        config.kvHeads = kvHeads;
+        config.headDim = hd;
+        config.capacity = sinks + window;
+        config.window = window;
+        config.sinks = sinks;
+        config.forgetting = true;
+        KVCache cache(config);
+        ld worst = 0;
+        for (int t0 = 0; t0 < T; t0 += step) {
+            const int n = std::min(step, T - t0);
+            std::vector<float> g;
+            for (int h = 0; h < heads; ++h) g.insert(g.end(), gates.begin() + h * T + t0, gates.begin() + h * T + t0 + n);
+            cache.append(w.slice(w.k, kvHeads, t0, n), w.slice(w.v, kvHeads, t0, n), n, {}, {}, {}, g);
+            std::vector<float> out(static_cast<std::size_t>(heads) * n * hd);
+            cache.attend(w.slice(w.q, heads, t0, n), heads, n, e, {}, true, out.data());
+            for (int t = 0; t < n; ++t) {
+                const int i = t0 + t;
+                for (int h = 0; h < heads; ++h) {
+                    const int kvh = h / (heads / kvHeads);
+                    std::vector<ld> G(static_cast<std::size_t>(i) + 1);
+                    for (int l = 0; l <= i; ++l) G[l] = (l ? G[l - 1] : 0) + ld(gates[static_cast<std::size_t>(h) * T + l]);
+                    ld after = 0;
+                    std::vector<ld> want(hd, 0);
+                    for (int j = i - 1; j >= 0; --j) {
+                        if (!(j < sinks || i - j < window)) continue;
+                        ld z = 0;
+                        for (int c = 0; c < hd; ++c) z += ld(w.q[(static_cast<std::size_t>(h) * T + i) * hd + c]) * w.k[(static_cast<std::size_t>(kvh) * T + j) * hd + c];
+                        z = z / std::sqrt(ld(hd)) + (G[i] - G[j]);
+                        const ld a = std::exp(logSigmoidLd(z) + after);
+                        for (int c = 0; c < hd; ++c) want[c] += a * w.v[(static_cast<std::size_t>(kvh) * T + j) * hd + c];
+                        after += logSigmoidLd(-z);
+                    }
+                    for (int c = 0; c < hd; ++c) worst = std::max(worst, std::fabs(ld(out[(static_cast<std::size_t>(h) * n + t) * hd + c]) - want[c]));
+                }
+            }
+        }
+        CHECK(worst < 2e-6L);
+    }
+}
