@@ -11,6 +11,7 @@
 #include "registry_check.hpp"
 #include "registry_build.hpp"
 #include "registry_fields.hpp"
+#include "options_tables.hpp"
 #include "posenc/describe.hpp"
 #include "posenc/posenc.hpp"
 
@@ -18,10 +19,12 @@ namespace posenc::registry {
 
 namespace {
 
-// Each field's description is written next to it for readers of this table, but not compiled in: the
-// user documentation is bindings/index.d.ts (held to these tables by tests/node/strict-options.test.mjs).
-// (The encoding kinds' fields, in src/encodings/, keep theirs: the registry's JSON carries them, and
-// scripts/gen-types.mjs writes bindings/options.d.ts from it.)
+// Each key of a call's options object is declared with the member of the struct it is read into
+// (src/options_tables.hpp: readTable), so its name is written once and its default is that member's
+// initialiser; a key with no member (`key(...)`) is taken by name by its reader, which may read no
+// other (bindings/call.cpp). Its user documentation is the `///` block before it, or before the
+// constant it names (kOut): not compiled in, scripts/gen-types.mjs writes bindings/options.d.ts from
+// it. (The encoding kinds' fields, in src/encodings/, also keep a doc line: the registry's JSON carries those.)
 //
 // The source data: plain constant arrays (strings as literals, choices as "a|b|c"), so the registry
 // costs its text and a short loop, not code per field. tables() turns them into the Table structs.
@@ -30,194 +33,241 @@ namespace {
 constexpr Raw kRopeKind[] = {{"kind", "", "rope"}};  // only 'rope': lets a rope encoding be passed as it is
 constexpr Raw kHeadDim[] = {req("headDim", "integer", "channels per head")};  // ropeFrequencies: replaces the optional one
 
+// A key declared with the member it is read into (src/options_tables.hpp; the kinds' helpers:
+// kind_spec.hpp), or `key(...)` for one its reader takes by name.
+namespace b = kinds;
+using kinds::key;
+using kinds::KindField;
+constexpr KindField upTo(double max, KindField f) {
+    f.raw.max = max;
+    return f;
+}
+
 constexpr Raw kOut = opt("out", "FloatOut", "write the result here instead of allocating");
 // K / V given as f16 or bf16 bit patterns (a Uint16Array) instead of floats; no default: floats.
 constexpr Raw kKvType = {"kvType", "", "f16|bf16"};  // "k and v are Uint16Array bit patterns of this format"
 
-constexpr Raw kSinusoidal[] = {
-    req("dim", "integer", "width of each row"),
-    num("base", "number", "wavelength base", POSENC_DEFAULT(SinusoidalOptions().base)),
-    pick("layout", "interleaved|concat|tensor2tensor", "channel order", POSENC_DEFAULT(SinusoidalOptions().layout)),
-    atLeast(0, opt("paddingIdx", "integer", "that position's row is zeros (fairseq; pair with positionIds style 'roberta')")),
-    kOut,
+using Sin = SinusoidalOptions;
+constexpr KindField kSinusoidal[] = {
+    b::req<&Sin::dim>("dim", "integer"),
+    b::num<&Sin::base>("base", "number"),
+    b::pick<&Sin::layout>("layout", "interleaved|concat|tensor2tensor"),
+    b::atLeast(0, b::opt<&Sin::paddingIdx>("paddingIdx", "integer")),
+    key(kOut),
 };
-constexpr Raw kLearned[] = {
-    req("table", "FloatInput", "[rows, dim]"),
-    req("dim", "integer"),
-    pick("outOfRange", "error|clamp|interpolate", "what a position past the table does", POSENC_DEFAULT(LearnedOptions().outOfRange)),
-    opt("interpolateTo", "integer", "rows to stretch the table to (outOfRange 'interpolate')"),
-    kOut,
+constexpr KindField kLearned[] = {
+    b::req<&LearnedOptions::table>("table", "FloatInput"),
+    b::req<&LearnedOptions::dim>("dim", "integer"),
+    b::pick<&LearnedOptions::outOfRange>("outOfRange", "error|clamp|interpolate"),
+    b::opt<&LearnedOptions::interpolateTo>("interpolateTo", "integer"),
+    key(kOut),
 };
-constexpr Raw kPositionIds[] = {
-    num("batch", "integer", "rows of the mask", POSENC_DEFAULT(1)),
-    opt("length", "integer", "tokens per row (default: mask length / batch)"),
-    pick("style", "hf|roberta", "'hf' = cumsum − 1 + past; 'roberta' = (cumsum + past)·mask + paddingIdx", POSENC_DEFAULT(PositionIdStyle::hf)),
-    atLeast(0, num("paddingIdx", "integer", "style 'roberta': the padding position", POSENC_DEFAULT(1))),
-    atLeast(0, num("past", "integer", "tokens already seen", POSENC_DEFAULT(0))),
+using Ids = PositionIdsCall;
+constexpr KindField kPositionIds[] = {
+    b::num<&Ids::batch>("batch", "integer"),
+    b::opt<&Ids::length>("length", "integer"),
+    b::pick<&Ids::style>("style", "hf|roberta"),
+    b::atLeast(0, b::num<&Ids::paddingIdx>("paddingIdx", "integer")),
+    b::atLeast(0, b::num<&Ids::past>("past", "integer")),
 };
-constexpr Raw kNextPositions[] = {
-    num("batch", "integer", "rows of the mask", POSENC_DEFAULT(1)),
-    opt("length", "integer", "tokens per row (default: mask length / batch)"),
-    atLeast(0, num("past", "integer", "tokens already seen", POSENC_DEFAULT(0))),
+constexpr KindField kNextPositions[] = {
+    b::num<&Ids::batch>("batch", "integer"),
+    b::opt<&Ids::length>("length", "integer"),
+    b::atLeast(0, b::num<&Ids::past>("past", "integer")),
 };
-constexpr Raw kModalityPositions[] = {
-    req("offsets", "IntInput", "first position of each modality"),
-    opt("lengths", "IntInput", "positions reserved per modality"),
+constexpr KindField kModalityPositions[] = {
+    key(req("offsets", "IntInput")),
+    key(opt("lengths", "IntInput")),
 };
-constexpr Raw kBinary[] = {
-    req("bits", "integer", "digits per code"),
-    opt("dim", "integer", "output width (default: bits)"),
-    pick("code", "binary|gray", "digit code", POSENC_DEFAULT(CodeOptions().code)),
-    atLeast(2, num("radix", "integer", "digit base", POSENC_DEFAULT(CodeOptions().radix))),
-    opt("table", "FloatInput", "learned vectors [bits, radix, dim] (default: ±1 digits)"),
-    kOut,
+// BinaryOptions' dim: bits unless given.
+void binaryDim(const Source& s, const char* k, void* o) {
+    auto& x = *static_cast<BinaryOptions*>(o);
+    x.dim = s.has(k) ? static_cast<int>(s.number(k)) : x.code.bits;
+}
+using Bin = BinaryOptions;
+constexpr KindField kBinary[] = {
+    b::req<&Bin::code, &CodeOptions::bits>("bits", "integer"),
+    b::custom<Bin>(opt("dim", "integer"), "", binaryDim),
+    b::pick<&Bin::code, &CodeOptions::code>("code", "binary|gray"),
+    b::atLeast(2, b::num<&Bin::code, &CodeOptions::radix>("radix", "integer")),
+    b::opt<&Bin::table>("table", "FloatInput"),
+    key(kOut),
 };
-constexpr Raw kCodeDistance[] = {
-    req("bits", "integer", "digits per code"),
-    pick("code", "binary|gray", "digit code", POSENC_DEFAULT(CodeOptions().code)),
-    atLeast(2, num("radix", "integer", "digit base", POSENC_DEFAULT(CodeOptions().radix))),
+constexpr KindField kCodeDistance[] = {
+    b::req<&CodeOptions::bits>("bits", "integer"),
+    b::pick<&CodeOptions::code>("code", "binary|gray"),
+    b::atLeast(2, b::num<&CodeOptions::radix>("radix", "integer")),
 };
-constexpr Raw kLowRank[] = {
-    req("coefficients", "FloatInput", "[positions, rank]"), req("basis", "FloatInput", "[rank, dim]"), req("rank", "integer"), req("dim", "integer"), kOut,
+constexpr KindField kLowRank[] = {
+    b::req<&LowRankCall::coefficients>("coefficients", "FloatInput"),
+    b::req<&LowRankCall::basis>("basis", "FloatInput"),
+    b::req<&LowRankCall::rank>("rank", "integer"),
+    b::req<&LowRankCall::dim>("dim", "integer"),
+    key(kOut),
 };
-constexpr Raw kSparse[] = {
-    req("indices", "IntInput", "k basis rows per position"),
-    req("values", "FloatInput", "their weights, like indices"),
-    req("k", "integer", "nonzeros per position"),
-    req("basis", "FloatInput", "[basisSize, dim]"),
-    req("dim", "integer"),
-    kOut,
+constexpr KindField kSparse[] = {
+    key(req("indices", "IntInput")),
+    b::req<&SparseCall::values>("values", "FloatInput"),
+    b::req<&SparseCall::k>("k", "integer"),
+    b::req<&SparseCall::basis>("basis", "FloatInput"),
+    b::req<&SparseCall::dim>("dim", "integer"),
+    key(kOut),
 };
-constexpr Raw kRandomFeatures[] = {
-    req("dim", "integer"),
-    upTo(9007199254740991.0, atLeast(0, num("seed", "integer", "the features are a function of the seed", POSENC_DEFAULT(RandomFeatureOptions().seed)))),
-    pick("kind", "fourier|mlp", "feature map", POSENC_DEFAULT(RandomFeatureOptions().kind)),
-    num("sigma", "number", "frequency spread", POSENC_DEFAULT(RandomFeatureOptions().sigma)),
-    num("scale", "number", "position scale", POSENC_DEFAULT(RandomFeatureOptions().scale)),
-    num("hidden", "integer", "kind 'mlp': hidden width", POSENC_DEFAULT(RandomFeatureOptions().hidden)),
-    kOut,
+using Rf = RandomFeatureOptions;
+constexpr KindField kRandomFeatures[] = {
+    b::req<&Rf::dim>("dim", "integer"),
+    upTo(9007199254740991.0, b::atLeast(0, b::num<&Rf::seed>("seed", "integer"))),
+    b::pick<&Rf::kind>("kind", "fourier|mlp"),
+    b::num<&Rf::sigma>("sigma", "number"),
+    b::num<&Rf::scale>("scale", "number"),
+    b::num<&Rf::hidden>("hidden", "integer"),
+    key(kOut),
 };
-constexpr Raw kAxial[] = {
-    req("shape", "IntInput", "axis sizes [s0, s1, ...]"),
-    req("tables", "FloatInput[]", "one [s_a, d_a] table per axis"),
-    req("dims", "IntInput", "width of each axis table"),
-    pick("combine", "concat|sum", "how the axis vectors combine", POSENC_DEFAULT(AxialOptions().combine)),
-    kOut,
+constexpr KindField kAxial[] = {
+    b::req<&AxialOptions::shape>("shape", "IntInput"),
+    key(req("tables", "FloatInput[]")),
+    b::req<&AxialOptions::dims>("dims", "IntInput"),
+    b::pick<&AxialOptions::combine>("combine", "concat|sum"),
+    key(kOut),
 };
-constexpr Raw kTwoLevel[] = {
-    req("segmentTable", "FloatInput", "[segments, segmentDim]"),
-    req("innerTable", "FloatInput", "[positions in a segment, innerDim]"),
-    req("segmentDim", "integer"),
-    req("innerDim", "integer"),
-    pick("combine", "concat|sum", "how the two vectors combine", POSENC_DEFAULT(AxialOptions().combine)),
-    kOut,
+constexpr KindField kTwoLevel[] = {
+    b::req<&TwoLevelCall::segmentTable>("segmentTable", "FloatInput"),
+    b::req<&TwoLevelCall::innerTable>("innerTable", "FloatInput"),
+    b::req<&TwoLevelCall::segmentDim>("segmentDim", "integer"),
+    b::req<&TwoLevelCall::innerDim>("innerDim", "integer"),
+    b::pick<&TwoLevelCall::combine>("combine", "concat|sum"),
+    key(kOut),
 };
-constexpr Raw kFrames[] = {req("frames", "integer")};
-constexpr Raw kSine[] = {
-    req("height", "integer"),
-    req("width", "integer"),
-    num("numPosFeats", "integer", "channels per axis", POSENC_DEFAULT(SineNdOptions().numPosFeats)),
-    num("temperature", "number", "wavelength base", POSENC_DEFAULT(SineNdOptions().temperature)),
-    flag("normalize", "scale the cumulative positions to [0, scale]", POSENC_DEFAULT(SineNdOptions().normalize)),
-    num("scale", "number", "range after normalize", POSENC_DEFAULT(SineNdOptions().scale)),
-    opt("mask", "MaskInput", "1 = valid cell (HF polarity)"),
-    kOut,
+constexpr KindField kFrames[] = {b::req<&SineCall::frames>("frames", "integer")};
+constexpr KindField kSine[] = {
+    b::req<&SineCall::height>("height", "integer"),
+    b::req<&SineCall::width>("width", "integer"),
+    b::num<&SineCall::sine, &SineNdOptions::numPosFeats>("numPosFeats", "integer"),
+    b::num<&SineCall::sine, &SineNdOptions::temperature>("temperature", "number"),
+    b::flag<&SineCall::sine, &SineNdOptions::normalize>("normalize"),
+    b::num<&SineCall::sine, &SineNdOptions::scale>("scale", "number"),
+    key(opt("mask", "MaskInput")),
+    key(kOut),
 };
-constexpr Raw kResizeGrid[] = {
-    req("from", "[number, number]", "grid size [h, w]"),
-    req("to", "[number, number]", "new size [h, w]"),
-    req("dim", "integer"),
-    pick("mode", "bicubic|bilinear", "interpolation", POSENC_DEFAULT(ResizeOptions().mode)),
-    pick("mapping", "size|scaleFactor", "how output cells map to input cells (timm 'size', DINO 'scaleFactor')", POSENC_DEFAULT(ResizeOptions().mapping)),
-    atLeast(0, num("prefixTokens", "integer", "rows before the grid (CLS, ...), copied unchanged", POSENC_DEFAULT(ResizeOptions().prefixTokens))),
-    kOut,
+// `from` and `to`: [h, w] each.
+template <int ResizeOptions::*H, int ResizeOptions::*W>
+void gridSize(const Source& s, const char* k, void* o) {
+    if (!s.has(k)) return;
+    const std::vector<double> hw = s.numbers(k);
+    auto& g = *static_cast<ResizeOptions*>(o);
+    g.*H = static_cast<int>(hw.at(0)), g.*W = static_cast<int>(hw.at(1));
+}
+using Rg = ResizeOptions;
+constexpr KindField kResizeGrid[] = {
+    b::custom<Rg>(req("from", "[number, number]"), "", gridSize<&Rg::fromH, &Rg::fromW>),
+    b::custom<Rg>(req("to", "[number, number]"), "", gridSize<&Rg::toH, &Rg::toW>),
+    b::req<&Rg::dim>("dim", "integer"),
+    b::pick<&Rg::mode>("mode", "bicubic|bilinear"),
+    b::pick<&Rg::mapping>("mapping", "size|scaleFactor"),
+    b::atLeast(0, b::num<&Rg::prefixTokens>("prefixTokens", "integer")),
+    key(kOut),
 };
-constexpr Raw kT5Bucket[] = {
-    flag("bidirectional", "keys after the query get their own buckets", POSENC_DEFAULT(T5BucketOptions().bidirectional)),
-    num("numBuckets", "integer", "", POSENC_DEFAULT(T5BucketOptions().numBuckets)),
-    num("maxDistance", "integer", "distances beyond share the last bucket", POSENC_DEFAULT(T5BucketOptions().maxDistance)),
+constexpr KindField kT5Bucket[] = {
+    b::flag<&T5BucketOptions::bidirectional>("bidirectional"),
+    b::num<&T5BucketOptions::numBuckets>("numBuckets", "integer"),
+    b::num<&T5BucketOptions::maxDistance>("maxDistance", "integer"),
 };
-constexpr Raw kDebertaBucket[] = {
-    atLeast(0, req("bucketSize", "integer", "0 = no log bucketing")),
-    req("maxPosition", "integer"),
-    pick("convention", "hf|microsoft", "they differ beyond maxPosition", POSENC_DEFAULT(DebertaBucketOptions().convention)),
+constexpr KindField kDebertaBucket[] = {
+    b::atLeast(0, b::req<&DebertaBucketOptions::bucketSize>("bucketSize", "integer")),
+    b::req<&DebertaBucketOptions::maxPosition>("maxPosition", "integer"),
+    b::pick<&DebertaBucketOptions::convention>("convention", "hf|microsoft"),
 };
-constexpr Raw kApplyRope[] = {flag("inPlace", "rotate x where it lies", POSENC_DEFAULT(false)), kOut};
-constexpr Raw kShape[] = {req("heads", "integer"), req("tokens", "integer"), req("headDim", "integer")};
-constexpr Raw kHfConfig[] = {
-    opt("layerType", "string", "which rotary table of a config with one per layer type (Gemma 3: 'full_attention' | 'sliding_attention')"),
-    pick("yarnFactor", "explicit|legacy", "YaRN factor rule: the factor field, or max/original positions (transformers 4.46–4.50)", POSENC_DEFAULT(HfConfigOptions().yarnFactor)),
-    flag("strict", "refuse what the reading would warn about: keys the model type's Hugging Face code ignores, a missing model_type (default: ignore and list them in `warnings`)", POSENC_DEFAULT(HfConfigOptions().strict)),
-    pick("unknownModelType", "error|generic", "a model_type posenc does not know: an error naming the nearest known types, or read with the generic Llama rules", POSENC_DEFAULT(HfConfigOptions().unknownModelType)),
+constexpr KindField kApplyRope[] = {key(flag("inPlace", "", POSENC_DEFAULT(false))), key(kOut)};  // inPlace: the JavaScript side's
+constexpr KindField kShape[] = {
+    b::req<&HeadsShape::heads>("heads", "integer"),
+    b::req<&HeadsShape::tokens>("tokens", "integer"),
+    b::req<&HeadsShape::headDim>("headDim", "integer"),
+};
+using Hf = HfConfigOptions;
+constexpr KindField kHfConfig[] = {
+    b::opt<&Hf::layerType>("layerType", "string"),
+    b::pick<&Hf::yarnFactor>("yarnFactor", "explicit|legacy"),
+    b::flag<&Hf::strict>("strict"),
+    b::pick<&Hf::unknownModelType>("unknownModelType", "error|generic"),
 };
 // attentionConfigFromHF: the layer, then the reader's options but layerType (the layer's own type picks its table).
-constexpr Raw kAttentionConfig[] = {
-    atLeast(0, req("layer", "integer", "the decoder layer, 0 … num_hidden_layers − 1")),
-    pick("yarnFactor", "explicit|legacy", "YaRN factor rule: the factor field, or max/original positions (transformers 4.46–4.50)", POSENC_DEFAULT(HfConfigOptions().yarnFactor)),
-    flag("strict", "refuse what the reading would warn about: keys the model type's Hugging Face code ignores, a missing model_type (default: ignore and list them in `warnings`)", POSENC_DEFAULT(HfConfigOptions().strict)),
-    pick("unknownModelType", "error|generic", "a model_type posenc does not know: an error naming the nearest known types, or read with the generic Llama rules", POSENC_DEFAULT(HfConfigOptions().unknownModelType)),
+using Ac = AttentionConfigCall;
+constexpr KindField kAttentionConfig[] = {
+    b::atLeast(0, b::req<&Ac::layer>("layer", "integer")),
+    b::pick<&Ac::reader, &Hf::yarnFactor>("yarnFactor", "explicit|legacy"),
+    b::flag<&Ac::reader, &Hf::strict>("strict"),
+    b::pick<&Ac::reader, &Hf::unknownModelType>("unknownModelType", "error|generic"),
 };
-constexpr Raw kAttention[] = {
-    req("q", "FloatInput", "[heads, qLen, headDim]"),
-    req("k", "KVInput", "[kvHeads, kLen, headDim]: floats, or f16 / bf16 bits with kvType"),
-    req("v", "KVInput", "[kvHeads, kLen, valueDim]: floats, or f16 / bf16 bits with kvType"),
-    kKvType,
-    req("heads", "integer"),
-    opt("kvHeads", "integer", "fewer than heads: grouped-query attention (default: heads)"),
-    req("headDim", "integer"),
-    opt("valueDim", "integer", "channels of v and out when they differ from headDim (DeepSeek MLA; default: headDim)"),
-    req("qLen", "integer"),
-    req("kLen", "integer"),
-    opt("qPositions", "IntInput", "default: the last qLen key positions"),
-    opt("kPositions", "IntInput", "default: 0 … kLen−1; [axes, kLen] with multi-axis rope"),
-    opt("maskPositions", "IntInput", "multi-axis rope: [kLen] sequence index masks and score terms use (queries: the last qLen); default 0 … kLen−1"),
-    flag("causal", "", POSENC_DEFAULT(AttentionRequest().causal)),
-    opt("window", "integer", "admit a key when 0 ≤ qPos − kPos < window"),
-    opt("chunk", "integer", "admit a key when kPos / chunk = qPos / chunk (Llama 4's chunked layers)"),
-    opt("keyMask", "MaskInput", "[kLen], 1 = attend"),
-    opt("scale", "number", "multiplies the content terms (default: per encoding)"),
-    opt("encoding", "Encoding", "position terms (default: { kind: 'none' })"),
-    opt("sinkLogits", "FloatInput", "[heads] learned logits in every row's softmax denominator, weighing no value (gpt-oss)"),
-    opt("softcap", "number", "> 0: each logit becomes softcap·tanh(logit / softcap) before the mask (Gemma 2)"),
-    flag("returnWeights", "", POSENC_DEFAULT(false)),
-    flag("returnScores", "the final pre-softmax logits", POSENC_DEFAULT(false)),
-    kOut,
+// kvHeads: heads unless given.
+void kvHeadsOrHeads(const Source& s, const char* k, void* o) {
+    AttentionDims& d = static_cast<AttentionCall*>(o)->request.dims;
+    d.kvHeads = s.has(k) ? static_cast<int>(s.number(k)) : d.heads;
+}
+using At = AttentionCall;
+using Rq = AttentionRequest;
+using Dm = AttentionDims;
+constexpr KindField kAttention[] = {
+    b::req<&At::request, &Rq::q>("q", "FloatInput"),
+    key(req("k", "KVInput")),  // floats, or bits with kvType
+    key(req("v", "KVInput")),
+    b::member<&At::request, &Rq::kvType>(kKvType, ""),
+    b::req<&At::request, &Rq::dims, &Dm::heads>("heads", "integer"),
+    b::custom<At>(opt("kvHeads", "integer"), "", kvHeadsOrHeads),
+    b::req<&At::request, &Rq::dims, &Dm::headDim>("headDim", "integer"),
+    b::opt<&At::request, &Rq::dims, &Dm::valueDim>("valueDim", "integer"),
+    b::req<&At::request, &Rq::dims, &Dm::qLen>("qLen", "integer"),
+    b::req<&At::request, &Rq::dims, &Dm::kLen>("kLen", "integer"),
+    key(opt("qPositions", "IntInput")),
+    key(opt("kPositions", "IntInput")),
+    key(opt("maskPositions", "IntInput")),
+    b::flag<&At::request, &Rq::causal>("causal"),
+    b::opt<&At::request, &Rq::window>("window", "integer"),
+    b::opt<&At::request, &Rq::chunk>("chunk", "integer"),
+    key(opt("keyMask", "MaskInput")),
+    b::opt<&At::request, &Rq::scale>("scale", "number"),
+    key(opt("encoding", "Encoding")),
+    b::opt<&At::request, &Rq::sinkLogits>("sinkLogits", "FloatInput"),
+    b::opt<&At::request, &Rq::softcap>("softcap", "number"),
+    b::flag<&At::returnWeights>("returnWeights"),
+    b::flag<&At::returnScores>("returnScores"),
+    key(kOut),
 };
 
-constexpr Raw kKVCache[] = {
-    num("batch", "integer", "", POSENC_DEFAULT(KVCacheConfig().batch)),
-    req("kvHeads", "integer"),
-    req("headDim", "integer"),
-    opt("valueDim", "integer", "channels of the values (and attend's output) when they differ from headDim (DeepSeek MLA; default: headDim)"),
-    req("capacity", "integer", "slots per row"),
-    opt("window", "integer", "keep only the last window tokens (ring buffer) after the sinks"),
-    atLeast(0, num("sinks", "integer", "first tokens that are always kept", POSENC_DEFAULT(KVCacheConfig().sinks))),
-    opt("chunk", "integer", "attend shows a query only its own chunk's keys, position / chunk (Llama 4); with window = chunk the cache holds one chunk"),
-    opt("rope", "KVCacheRope", "rotates keys at their logical positions"),
-    pick("dynamic", "fixed|hf", "dynamic NTK: 'fixed' keeps the configured schedule; 'hf' re-derives it as the cache grows (as Hugging Face)",
-         POSENC_DEFAULT(KVCacheConfig().dynamic)),
-    pick("storage", "f32|f16|bf16|q8", "how keys (after RoPE) and values are held: float32, f16, bf16 or ggml's Q8_0 (headDim a multiple of 32)",
-         POSENC_DEFAULT(KVCacheConfig().storage)),
-    flag("forgetting", "forgetting attention: every append gives logForget, the cache keeps each token's cumulative log gate per head",
-         POSENC_DEFAULT(KVCacheConfig().forgetting)),
+void cacheRope(const Source& s, const char* k, void* o) {
+    if (s.has(k)) static_cast<KVCacheConfig*>(o)->rope = ropeFrom(*s.object(k));
+}
+using Kv = KVCacheConfig;
+constexpr KindField kKVCache[] = {
+    b::num<&Kv::batch>("batch", "integer"),
+    b::req<&Kv::kvHeads>("kvHeads", "integer"),
+    b::req<&Kv::headDim>("headDim", "integer"),
+    b::opt<&Kv::valueDim>("valueDim", "integer"),
+    b::req<&Kv::capacity>("capacity", "integer"),
+    b::opt<&Kv::window>("window", "integer"),
+    b::atLeast(0, b::num<&Kv::sinks>("sinks", "integer")),
+    b::opt<&Kv::chunk>("chunk", "integer"),
+    b::custom<Kv>(opt("rope", "KVCacheRope"), "", cacheRope),
+    b::pick<&Kv::dynamic>("dynamic", "fixed|hf"),
+    b::pick<&Kv::storage>("storage", "f32|f16|bf16|q8"),
+    b::flag<&Kv::forgetting>("forgetting"),
 };
-constexpr Raw kAppend[] = {
-    opt("positions", "IntInput", "[batch·T] (default: each row's next positions); [batch, axes, T] with multi-axis rope"),
-    opt("mask", "MaskInput", "[batch·T], 1 = real token"),
-    opt("maskPositions", "IntInput", "multi-axis rope: [batch·T] sequence index each slot keeps (default: each row's next positions)"),
-    opt("logForget", "FloatInput", "[batch, heads, T] log forget gates, each finite and ≤ 0: required by a cache created with forgetting, refused otherwise"),
-    kKvType,
+constexpr KindField kAppend[] = {
+    key(opt("positions", "IntInput")),
+    key(opt("mask", "MaskInput")),
+    key(opt("maskPositions", "IntInput")),
+    b::opt<&AppendCall::logForget>("logForget", "FloatInput"),
+    b::member<&AppendCall::kvType>(kKvType, ""),
 };
-constexpr Raw kAttend[] = {
-    req("heads", "integer"),
-    opt("encoding", "Encoding", "score terms on top of the cache rope"),
-    opt("qPositions", "IntInput", "[batch·qLen] (default: each row's last qLen positions); [batch, axes, qLen] with multi-axis rope"),
-    opt("maskPositions", "IntInput", "multi-axis rope: [batch·qLen] sequence index of each query (default: each row's last qLen)"),
-    flag("causal", "", POSENC_DEFAULT(true)),
-    opt("scale", "number", "multiplies the content terms"),
-    opt("sinkLogits", "FloatInput", "[heads] learned logits in every row's softmax denominator, weighing no value (gpt-oss)"),
-    opt("softcap", "number", "> 0: each logit becomes softcap·tanh(logit / softcap) before the mask (Gemma 2)"),
-    kOut,
+constexpr KindField kAttend[] = {
+    b::req<&AttendCall::heads>("heads", "integer"),
+    key(opt("encoding", "Encoding")),
+    key(opt("qPositions", "IntInput")),
+    key(opt("maskPositions", "IntInput")),
+    b::flag<&AttendCall::causal>("causal"),
+    b::opt<&AttendCall::scale>("scale", "number"),
+    b::opt<&AttendCall::sinkLogits>("sinkLogits", "FloatInput"),
+    b::opt<&AttendCall::softcap>("softcap", "number"),
+    key(kOut),
 };
 
 // parameterCount: the shapes of each method's learned tables (fixed functions learn none).
@@ -228,12 +278,17 @@ constexpr Raw kLowRankShape[] = {size("maxPositions"), size("rank"), size("dim")
 constexpr Raw kSparseShape[] = {size("maxPositions"), size("k"), size("basisSize"), size("dim")};
 constexpr Raw kAxialShape[] = {req("shape", "IntInput"), req("dims", "IntInput")};
 
+// A run of a table's keys: plain fields (a parameter count's shape) or keys bound to members.
 struct Part {
-    const Raw* begin = nullptr;
-    const Raw* end = nullptr;
+    const Raw* raw = nullptr;
+    const KindField* bound = nullptr;
+    std::size_t count = 0;
+    const Raw& at(std::size_t i) const { return raw ? raw[i] : bound[i].raw; }
 };
 template <std::size_t N>
-constexpr Part part(const Raw (&a)[N]) { return {a, a + N}; }
+constexpr Part part(const Raw (&a)[N]) { return {a, nullptr, N}; }
+template <std::size_t N>
+constexpr Part part(const KindField (&a)[N]) { return {nullptr, a, N}; }
 
 // Where a table's fields come from besides its parts: the rope kind's keys first, RopeScaling's keys,
 // or a place for the encoding kinds' tables (src/encodings/: 'encoding.<kind>', 'parameterCount.<kind>').
@@ -385,10 +440,39 @@ Built build(const Kinds& kinds) {
         if (raw.from == From::rope) addFields(t, kindNamed(kinds, "rope").fields);
         if (raw.from == From::scaling) addFields(t, kinds::scalingFields());
         for (const Part& p : raw.parts)
-            for (const Raw* r = p.begin; r != p.end; ++r) put(t, field(*r));
+            for (std::size_t i = 0; i < p.count; ++i) put(t, field(p.at(i)));
         out.tables.push_back(std::move(t));
     }
     return out;
+}
+
+namespace {
+const RawTable* boundTable(std::string_view name) {
+    for (const RawTable& t : kTables)
+        if (t.from == From::parts && name == t.name) return &t;
+    return nullptr;
+}
+}  // namespace
+
+const void* tableOwner(std::string_view name) {
+    if (const RawTable* t = boundTable(name))
+        for (const Part& p : t->parts)
+            for (std::size_t i = 0; p.bound && i < p.count; ++i)
+                if (p.bound[i].owner) return p.bound[i].owner;
+    return nullptr;
+}
+
+void readTable(std::string_view name, const void* owner, const Source& s, void* out) {
+    const RawTable* t = boundTable(name);
+    if (!t || !owner || tableOwner(name) != owner)
+        throw std::logic_error("registry: no table '" + std::string(name) + "' whose keys are read into that struct");
+    for (const Part& p : t->parts)
+        for (std::size_t i = 0; p.bound && i < p.count; ++i) {
+            const KindField& f = p.bound[i];
+            if (!f.read) continue;
+            if (f.owner != owner) throw std::logic_error("registry: " + std::string(name) + "." + f.raw.name + " is read into another struct");
+            f.read(s, f.raw.name, out);
+        }
 }
 
 namespace {
