@@ -1,9 +1,14 @@
 // Generates bindings/options.d.ts, the option interfaces of the encoding kinds (pe.attention's
-// `encoding`), from the registry the wasm module hands to JavaScript at load (src/registry.cpp, built
-// from the kinds' specs in src/encodings/): each key, its type, whether it is required, its default,
-// its integer range and its choices. The prose comes from the same spec files: a `///` block before a
-// field of `kFields` documents that key, one before `template <>` (the kind's specOf) documents the
-// interface; a key without one gets its registry `doc` line. (`///` comments cost the wasm module
+// `encoding`) and of the calls (SinusoidalOptions ... AttentionArgs, KVCacheOptions, AttendOptions, the
+// parameterCount shapes), from the registry the wasm module hands to JavaScript at load
+// (src/registry.cpp, built from its tables and the kinds' specs in src/encodings/): each key, its type,
+// whether it is required, its default, its integer range and its choices. The prose comes from the same
+// source files: in a kind's spec, a `///` block before a field of `kFields` documents that key, one before
+// `template <>` (the kind's specOf) documents the interface, and a key without one gets its registry
+// `doc` line; in src/registry.cpp, a `///` block before a key of a table's array documents that key and
+// one before the table's row in kTables documents its interface (every key of a generated call
+// interface must have one). A `@tsType T` line in a block replaces the key's TypeScript type (the
+// registry's type names the JSON value; TypeScript may say more). (`///` comments cost the wasm module
 // nothing; the registry's short `doc` lines are what it carries.)
 //
 //   node scripts/gen-types.mjs          writes bindings/options.d.ts
@@ -43,19 +48,70 @@ export function specDocs(dir = new URL('src/encodings/', ROOT)) {
   return out;
 }
 
+// The `///` blocks of src/registry.cpp: the tables read from its arrays and kTables rows,
+// [{ table, interface, keys: { [key]: doc }, doc }], in kTables' order (tables with parts only: a rope or
+// kind table's keys come from the specs).
+export function registryDocs(file = new URL('src/registry.cpp', ROOT)) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const constants = {}, arrays = {}, rows = [];
+  let array = null, block = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^\s*\/\/\//.test(line)) {
+      block.push(line.replace(/^\s*\/\/\/ ?/, ''));
+      continue;
+    }
+    const text = block.join('\n').trim(), where = `src/registry.cpp:${i + 1}`;
+    block = [];
+    const constant = line.match(/^constexpr Raw (k\w+) = \w*\(?\{?"(\w+)"/);
+    if (constant) constants[constant[1]] = constant[2];
+    const start = line.match(/^constexpr (?:KindField|Raw) (k\w+)\[\] = \{/);
+    if (start) {
+      array = arrays[start[1]] = {};
+      if (/\};\s*$/.test(line)) array = null;
+      else continue;
+    }
+    if (array && /^\};/.test(line)) array = null;
+    const row = line.match(/^\s*\{"([\w.]+)", "(\w*)", \{((?:part\(k\w+\)(?:, )?)*)\}(, From::\w+)?\},/);
+    if (row) {
+      if (row[2] && !row[4]) rows.push({ table: row[1], interface: row[2], parts: [...row[3].matchAll(/k\w+/g)].map((m) => m[0]), doc: text, where });
+      else if (text) throw new Error(`${where}: a /// block documents the row of '${row[1]}', whose interface is not generated from src/registry.cpp`);
+      continue;
+    }
+    if (!text) continue;
+    if (!array) throw new Error(`${where}: a /// block must precede a key of a table's array or a row of kTables`);
+    const key = line.match(/"(\w+)"/)?.[1] ?? constants[line.match(/\b(k[A-Z]\w*)\b/)?.[1]];
+    if (!key) throw new Error(`${where}: a /// block must precede a key (its name as a string, or a constant that names it)`);
+    array[key] = text;
+  }
+  return rows.map((r) => {
+    const keys = {};
+    for (const part of r.parts) {
+      if (!arrays[part]) throw new Error(`${r.where}: no array ${part}`);
+      Object.assign(keys, arrays[part]);  // a later part's key replaces an earlier one's, as in the registry
+    }
+    return { table: r.table, interface: r.interface, doc: r.doc, keys, where: r.where };
+  });
+}
+
+// TypeScript's spelling of a registry type the JSON names by what it carries.
+const TS_TYPES = { KVInput: 'FloatInput | Uint16Array' };
+const BUILT_IN = ['Array', 'ArrayLike', 'Float32Array', 'Int32Array', 'Uint8Array', 'Uint16Array'];
+
 const quote = (s) => `'${s}'`;
 const literal = (x) => (typeof x === 'string' ? quote(x) : Array.isArray(x) ? `[${x.map(literal).join(', ')}]` : String(x));
-const typeOf = (spec) => (Array.isArray(spec.type) ? spec.type.map(quote).join(' | ') : spec.type === 'integer' ? 'number' : spec.type);
+const typeOf = (spec) => (Array.isArray(spec.type) ? spec.type.map(quote).join(' | ') : spec.type === 'integer' ? 'number' : TS_TYPES[spec.type] ?? spec.type);
 const INT_MAX = 2 ** 31 - 1;
 
 // A field's comment: its prose, "Required." for a required key (unless the prose says when it is), its
-// integer range and its default (unless the prose gives its own @defaultValue).
-function fieldDoc(key, spec, prose) {
+// integer range (for a call's key: unless the prose states it, naming an integer) and its default
+// (unless the prose gives its own @defaultValue).
+function fieldDoc(key, spec, prose, call = false) {
   if (key === 'kind') return `\`'${spec.type[0]}'\`.`;
   let text = prose ?? (spec.doc ? spec.doc[0].toUpperCase() + spec.doc.slice(1) + '.' : '');
   const at = text.search(/(^|\s)@\w/);
   let body = (at < 0 ? text : text.slice(0, at)).trimEnd(), tags = at < 0 ? '' : text.slice(at).trim();
-  if (spec.type === 'integer' && (spec.min !== undefined || spec.max !== undefined)) {
+  if (spec.type === 'integer' && (spec.min !== undefined || spec.max !== undefined) && !(call && /\binteger/i.test(body))) {
     const min = spec.min ?? -(2 ** 31), max = spec.max ?? INT_MAX;
     body += max !== INT_MAX ? ` An integer in [${min}, ${max}].` : min === 1 ? ' A positive integer.' : ` An integer ≥ ${min}.`;
   }
@@ -108,14 +164,37 @@ export async function generate() {
     }
     out.push('}\n\n');
   }
+  // the calls' options objects (src/registry.cpp's tables)
+  const calls = [], local = new Set(['Encoding', 'ScalarBiasEncoding']);
+  for (const r of registryDocs()) {
+    const table = OPTIONS[r.table];
+    if (!table || table.interface !== r.interface) throw new Error(`${r.where}: the registry has no table '${r.table}' with interface ${r.interface}`);
+    for (const key of Object.keys(r.keys)) {
+      if (!Object.hasOwn(table.keys, key)) throw new Error(`src/registry.cpp: a /// block documents '${key}', which ${r.interface} (table '${r.table}') lacks`);
+    }
+    if (!r.doc) throw new Error(`${r.where}: the row of '${r.table}' needs a /// block (${r.interface}'s documentation)`);
+    local.add(r.interface);
+    calls.push(comment(r.doc, '') + `export interface ${r.interface} {\n`);
+    for (const [key, spec] of Object.entries(table.keys)) {
+      let prose = r.keys[key], type = typeOf(spec);
+      if (prose === undefined) throw new Error(`${r.interface}.${key} (table '${r.table}'): no /// block before its key in src/registry.cpp`);
+      const own = prose.match(/^@tsType (.+)$/m);
+      if (own) [type, prose] = [own[1].trim(), prose.replace(/^@tsType .+$\n?/m, '').trim()];
+      for (const name of type.match(/\b[A-Z]\w*/g) ?? []) if (!BUILT_IN.includes(name)) imports.add(name);
+      calls.push(comment(fieldDoc(key, spec, prose, true), '  ') + `  ${key}${spec.required ? '' : '?'}: ${type};\n`);
+    }
+    calls.push('}\n\n');
+  }
   // names the comments link to ({@link Posenc.t5Bucket}): imported, so that TypeScript resolves them
-  for (const [, name] of out.join('').matchAll(/\{@link (\w+)/g)) imports.add(name);
+  for (const [, name] of [...out, ...calls].join('').matchAll(/\{@link (\w+)/g)) imports.add(name);
   for (const kind of ENCODING_KINDS) imports.delete(OPTIONS[`encoding.${kind}`].interface);
+  for (const name of local) imports.delete(name);
   const ifaces = ENCODING_KINDS.map((k) => OPTIONS[`encoding.${k}`].interface);
   const scalar = ENCODING_KINDS.filter((k) => KINDS[k].scalarBias).map((k) => OPTIONS[`encoding.${k}`].interface);
   return `// generated by scripts/gen-types.mjs from the registry; do not edit.
-// The option objects of the encoding kinds (src/encodings/*.cpp): run \`node scripts/gen-types.mjs\` after
-// changing a kind's keys or docs. bindings/index.d.ts re-exports every type here.
+// The option objects of the encoding kinds (src/encodings/*.cpp) and of the calls (src/registry.cpp's
+// tables): run \`node scripts/gen-types.mjs\` after changing a key or its /// docs. bindings/index.d.ts
+// re-exports every type here.
 
 import type { ${[...imports].sort().join(', ')} } from './index.js';
 
@@ -133,6 +212,10 @@ ${ifaces.map((n) => `  | ${n}`).join('\n')};
 export type ScalarBiasEncoding = ${scalar.join(' | ')};
 
 ${out.join('').trimEnd()}
+
+// --- the calls' options objects (src/registry.cpp) ---
+
+${calls.join('').trimEnd()}
 `;
 }
 

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { generate, specDocs, OUTPUT } from '../../scripts/gen-types.mjs';
+import { generate, specDocs, registryDocs, OUTPUT } from '../../scripts/gen-types.mjs';
 
 test('bindings/options.d.ts is what scripts/gen-types.mjs generates from the registry', async () => {
   const committed = readFileSync(OUTPUT, 'utf8'), fresh = await generate();
@@ -24,4 +24,35 @@ test('a /// block documents a field of kFields or the kind (specOf), nothing els
   assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { table: 'The table.', heads: 'Heads.' } });
   writeFileSync(join(dir, 'demo.cpp'), spec('    /// Stray.\n    atLeast(0,'));
   assert.throws(() => specDocs(pathToFileURL(dir + '/')), /demo\.cpp:\d+: a \/\/\/ block must precede a field/);
+});
+
+// src/registry.cpp's tables: a /// block before a key of an array documents it (a constant such as kOut
+// names its key), one before a kTables row documents the interface; a later part's key replaces an
+// earlier one's; a block anywhere else is an error.
+test('a /// block in src/registry.cpp documents a key of a table array or a kTables row, nothing else', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-gentypes-'));
+  const file = join(dir, 'registry.cpp');
+  const source = (stray = '') => `constexpr Raw kOut = opt("out", "FloatOut");
+constexpr KindField kA[] = {
+    /// The width.
+    b::req<&A::dim>("dim", "integer"),
+    /// Where it goes.
+    key(kOut),
+};
+constexpr KindField kB[] = {
+    /// The width, again.
+    /// @tsType Width
+    b::req<&B::dim>("dim", "integer"),
+};
+${stray}constexpr RawTable kTables[] = {
+    /// Options of A.
+    {"a", "AOptions", {part(kA), part(kB)}},
+    {"b", "", {}, From::kindTables},
+};
+`;
+  writeFileSync(file, source());
+  assert.deepEqual(registryDocs(pathToFileURL(file)), [{ table: 'a', interface: 'AOptions', doc: 'Options of A.',
+    keys: { dim: 'The width, again.\n@tsType Width', out: 'Where it goes.' }, where: `src/registry.cpp:15` }]);
+  writeFileSync(file, source('/// Stray.\nint x = 0;\n'));
+  assert.throws(() => registryDocs(pathToFileURL(file)), /src\/registry\.cpp:14: a \/\/\/ block must precede a key of a table's array or a row of kTables/);
 });
