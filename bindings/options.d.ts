@@ -658,7 +658,13 @@ export interface RandomFeaturesOptions {
    * @defaultValue `0`
    */
   seed?: number;
-  /** `'fourier'`. */
+  /**
+   * The feature map, x = p / scale:
+   * - `'fourier'` (random Fourier features, Rahimi and Recht 2007): PE[p][k] = sqrt(2/dim)·cos(w_k·x + b_k),
+   *  w_k ~ N(0, sigma²), b_k ~ U[0, 2π);
+   * - `'mlp'`: PE[p] = W2·tanh(W1·x + b1), W1, b1 ~ N(0, 1) of size `hidden`, W2 ~ N(0, 1/hidden) [dim, hidden].
+   * @defaultValue `'fourier'`
+   */
   kind?: 'fourier' | 'mlp';
   /**
    * `'fourier'`: standard deviation of the frequencies w_k, in radians per unit of x. A positive finite number.

@@ -107,7 +107,7 @@ const INT_MAX = 2 ** 31 - 1;
 // integer range (for a call's key: unless the prose states it, naming an integer) and its default
 // (unless the prose gives its own @defaultValue).
 function fieldDoc(key, spec, prose, call = false) {
-  if (key === 'kind') return `\`'${spec.type[0]}'\`.`;
+  if (key === 'kind' && !call) return `\`'${spec.type[0]}'\`.`;
   let text = prose ?? (spec.doc ? spec.doc[0].toUpperCase() + spec.doc.slice(1) + '.' : '');
   const at = text.search(/(^|\s)@\w/);
   let body = (at < 0 ? text : text.slice(0, at)).trimEnd(), tags = at < 0 ? '' : text.slice(at).trim();
