@@ -1,15 +1,16 @@
 // Hand-written declarations of posenc's functions and classes (Emscripten 3.1.6 cannot emit them).
 // Every options object (the encoding kinds, Encoding and its members; the calls' options, SinusoidalOptions
-// ... AttentionArgs, KVCacheOptions, AppendOptions, AttendOptions, the parameterCount shapes) is generated
+// ... AttentionArgs, KVCacheOptions, AppendOptions, AttendOptions, RopeOptions, RopeScaling, the additive
+// functions' parameterCount shapes; not yet the encoding kinds' shapes, below) is generated
 // from the registry into options.d.ts (scripts/gen-types.mjs: keys, types, defaults, ranges and docs from
 // src/registry.cpp and src/encodings/) and re-exported here.
 import type {
-  AppendOptions, AttendOptions, AttentionArgs, AttentionConfigOptions, AxialOptions, AxialShape,
-  BinaryOptions, BinaryShape, CodeDistanceOptions, DebertaBucketOptions, Encoding, HeadsShape,
-  HfConfigOptions, KVCacheOptions, LearnedOptions, LearnedShape, LowRankOptions, LowRankShape,
-  ModalityPositionsOptions, NextPositionsOptions, PositionIdsOptions, RandomFeaturesOptions, ResizeGridOptions, RopeEncoding,
-  ScalarBiasEncoding, Sine2dOptions, Sine3dOptions, SinusoidalOptions, SparseOptions, SparseShape,
-  T5BucketOptions, TemperatureEncoding, TwoLevelOptions,
+  AppendOptions, ApplyRopeOptions, AttendOptions, AttentionArgs, AttentionConfigOptions, AxialOptions,
+  AxialShape, BinaryOptions, BinaryShape, CodeDistanceOptions, DebertaBucketOptions, Encoding,
+  HeadsShape, HfConfigOptions, KVCacheOptions, LearnedOptions, LearnedShape, LowRankOptions,
+  LowRankShape, ModalityPositionsOptions, NextPositionsOptions, PositionIdsOptions, RandomFeaturesOptions, ResizeGridOptions,
+  RopeEncoding, RopeOptions, RopeScaling, ScalarBiasEncoding, Sine2dOptions, Sine3dOptions,
+  SinusoidalOptions, SparseOptions, SparseShape, T5BucketOptions, TemperatureEncoding, TwoLevelOptions,
 } from './options.js';
 export * from './options.js';
 
@@ -127,112 +128,6 @@ export type SinusoidLayout = 'interleaved' | 'concat' | 'tensor2tensor';
 // holds them equal): an unknown key is a TypeError, and so is null — leave an option out instead.
 
 /**
- * A RoPE frequency schedule for contexts longer than the training length ({@link RopeOptions.scaling}).
- * Names and formulas follow Hugging Face `modeling_rope_utils`; where llama.cpp (ggml) computes
- * differently, {@link RopeOptions.convention} `'ggml'` reproduces ggml. Each `type` accepts only its own
- * keys (another type's key is a `TypeError`) and requires what Hugging Face's rope validation requires
- * (a missing one is a `RangeError`).
- *
- * R = rotary dim, w_i = base^(−2i/R) the default frequencies, L0 = originalMaxPositionEmbeddings:
- *
- * - `'none'` (alias `'default'`): w_i unchanged.
- * - `'linear'` (Position Interpolation; HF `_compute_linear_scaling_rope_parameters`): w_i / factor.
- * - `'ntk'` (alias `'ntk_aware'`; bloc97's NTK-aware scaled RoPE): base·factor^(R/(R−2)). Needs R > 2.
- * - `'dynamic'` (HF `_compute_dynamic_ntk_parameters`): base·(1 + factor·(L/L0 − 1))^(R/(R−2)) with
- *   L = max(seqLen, L0), the same number as HF's factor·L/L0 − (factor − 1); equal to the default at or
- *   below L0. Needs R > 2.
- * - `'yarn'` (HF `_compute_yarn_parameters`; ggml `rope_yarn`): pairs that turn more than `betaFast`
- *   times over L0 keep w_i, pairs that turn fewer than `betaSlow` times become w_i / factor, a linear ramp
- *   in between; attention scale 0.1·mscale·ln(factor) + 1 (see `mscale`, `mscaleAllDim`,
- *   `attentionFactor`; ggml: always 1 + 0.1·ln(factor)).
- * - `'llama3'` (HF `_compute_llama3_parameters`): wavelengths longer than L0/lowFreqFactor become
- *   w_i / factor, shorter than L0/highFreqFactor are kept, a smooth blend in between.
- * - `'longrope'` (alias `'su'`; HF `_compute_longrope_parameters`, Phi-3): w_i / shortFactor[i], or
- *   w_i / longFactor[i] when seqLen > L0; attention scale sqrt(1 + ln(factor)/ln(L0)) when factor > 1.
- */
-export interface RopeScaling {
-  /**
-   * The schedule. Aliases as spelt in config.json files: `'default'` = `'none'`, `'su'` = `'longrope'`,
-   * `'ntk_aware'` = `'ntk'`. Required.
-   */
-  type: 'none' | 'default' | 'linear' | 'ntk' | 'ntk_aware' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'su';
-  /**
-   * Context extension factor s (dimensionless: new context length / original). A finite number ≥ 1.
-   * Required by `'linear'`, `'ntk'`, `'dynamic'`, `'yarn'` and `'llama3'`; optional for `'longrope'`
-   * (only its attention scale uses it); not accepted by `'none'`.
-   * @defaultValue `1` (longrope only)
-   */
-  factor?: number;
-  /**
-   * L0: the context length the model was trained on, in tokens (HF `original_max_position_embeddings`;
-   * Hugging Face falls back to `max_position_embeddings`, which these options do not have). A positive
-   * integer (at least 2 for `'longrope'` with factor > 1). Required by `'dynamic'`, `'yarn'`, `'llama3'`
-   * and `'longrope'`.
-   */
-  originalMaxPositionEmbeddings?: number;
-  /**
-   * YaRN β_fast: pairs that make more than this many full turns over L0 keep their frequency
-   * (extrapolated). Rotations, a positive finite number. `'yarn'` only.
-   * @defaultValue `32`
-   */
-  betaFast?: number;
-  /**
-   * YaRN β_slow: pairs that make fewer than this many full turns over L0 are interpolated (w / factor).
-   * Rotations, a positive finite number. `'yarn'` only.
-   * @defaultValue `1`
-   */
-  betaSlow?: number;
-  /**
-   * YaRN mscale m (DeepSeek): the attention scale is 0.1·m·ln(factor) + 1, or with `mscaleAllDim` the
-   * ratio of two such terms. A finite number. `'yarn'` only; ignored with convention `'ggml'`.
-   * @defaultValue `1`
-   */
-  mscale?: number;
-  /**
-   * YaRN `mscale_all_dim` (DeepSeek): when it and `mscale` are non-zero the attention scale is
-   * (0.1·mscale·ln f + 1) / (0.1·mscaleAllDim·ln f + 1), as HF. A finite number; 0 = unset.
-   * `'yarn'` only; ignored with convention `'ggml'`.
-   * @defaultValue `0` (unset)
-   */
-  mscaleAllDim?: number;
-  /**
-   * An explicit attention scale (HF `attention_factor`) instead of the derived one: multiplies cos and
-   * sin. A positive finite number, at most 1e4. `'yarn'` and `'longrope'`; with convention `'ggml'`
-   * YaRN ignores it (ggml always uses 1 + 0.1·ln factor).
-   * @defaultValue derived from the schedule
-   */
-  attentionFactor?: number;
-  /**
-   * YaRN: round the correction range down/up to whole pair indices (floor of the low end, ceil of the
-   * high end), as HF does by default (`truncate`). Convention `'ggml'` always truncates. `'yarn'` only.
-   * @defaultValue `true`
-   */
-  truncate?: boolean;
-  /**
-   * llama3 `low_freq_factor`: wavelengths longer than L0 / lowFreqFactor tokens are interpolated
-   * (w / factor). A positive finite number, less than `highFreqFactor`. Required by `'llama3'` (and only
-   * accepted there); Llama 3.1 uses 1.
-   */
-  lowFreqFactor?: number;
-  /**
-   * llama3 `high_freq_factor`: wavelengths shorter than L0 / highFreqFactor tokens keep their frequency.
-   * A positive finite number, greater than `lowFreqFactor`. Required by `'llama3'` (and only accepted
-   * there); Llama 3.1 uses 4.
-   */
-  highFreqFactor?: number;
-  /**
-   * longrope `short_factor`: one divisor per rotary pair (rotaryDim/2 positive finite numbers), used
-   * while seqLen ≤ originalMaxPositionEmbeddings. Required by `'longrope'` (and only accepted there).
-   */
-  shortFactor?: ArrayLike<number>;
-  /**
-   * longrope `long_factor`: one divisor per rotary pair (rotaryDim/2 positive finite numbers), used
-   * when seqLen > originalMaxPositionEmbeddings. Required by `'longrope'` (and only accepted there).
-   */
-  longFactor?: ArrayLike<number>;
-}
-
-/**
  * Which channels of a head vector pair up to rotate (h = rotaryDim/2):
  * - `'half'`: pairs (i, i + h), `rotate_half` (Hugging Face Llama / GPT-NeoX, ggml NEOX mode);
  * - `'interleaved'`: pairs (2i, 2i + 1) (GPT-J `rotate_every_two`, ggml NORMAL mode).
@@ -240,134 +135,6 @@ export interface RopeScaling {
  * The frequencies are the same; the two give different results on the same weights.
  */
 export type RopeLayout = 'half' | 'interleaved';
-
-/**
- * Everything that defines a rotary encoding (RoPE, Su et al. 2021). Pair i of the rotaryDim channels
- * from `rotaryOffset` (the first ones by default) turns by position·invFreq[i] radians, with
- * invFreq[i] = base^(−2i/rotaryDim) before {@link RopeScaling | scaling}; the remaining channels pass through. The same object (as returned by
- * {@link Posenc.ropeConfigFromHF}) is accepted by {@link Posenc.ropeFrequencies},
- * {@link Posenc.applyRope}, a `{ kind: 'rope' }` {@link RopeEncoding} and a {@link KVCacheOptions.rope}.
- */
-export interface RopeOptions {
-  /**
-   * Channels per attention head. A positive integer. Required by {@link Posenc.ropeFrequencies};
-   * elsewhere the call's shape fixes it and a given value must agree with it (`RangeError` otherwise).
-   */
-  headDim: number;
-  /**
-   * Rotary base θ (HF `rope_theta`): the longest wavelength grows with it. A positive finite number other
-   * than 1 (Llama 2: 10000, Llama 3: 500000).
-   * @defaultValue `10000`
-   */
-  base?: number;
-  /**
-   * Fraction of each head's channels that rotate (HF `partial_rotary_factor`, GPT-NeoX `rotary_pct`):
-   * rotaryDim = int(headDim·partialRotaryFactor), truncated as HF does, must be even and at least 2.
-   * A number in (0, 1].
-   * @defaultValue `1`
-   */
-  partialRotaryFactor?: number;
-  /**
-   * The first rotated channel: channels [rotaryOffset, rotaryOffset + rotaryDim) of each head rotate, in
-   * either {@link RopeLayout | layout} (pairs i and i + rotaryDim/2, or 2i and 2i + 1, counted from
-   * rotaryOffset), and every other channel passes through. DeepSeek V2 / V3 and Kimi K2 (MLA) rotate the
-   * trailing `qk_rope_head_dim` channels of heads of `qk_nope_head_dim + qk_rope_head_dim`: rotaryOffset =
-   * `qk_nope_head_dim` with partialRotaryFactor = rope / (nope + rope), e.g. 128 and 64/192. An integer ≥ 0;
-   * rotaryOffset + rotaryDim > headDim is a `RangeError` naming rotaryOffset.
-   * @defaultValue `0`
-   */
-  rotaryOffset?: number;
-  /**
-   * Frequency schedule for longer contexts (HF `rope_scaling` / `rope_parameters`).
-   * @defaultValue none: the default frequencies
-   */
-  scaling?: RopeScaling;
-  /**
-   * Sequence length in tokens: dynamic NTK uses L = max(seqLen, originalMaxPositionEmbeddings), and
-   * longrope uses its long factors when seqLen > originalMaxPositionEmbeddings. An integer ≥ 0;
-   * 0 = unknown (dynamic then equals the default frequencies, longrope uses the short factors).
-   * @defaultValue `0`
-   */
-  seqLen?: number;
-  /**
-   * Whose formulas to follow where Hugging Face and llama.cpp differ (only YaRN differs): `'hf'`
-   * (`_compute_yarn_parameters`: `truncate` option, ramp (i − low)/(high − low), explicit
-   * attentionFactor or mscale ratio) or `'ggml'` (`rope_yarn` / `ggml_rope_yarn_corr_dims`: always
-   * floor/ceil, ramp width at least 0.001, attention scale always 1 + 0.1·ln(factor)).
-   * @defaultValue `'hf'`
-   */
-  convention?: 'hf' | 'ggml';
-  /**
-   * Several position axes, each driving its own rotary pairs; positions then come as [axes, tokens].
-   * - `'none'`: one position per token.
-   * - `'mrope'`: Qwen2-VL M-RoPE (`mrope_section`): `sections` split the rotaryDim/2 pairs in order among
-   *   the axes (t, h, w), default frequencies per pair.
-   * - `'axial2d'`: 2-D axial RoPE for image patches (RoPE-ViT, Heo et al. 2024): the first rotaryDim/4
-   *   pairs follow axis 0 (x), the next rotaryDim/4 axis 1 (y), each with frequencies base^(−4k/rotaryDim).
-   *   Needs rotaryDim divisible by 4 and no scaling.
-   *
-   * - `'liere'`: Lie-group RoPE (LieRE, Ostmeier et al. 2024): block j of blockSize rotated channels
-   *   becomes exp(Σₐ pₐ·G[a, j])·x_j from learned skew-symmetric `generators`; axes = the generators'
-   *   count / (rotaryDim·blockSize). Blocks are contiguous channels in either layout; no scaling.
-   *
-   * Positions are then [axes, tokens] (`applyRope`, `attention` with `maskPositions`, the KV cache).
-   * @defaultValue `'none'`
-   */
-  multiAxis?: 'none' | 'mrope' | 'axial2d' | 'liere';
-  /**
-   * p-RoPE (Barbero et al. 2025, "Round and Round We Go!"): only ⌊frequencyFraction·rotaryDim/2⌋ pairs keep
-   * their frequency, the others get frequency 0 and pass through in place; the pairing stays the layout's over
-   * all rotary channels, with exponents over the whole rotary width. With the half layout and
-   * partialRotaryFactor 1 this is Hugging Face's rope_type `'proportional'` (Gemma 4), which
-   * {@link Posenc.ropeConfigFromHF} reads into this key. Not partialRotaryFactor, which rotates the leading
-   * channels with frequencies over their own width. A number in [0, 1]; 0 = NoPE. Single-axis only.
-   * @defaultValue `1`
-   */
-  frequencyFraction?: number;
-  /**
-   * p-RoPE: `'high'` keeps the highest frequencies and truncates the lowest (the paper, HF 'proportional');
-   * `'low'` keeps the lowest. Only with frequencyFraction < 1.
-   * @defaultValue `'high'`
-   */
-  keptFrequencies?: 'high' | 'low';
-  /**
-   * LieRE generators, [axes, rotaryDim/blockSize, blockSize, blockSize] row-major; each block skew-symmetric
-   * (Gᵀ = −G) within 1e-6 of its largest |entry| (then (G − Gᵀ)/2 is used), entries within ±1e4. Only with
-   * multiAxis `'liere'`, where it is required.
-   */
-  generators?: FloatInput;
-  /** LieRE: channels per rotation block, an integer in [2, 64] dividing rotaryDim. Required by multiAxis `'liere'`. */
-  blockSize?: number;
-  /**
-   * M-RoPE pairs per axis (t, h, w) as in Qwen2-VL's `mrope_section`: positive integers summing to
-   * rotaryDim/2, e.g. [16, 24, 24] for headDim 128. Only with multiAxis `'mrope'`, where it is required.
-   */
-  sections?: ArrayLike<number>;
-  /**
-   * M-RoPE pair assignment: false = contiguous sections (Qwen2-VL, Qwen2.5-VL); true = round-robin as
-   * Qwen3-VL's `apply_interleaved_mrope` (pair k follows axis 1 when k mod 3 = 1 and k < 3·sections[1],
-   * axis 2 when k mod 3 = 2 and k < 3·sections[2], else axis 0). true needs multiAxis `'mrope'` and
-   * exactly three sections.
-   * @defaultValue `false`
-   */
-  mropeInterleaved?: boolean;
-  /**
-   * xPos scale base γ (Sun et al. 2022, torchscale `XPOS`), e.g. 512: pair k of a query at position p is
-   * also scaled by ζ_k^(p/γ) and of a key by ζ_k^(−p/γ), ζ_k = (2k + 0.4·R)/(1.4·R), so scores decay with
-   * distance. A positive finite number; omitted = no xPos. Positions (and deltas) are then limited to
-   * about 63.8·γ (32 694 for γ = 512), beyond which a call is a `RangeError`. Not with multiAxis.
-   * @defaultValue off
-   */
-  xposScaleBase?: number;
-  /**
-   * Which channels pair up ({@link RopeLayout}). Frequencies do not depend on it, so
-   * {@link Posenc.ropeFrequencies} accepts and ignores it (and ropeConfigFromHF's result passes as is).
-   * @defaultValue `'half'`
-   */
-  layout?: RopeLayout;
-  /** Only `'rope'`, accepted so that a rope {@link RopeEncoding} can be passed as it is. */
-  kind?: 'rope';
-}
 
 /** A config.json key the model type's Hugging Face code never reads: posenc ignores it too, and lists it. */
 export interface HfIgnoredKey {
@@ -482,21 +249,6 @@ export interface RopeFrequencies {
   axes?: number;
   /** [rotaryDim/2]: the axis (0-based) whose position drives each pair. Present only with `axes`. */
   axisOfPair?: Int32Array;
-}
-
-/**
- * Options of {@link Posenc.applyRope} and {@link Posenc.rotateByDelta}: the {@link RopeOptions} (all
- * optional: headDim, when given, must equal the shape's), plus where the result goes.
- */
-export interface ApplyRopeOptions extends Partial<RopeOptions> {
-  /**
-   * Rotate `x` where it lies and return `x` itself. `x` must then be a `Float32Array` or a
-   * {@link HeapBuffer} (`TypeError` otherwise); `out` is ignored.
-   * @defaultValue `false`
-   */
-  inPlace?: boolean;
-  /** Write the result here instead of allocating (see {@link FloatOut}); `x` is left unchanged. */
-  out?: FloatOut;
 }
 
 /**
@@ -1356,13 +1108,6 @@ export type AttentionResult<W extends boolean = false, S extends boolean = false
   /** Final pre-softmax logits [heads, qLen, kLen] (masked = −Infinity), when `returnScores` was true. */
   scores?: Float32Array;
 });
-
-/**
- * The cache's own RoPE: {@link RopeOptions}, all optional (headDim, when given, must equal the cache's).
- * With multi-axis RoPE, {@link AppendOptions.positions} are the rotation's per axis and each slot keeps
- * a sequence index ({@link AppendOptions.maskPositions}) for the masks.
- */
-export interface KVCacheRope extends Partial<RopeOptions> {}
 
 /**
  * A KV cache that keeps the logical position of every slot: a slot is not a position. Keys are stored

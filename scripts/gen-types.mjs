@@ -30,15 +30,22 @@ export function specDocs(dir = new URL('src/encodings/', ROOT)) {
     const lines = readFileSync(new URL(file, dir), 'utf8').split('\n');
     const kind = lines.join('\n').match(/kind<\w+>\("(\w+)",/)?.[1];
     if (!kind) continue;
-    const entry = (out[kind] = { file, doc: '', fields: {} });
+    const entry = (out[kind] = { file, doc: '', fields: {}, scaling: {} });
+    let scaling = false;  // inside scalingFields() (rope.cpp): RopeScaling's keys, named by POSENC_SCALING_KEY
     for (let i = 0; i < lines.length; i++) {
+      if (/scalingFields\(\) \{/.test(lines[i])) scaling = true;
+      if (/return fields;/.test(lines[i])) scaling = false;
       if (!/^\s*\/\/\//.test(lines[i])) continue;
       const block = [];
       for (; i < lines.length && /^\s*\/\/\//.test(lines[i]); i++) block.push(lines[i].replace(/^\s*\/\/\/ ?/, ''));
       const next = lines[i] ?? '';
       const text = block.join('\n').trim();
       if (/^\s*template <>/.test(next)) entry.doc = text;
-      else {
+      else if (scaling) {
+        const key = next.match(/POSENC_SCALING_KEY\(\w+, (\w+),/)?.[1] ?? next.match(/"(\w+)"/)?.[1];
+        if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block in scalingFields() must precede a scaling key`);
+        entry.scaling[key] = text;
+      } else {
         const key = /\bheads<&/.test(next) ? 'heads' : next.match(/"(\w+)"/)?.[1];
         if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block must precede a field (with its key as a string) or 'template <>'`);
         entry.fields[key] = text;
@@ -74,8 +81,10 @@ export function registryDocs(file = new URL('src/registry.cpp', ROOT)) {
     if (array && /^\};/.test(line)) array = null;
     const row = line.match(/^\s*\{"([\w.]+)", "(\w*)", \{((?:part\(k\w+\)(?:, )?)*)\}(, From::\w+)?\},/);
     if (row) {
-      if (row[2] && !row[4]) rows.push({ table: row[1], interface: row[2], parts: [...row[3].matchAll(/k\w+/g)].map((m) => m[0]), doc: text, where });
-      else if (text) throw new Error(`${where}: a /// block documents the row of '${row[1]}', whose interface is not generated from src/registry.cpp`);
+      const from = row[4]?.replace(', From::', '') ?? 'parts';
+      if (row[2] && ['parts', 'rope', 'scaling'].includes(from))
+        rows.push({ table: row[1], interface: row[2], parts: [...row[3].matchAll(/k\w+/g)].map((m) => m[0]), doc: text, where, from });
+      else if (text) throw new Error(`${where}: a /// block documents the row of '${row[1]}', whose interface is not generated here`);
       continue;
     }
     if (!text) continue;
@@ -90,7 +99,7 @@ export function registryDocs(file = new URL('src/registry.cpp', ROOT)) {
       if (!arrays[part]) throw new Error(`${r.where}: no array ${part}`);
       Object.assign(keys, arrays[part]);  // a later part's key replaces an earlier one's, as in the registry
     }
-    return { table: r.table, interface: r.interface, doc: r.doc, keys, where: r.where };
+    return { table: r.table, interface: r.interface, doc: r.doc, keys, where: r.where, from: r.from };
   });
 }
 
@@ -164,8 +173,13 @@ export async function generate() {
     }
     out.push('}\n\n');
   }
-  // the calls' options objects (src/registry.cpp's tables)
+  // the calls' options objects (src/registry.cpp's tables). A rope table's keys are the rope kind's (their
+  // /// blocks in its spec) plus its parts'; the first rope table (ropeFrequencies: RopeOptions) lists them
+  // all, the others extend Partial<RopeOptions> with their own keys. The scaling table's keys are
+  // RopeScaling's (scalingFields() in the rope kind's spec).
   const calls = [], local = new Set(['Encoding', 'ScalarBiasEncoding']);
+  const ropeDocs = Object.values(docs).find((d) => Object.keys(d.scaling).length) ?? { fields: {}, scaling: {} };
+  let ropeBase = null;
   for (const r of registryDocs()) {
     const table = OPTIONS[r.table];
     if (!table || table.interface !== r.interface) throw new Error(`${r.where}: the registry has no table '${r.table}' with interface ${r.interface}`);
@@ -174,12 +188,17 @@ export async function generate() {
     }
     if (!r.doc) throw new Error(`${r.where}: the row of '${r.table}' needs a /// block (${r.interface}'s documentation)`);
     local.add(r.interface);
-    calls.push(comment(r.doc, '') + `export interface ${r.interface} {\n`);
-    for (const [key, spec] of Object.entries(table.keys)) {
-      let prose = r.keys[key], type = typeOf(spec);
-      if (prose === undefined) throw new Error(`${r.interface}.${key} (table '${r.table}'): no /// block before its key in src/registry.cpp`);
-      const own = prose.match(/^@tsType (.+)$/m);
-      if (own) [type, prose] = [own[1].trim(), prose.replace(/^@tsType .+$\n?/m, '').trim()];
+    const base = r.from === 'rope' && ropeBase ? ropeBase : null;
+    if (r.from === 'rope' && !ropeBase) ropeBase = r;
+    const outside = r.from === 'rope' ? ropeDocs.fields : r.from === 'scaling' ? ropeDocs.scaling : {};
+    const own = Object.entries(table.keys).filter(([key]) => !base || !Object.hasOwn(OPTIONS[base.table].keys, key));
+    calls.push(comment(r.doc, '') + `export interface ${r.interface}${base ? ` extends Partial<${base.interface}>` : ''} {${own.length ? '' : '}\n\n'}\n`);
+    if (!own.length) continue;
+    for (const [key, spec] of own) {
+      let prose = r.keys[key] ?? outside[key], type = typeOf(spec);
+      if (prose === undefined) throw new Error(`${r.interface}.${key} (table '${r.table}'): no /// block before its key in src/registry.cpp (or the rope kind's spec)`);
+      const tsType = prose.match(/^@tsType (.+)$/m);
+      if (tsType) [type, prose] = [tsType[1].trim(), prose.replace(/^@tsType .+$\n?/m, '').trim()];
       for (const name of type.match(/\b[A-Z]\w*/g) ?? []) if (!BUILT_IN.includes(name)) imports.add(name);
       calls.push(comment(fieldDoc(key, spec, prose, true), '  ') + `  ${key}${spec.required ? '' : '?'}: ${type};\n`);
     }

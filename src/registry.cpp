@@ -30,8 +30,15 @@ namespace {
 // costs its text and a short loop, not code per field. tables() turns them into the Table structs.
 // The rope kind's keys (src/encodings/rope.cpp) open every rope options object; outside an encoding,
 // `kind` may still be given (as 'rope'), so one rope encoding object works anywhere.
-constexpr Raw kRopeKind[] = {{"kind", "", "rope"}};  // only 'rope': lets a rope encoding be passed as it is
-constexpr Raw kHeadDim[] = {req("headDim", "integer", "channels per head")};  // ropeFrequencies: replaces the optional one
+constexpr Raw kRopeKind[] = {
+    /// Only `'rope'`, accepted so that a rope {@link RopeEncoding} can be passed as it is.
+    {"kind", "", "rope"},  // only 'rope': lets a rope encoding be passed as it is
+};
+constexpr Raw kHeadDim[] = {
+    /// Channels per attention head. Required by {@link Posenc.ropeFrequencies};
+    /// elsewhere the call's shape fixes it and a given value must agree with it (`RangeError` otherwise).
+    req("headDim", "integer", "channels per head"),  // ropeFrequencies: replaces the optional one
+};
 
 // A key declared with the member it is read into (src/options_tables.hpp; the kinds' helpers:
 // kind_spec.hpp), or `key(...)` for one its reader takes by name.
@@ -292,7 +299,13 @@ constexpr KindField kDebertaBucket[] = {
     /// before bucketing). They differ for δ ≤ −maxPosition.
     b::pick<&DebertaBucketOptions::convention>("convention", "hf|microsoft"),
 };
-constexpr KindField kApplyRope[] = {key(flag("inPlace", "", POSENC_DEFAULT(false))), key(kOut)};  // inPlace: the JavaScript side's
+constexpr KindField kApplyRope[] = {
+    /// Rotate `x` where it lies and return `x` itself. `x` must then be a `Float32Array` or a
+    /// {@link HeapBuffer} (`TypeError` otherwise); `out` is ignored.
+    key(flag("inPlace", "", POSENC_DEFAULT(false))),  // the JavaScript side's
+    /// Write the result here instead of allocating (see {@link FloatOut}); `x` is left unchanged.
+    key(kOut),
+};
 constexpr KindField kShape[] = {
     /// Attention heads (first, slowest axis).
     b::req<&HeadsShape::heads>("heads", "integer"),
@@ -644,10 +657,39 @@ constexpr RawTable kTables[] = {
     /// microsoft/DeBERTa `build_relative_position`), mid = bucketSize/2: |δ| < mid is kept, larger distances
     /// are log-spaced up to maxPosition (float32, as both references).
     {"debertaBucket", "DebertaBucketOptions", {part(kDebertaBucket)}},
+    /// Everything that defines a rotary encoding (RoPE, Su et al. 2021). Pair i of the rotaryDim channels
+    /// from `rotaryOffset` (the first ones by default) turns by position·invFreq[i] radians, with
+    /// invFreq[i] = base^(−2i/rotaryDim) before {@link RopeScaling | scaling}; the remaining channels pass through. The same object (as returned by
+    /// {@link Posenc.ropeConfigFromHF}) is accepted by {@link Posenc.ropeFrequencies},
+    /// {@link Posenc.applyRope}, a `{ kind: 'rope' }` {@link RopeEncoding} and a {@link KVCacheOptions.rope}.
     {"ropeFrequencies", "RopeOptions", {part(kRopeKind), part(kHeadDim)}, From::rope},
+    /// Options of {@link Posenc.applyRope} and {@link Posenc.rotateByDelta}: the {@link RopeOptions} (all
+    /// optional: headDim, when given, must equal the shape's), plus where the result goes.
     {"applyRope", "ApplyRopeOptions", {part(kRopeKind), part(kApplyRope)}, From::rope},
     /// The shape [heads, tokens, headDim] of a tensor of head vectors; every field is a positive integer.
     {"shape", "HeadsShape", {part(kShape)}},
+    /// A RoPE frequency schedule for contexts longer than the training length ({@link RopeOptions.scaling}).
+    /// Names and formulas follow Hugging Face `modeling_rope_utils`; where llama.cpp (ggml) computes
+    /// differently, {@link RopeOptions.convention} `'ggml'` reproduces ggml. Each `type` accepts only its own
+    /// keys (another type's key is a `TypeError`) and requires what Hugging Face's rope validation requires
+    /// (a missing one is a `RangeError`).
+    ///
+    /// R = rotary dim, w_i = base^(−2i/R) the default frequencies, L0 = originalMaxPositionEmbeddings:
+    ///
+    /// - `'none'` (alias `'default'`): w_i unchanged.
+    /// - `'linear'` (Position Interpolation; HF `_compute_linear_scaling_rope_parameters`): w_i / factor.
+    /// - `'ntk'` (alias `'ntk_aware'`; bloc97's NTK-aware scaled RoPE): base·factor^(R/(R−2)). Needs R > 2.
+    /// - `'dynamic'` (HF `_compute_dynamic_ntk_parameters`): base·(1 + factor·(L/L0 − 1))^(R/(R−2)) with
+    ///   L = max(seqLen, L0), the same number as HF's factor·L/L0 − (factor − 1); equal to the default at or
+    ///   below L0. Needs R > 2.
+    /// - `'yarn'` (HF `_compute_yarn_parameters`; ggml `rope_yarn`): pairs that turn more than `betaFast`
+    ///   times over L0 keep w_i, pairs that turn fewer than `betaSlow` times become w_i / factor, a linear ramp
+    ///   in between; attention scale 0.1·mscale·ln(factor) + 1 (see `mscale`, `mscaleAllDim`,
+    ///   `attentionFactor`; ggml: always 1 + 0.1·ln(factor)).
+    /// - `'llama3'` (HF `_compute_llama3_parameters`): wavelengths longer than L0/lowFreqFactor become
+    ///   w_i / factor, shorter than L0/highFreqFactor are kept, a smooth blend in between.
+    /// - `'longrope'` (alias `'su'`; HF `_compute_longrope_parameters`, Phi-3): w_i / shortFactor[i], or
+    ///   w_i / longFactor[i] when seqLen > L0; attention scale sqrt(1 + ln(factor)/ln(L0)) when factor > 1.
     {"scaling", "RopeScaling", {}, From::scaling},
     /// Options of {@link Posenc.ropeConfigFromHF}: how to read a config.json.
     {"ropeConfigFromHF", "HfConfigOptions", {part(kHfConfig)}},
@@ -664,6 +706,9 @@ constexpr RawTable kTables[] = {
     /// position p sees the keys at positions p − window < j ≤ p plus the sinks (Hugging Face / vLLM sliding
     /// window, StreamingLLM sinks), however the tokens were appended: see {@link KVCacheOptions.window}.
     {"KVCache", "KVCacheOptions", {part(kKVCache)}},
+    /// The cache's own RoPE: {@link RopeOptions}, all optional (headDim, when given, must equal the cache's).
+    /// With multi-axis RoPE, {@link AppendOptions.positions} are the rotation's per axis and each slot keeps
+    /// a sequence index ({@link AppendOptions.maskPositions}) for the masks.
     {"KVCache.rope", "KVCacheRope", {part(kRopeKind)}, From::rope},
     /// Options of {@link KVCache.append}.
     {"KVCache.append", "AppendOptions", {part(kAppend)}},

@@ -21,7 +21,17 @@ test('a /// block documents a field of kFields or the kind (specOf), nothing els
   const dir = mkdtempSync(join(tmpdir(), 'posenc-gentypes-'));
   const spec = (body) => `KindSpec k = kind<K>("demo", "DemoEncoding", Family::score, kFields);\nconstexpr KindField kFields[] = {\n${body}\n};\n/// The demo.\ntemplate <>\n`;
   writeFileSync(join(dir, 'demo.cpp'), spec('    /// The table.\n    req<&K::table>("table", "FloatInput"),\n    /// Heads.\n    heads<&K::heads>(),'));
-  assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { table: 'The table.', heads: 'Heads.' } });
+  assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { table: 'The table.', heads: 'Heads.' }, scaling: {} });
+  // RopeScaling's keys (scalingFields(), rope.cpp): named by POSENC_SCALING_KEY's member, not its type string
+  writeFileSync(join(dir, 'demo.cpp'), spec('    /// Heads.\n    heads<&K::heads>(),') + `const std::vector<KindField>& scalingFields() {
+    static const std::vector<KindField> fields = {
+        /// The factor.
+        scaled(POSENC_SCALING_KEY(opt, factor, "number", "context extension factor"), kAllScaled),
+    };
+    return fields;
+}
+`);
+  assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { heads: 'Heads.' }, scaling: { factor: 'The factor.' } });
   writeFileSync(join(dir, 'demo.cpp'), spec('    /// Stray.\n    atLeast(0,'));
   assert.throws(() => specDocs(pathToFileURL(dir + '/')), /demo\.cpp:\d+: a \/\/\/ block must precede a field/);
 });
@@ -52,7 +62,7 @@ ${stray}constexpr RawTable kTables[] = {
 `;
   writeFileSync(file, source());
   assert.deepEqual(registryDocs(pathToFileURL(file)), [{ table: 'a', interface: 'AOptions', doc: 'Options of A.',
-    keys: { dim: 'The width, again.\n@tsType Width', out: 'Where it goes.' }, where: `src/registry.cpp:15` }]);
+    keys: { dim: 'The width, again.\n@tsType Width', out: 'Where it goes.' }, where: `src/registry.cpp:15`, from: 'parts' }]);
   writeFileSync(file, source('/// Stray.\nint x = 0;\n'));
   assert.throws(() => registryDocs(pathToFileURL(file)), /src\/registry\.cpp:14: a \/\/\/ block must precede a key of a table's array or a row of kTables/);
 });
