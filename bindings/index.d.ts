@@ -1,16 +1,18 @@
 // Hand-written declarations of posenc's functions and classes (Emscripten 3.1.6 cannot emit them).
 // Every options object (the encoding kinds, Encoding and its members; the calls' options, SinusoidalOptions
-// ... AttentionArgs, KVCacheOptions, AppendOptions, AttendOptions, RopeOptions, RopeScaling, the additive
-// functions' parameterCount shapes; not yet the encoding kinds' shapes, below) is generated
+// ... AttentionArgs, KVCacheOptions, AppendOptions, AttendOptions, RopeOptions, RopeScaling, every
+// parameterCount shape) is generated
 // from the registry into options.d.ts (scripts/gen-types.mjs: keys, types, defaults, ranges and docs from
 // src/registry.cpp and src/encodings/) and re-exported here.
 import type {
   AppendOptions, ApplyRopeOptions, AttendOptions, AttentionArgs, AttentionConfigOptions, AxialOptions,
-  AxialShape, BinaryOptions, BinaryShape, CodeDistanceOptions, DebertaBucketOptions, Encoding,
-  HeadsShape, HfConfigOptions, KVCacheOptions, LearnedOptions, LearnedShape, LowRankOptions,
-  LowRankShape, ModalityPositionsOptions, NextPositionsOptions, PositionIdsOptions, RandomFeaturesOptions, ResizeGridOptions,
-  RopeEncoding, RopeOptions, RopeScaling, ScalarBiasEncoding, Sine2dOptions, Sine3dOptions,
-  SinusoidalOptions, SparseOptions, SparseShape, T5BucketOptions, TemperatureEncoding, TwoLevelOptions,
+  AxialShape, BinaryOptions, BinaryShape, CodeDistanceOptions, CopeShape, DebertaBucketOptions,
+  DebertaShape, Encoding, FireShape, ForgettingShape, HeadsShape, HfConfigOptions,
+  KVCacheOptions, KerpleShape, LearnedOptions, LearnedShape, LiereShape, LowRankOptions,
+  LowRankShape, ModalityPositionsOptions, NextPositionsOptions, PositionIdsOptions, RandomFeaturesOptions, RelativeKeyShape,
+  ResizeGridOptions, RopeEncoding, RopeOptions, RopeScaling, ScalarBiasEncoding, ShawShape,
+  Sine2dOptions, Sine3dOptions, SinusoidalOptions, SparseOptions, SparseShape, SwinShape,
+  T5BucketOptions, T5Shape, TemperatureEncoding, TwoLevelOptions, XLShape,
 } from './options.js';
 export * from './options.js';
 
@@ -307,87 +309,6 @@ export interface ParameterShapes {
 }
 /** No options: the method learns no parameters (any key is a `TypeError`). */
 export type NoParameters = Record<string, never>;
-/** Shape of a T5 bias table [numBuckets, heads]. */
-export interface T5Shape {
-  /** Attention heads. A positive integer. Required. */
-  heads: number;
-  /** Buckets. A positive integer. @defaultValue `32` */
-  numBuckets?: number;
-}
-/** Shape of a Swin bias table [(2wh − 1)(2ww − 1), heads]. */
-export interface SwinShape {
-  /** Window size [wh, ww] in patches: positive integers. Required. */
-  windowSize: [number, number];
-  /** Attention heads. A positive integer. Required. */
-  heads: number;
-}
-/** Shape of Shaw's tables [2·clip + 1, headDim]. */
-export interface ShawShape {
-  /** K: the clipping distance. An integer ≥ 0. Required. */
-  clip: number;
-  /** Channels per head. A positive integer. Required. */
-  headDim: number;
-  /** false: key table only (no a^V). @defaultValue `true` */
-  values?: boolean;
-}
-/** Shape of BERT's relative_key distance embedding [2·maxPosition − 1, headDim]. */
-export interface RelativeKeyShape {
-  /** BERT `max_position_embeddings`. A positive integer. Required. */
-  maxPosition: number;
-  /** Channels per head. A positive integer. Required. */
-  headDim: number;
-}
-/** Shape of Transformer-XL's position parameters: W_R [heads·headDim, dModel] and u, v [heads, headDim]. */
-export interface XLShape {
-  /** Attention heads. A positive integer. Required. */
-  heads: number;
-  /** Channels per head. A positive integer. Required. */
-  headDim: number;
-  /** Model width (of the sinusoid R). A positive integer. Required. */
-  dModel: number;
-}
-/** Shape of KERPLE's per-head parameters. */
-export interface KerpleShape {
-  /** Attention heads. A positive integer. Required. */
-  heads: number;
-}
-/** Shape of LieRE's generators. */
-export interface LiereShape {
-  /** Position axes (2 for images, 3 for video). A positive integer. Required. */
-  axes: number;
-  /** Rotated channels per head. A positive integer. Required. */
-  rotaryDim: number;
-  /** Channels per rotation block. A positive integer. Required. */
-  blockSize: number;
-}
-/** Shape of FIRE's MLP. */
-export interface FireShape {
-  /** Attention heads (the MLP's outputs). A positive integer. Required. */
-  heads: number;
-  /** Hidden width of the MLP. A positive integer. Required. */
-  hidden: number;
-}
-/** Shape of FoX's forget-gate projection (W_f [dModel, heads] and b_f [heads]). */
-export interface ForgettingShape {
-  /** Attention (query) heads, one gate each. A positive integer. Required. */
-  heads: number;
-  /** Model width the gates are projected from. A positive integer. Required. */
-  dModel: number;
-}
-/** Shape of CoPE's position embeddings [npos, headDim]. */
-export interface CopeShape {
-  /** Position embeddings. A positive integer. Required. */
-  npos: number;
-  /** Channels per head. A positive integer. Required. */
-  headDim: number;
-}
-/** Shape of DeBERTa's shared relative embeddings [2·span, hidden]. */
-export interface DebertaShape {
-  /** Attention span (DeBERTa `position_buckets`, or max_relative_positions without buckets). A positive integer. Required. */
-  span: number;
-  /** Hidden size. A positive integer. Required. */
-  hidden: number;
-}
 
 /**
  * The API object that {@link load} resolves to. Every method validates its arguments before anything

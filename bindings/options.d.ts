@@ -455,6 +455,106 @@ export interface LiereEncoding {
   rotaryOffset?: number;
 }
 
+// --- the encoding kinds' parameterCount shapes (src/encodings/*.cpp) ---
+
+/** Shape of a T5 bias table [numBuckets, heads]. */
+export interface T5Shape {
+  /** Attention heads. An integer in [1, 65536]. Required. */
+  heads: number;
+  /**
+   * Buckets. A positive integer.
+   * @defaultValue `32`
+   */
+  numBuckets?: number;
+}
+
+/** Shape of a Swin bias table [(2wh − 1)(2ww − 1), heads]. */
+export interface SwinShape {
+  /** Window size [wh, ww] in patches: positive integers. Required. */
+  windowSize: [number, number];
+  /** Attention heads. An integer in [1, 65536]. Required. */
+  heads: number;
+}
+
+/** Shape of Shaw's tables [2·clip + 1, headDim]. */
+export interface ShawShape {
+  /** K: the clipping distance. An integer ≥ 0. Required. */
+  clip: number;
+  /** Channels per head. An integer in [1, 65536]. Required. */
+  headDim: number;
+  /**
+   * false: key table only (no a^V).
+   * @defaultValue `true`
+   */
+  values?: boolean;
+}
+
+/** Shape of Transformer-XL's position parameters: W_R [heads·headDim, dModel] and u, v [heads, headDim]. */
+export interface XLShape {
+  /** Attention heads. An integer in [1, 65536]. Required. */
+  heads: number;
+  /** Channels per head. An integer in [1, 65536]. Required. */
+  headDim: number;
+  /** Model width (of the sinusoid R). A positive integer. Required. */
+  dModel: number;
+}
+
+/** Shape of DeBERTa's shared relative embeddings [2·span, hidden]. */
+export interface DebertaShape {
+  /** Attention span (DeBERTa `position_buckets`, or max_relative_positions without buckets). A positive integer. Required. */
+  span: number;
+  /** Hidden size. A positive integer. Required. */
+  hidden: number;
+}
+
+/** Shape of BERT's relative_key distance embedding [2·maxPosition − 1, headDim]. */
+export interface RelativeKeyShape {
+  /** BERT `max_position_embeddings`. A positive integer. Required. */
+  maxPosition: number;
+  /** Channels per head. An integer in [1, 65536]. Required. */
+  headDim: number;
+}
+
+/** Shape of KERPLE's per-head parameters. */
+export interface KerpleShape {
+  /** Attention heads. An integer in [1, 65536]. Required. */
+  heads: number;
+}
+
+/** Shape of FIRE's MLP. */
+export interface FireShape {
+  /** Attention heads (the MLP's outputs). An integer in [1, 65536]. Required. */
+  heads: number;
+  /** Hidden width of the MLP. A positive integer. Required. */
+  hidden: number;
+}
+
+/** Shape of CoPE's position embeddings [npos, headDim]. */
+export interface CopeShape {
+  /** Position embeddings. A positive integer. Required. */
+  npos: number;
+  /** Channels per head. An integer in [1, 65536]. Required. */
+  headDim: number;
+}
+
+/** Shape of FoX's forget-gate projection (W_f [dModel, heads] and b_f [heads]). */
+export interface ForgettingShape {
+  /** Attention (query) heads, one gate each. An integer in [1, 65536]. Required. */
+  heads: number;
+  /** Model width the gates are projected from. A positive integer. Required. */
+  dModel: number;
+}
+
+/** Shape of LieRE's generators. */
+export interface LiereShape {
+  /** Position axes (2 for images, 3 for video). A positive integer. Required. */
+  axes: number;
+  /** Rotated channels per head. A positive integer. Required. */
+  rotaryDim: number;
+  /** Channels per rotation block. A positive integer. Required. */
+  blockSize: number;
+}
+
 // --- the calls' options objects (src/registry.cpp) ---
 
 /** Options of {@link Posenc.sinusoidal}. */

@@ -30,18 +30,26 @@ export function specDocs(dir = new URL('src/encodings/', ROOT)) {
     const lines = readFileSync(new URL(file, dir), 'utf8').split('\n');
     const kind = lines.join('\n').match(/kind<\w+>\("(\w+)",/)?.[1];
     if (!kind) continue;
-    const entry = (out[kind] = { file, doc: '', fields: {}, scaling: {} });
+    const entry = (out[kind] = { file, doc: '', fields: {}, scaling: {}, shapeDoc: '', shape: {} });
     let scaling = false;  // inside scalingFields() (rope.cpp): RopeScaling's keys, named by POSENC_SCALING_KEY
+    let shape = false;    // inside kShape: the keys of parameterCount('<kind>')
     for (let i = 0; i < lines.length; i++) {
       if (/scalingFields\(\) \{/.test(lines[i])) scaling = true;
       if (/return fields;/.test(lines[i])) scaling = false;
+      if (/\bkShape\[\] = \{/.test(lines[i])) shape = true;
+      if (shape && /^\s*\};/.test(lines[i])) shape = false;
       if (!/^\s*\/\/\//.test(lines[i])) continue;
       const block = [];
       for (; i < lines.length && /^\s*\/\/\//.test(lines[i]); i++) block.push(lines[i].replace(/^\s*\/\/\/ ?/, ''));
       const next = lines[i] ?? '';
       const text = block.join('\n').trim();
       if (/^\s*template <>/.test(next)) entry.doc = text;
-      else if (scaling) {
+      else if (/\bshapeInterface = /.test(next)) entry.shapeDoc = text;
+      else if (shape) {
+        const key = next.match(/"(\w+)"/)?.[1];
+        if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block in kShape must precede a shape key`);
+        entry.shape[key] = text;
+      } else if (scaling) {
         const key = next.match(/POSENC_SCALING_KEY\(\w+, (\w+),/)?.[1] ?? next.match(/"(\w+)"/)?.[1];
         if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block in scalingFields() must precede a scaling key`);
         entry.scaling[key] = text;
@@ -173,11 +181,26 @@ export async function generate() {
     }
     out.push('}\n\n');
   }
+  // the kinds' parameterCount shapes (each kind's kShape, documented in its spec)
+  const shapes = [];
+  for (const kind of ENCODING_KINDS) {
+    const table = OPTIONS[`parameterCount.${kind}`], d = docs[kind];
+    if (!table?.interface) continue;
+    if (!d.shapeDoc) throw new Error(`src/encodings/${d.file}: ${table.interface} needs a /// block before k.shapeInterface`);
+    shapes.push(comment(d.shapeDoc, '') + `export interface ${table.interface} {\n`);
+    for (const [key, spec] of Object.entries(table.keys)) {
+      if (d.shape[key] === undefined) throw new Error(`src/encodings/${d.file}: ${table.interface}.${key} needs a /// block in kShape`);
+      const type = typeOf(spec);
+      for (const name of type.match(/\b[A-Z]\w*/g) ?? []) if (!BUILT_IN.includes(name)) imports.add(name);
+      shapes.push(comment(fieldDoc(key, spec, d.shape[key], true), '  ') + `  ${key}${spec.required ? '' : '?'}: ${type};\n`);
+    }
+    shapes.push('}\n\n');
+  }
   // the calls' options objects (src/registry.cpp's tables). A rope table's keys are the rope kind's (their
   // /// blocks in its spec) plus its parts'; the first rope table (ropeFrequencies: RopeOptions) lists them
   // all, the others extend Partial<RopeOptions> with their own keys. The scaling table's keys are
   // RopeScaling's (scalingFields() in the rope kind's spec).
-  const calls = [], local = new Set(['Encoding', 'ScalarBiasEncoding']);
+  const calls = [], local = new Set(['Encoding', 'ScalarBiasEncoding', ...ENCODING_KINDS.map((k) => OPTIONS[`parameterCount.${k}`]?.interface).filter(Boolean)]);
   const ropeDocs = Object.values(docs).find((d) => Object.keys(d.scaling).length) ?? { fields: {}, scaling: {} };
   let ropeBase = null;
   for (const r of registryDocs()) {
@@ -205,7 +228,7 @@ export async function generate() {
     calls.push('}\n\n');
   }
   // names the comments link to ({@link Posenc.t5Bucket}): imported, so that TypeScript resolves them
-  for (const [, name] of [...out, ...calls].join('').matchAll(/\{@link (\w+)/g)) imports.add(name);
+  for (const [, name] of [...out, ...shapes, ...calls].join('').matchAll(/\{@link (\w+)/g)) imports.add(name);
   for (const kind of ENCODING_KINDS) imports.delete(OPTIONS[`encoding.${kind}`].interface);
   for (const name of local) imports.delete(name);
   const ifaces = ENCODING_KINDS.map((k) => OPTIONS[`encoding.${k}`].interface);
@@ -231,6 +254,10 @@ ${ifaces.map((n) => `  | ${n}`).join('\n')};
 export type ScalarBiasEncoding = ${scalar.join(' | ')};
 
 ${out.join('').trimEnd()}
+
+// --- the encoding kinds' parameterCount shapes (src/encodings/*.cpp) ---
+
+${shapes.join('').trimEnd()}
 
 // --- the calls' options objects (src/registry.cpp) ---
 

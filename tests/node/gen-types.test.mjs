@@ -21,7 +21,7 @@ test('a /// block documents a field of kFields or the kind (specOf), nothing els
   const dir = mkdtempSync(join(tmpdir(), 'posenc-gentypes-'));
   const spec = (body) => `KindSpec k = kind<K>("demo", "DemoEncoding", Family::score, kFields);\nconstexpr KindField kFields[] = {\n${body}\n};\n/// The demo.\ntemplate <>\n`;
   writeFileSync(join(dir, 'demo.cpp'), spec('    /// The table.\n    req<&K::table>("table", "FloatInput"),\n    /// Heads.\n    heads<&K::heads>(),'));
-  assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { table: 'The table.', heads: 'Heads.' }, scaling: {} });
+  assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { table: 'The table.', heads: 'Heads.' }, scaling: {}, shapeDoc: '', shape: {} });
   // RopeScaling's keys (scalingFields(), rope.cpp): named by POSENC_SCALING_KEY's member, not its type string
   writeFileSync(join(dir, 'demo.cpp'), spec('    /// Heads.\n    heads<&K::heads>(),') + `const std::vector<KindField>& scalingFields() {
     static const std::vector<KindField> fields = {
@@ -31,7 +31,19 @@ test('a /// block documents a field of kFields or the kind (specOf), nothing els
     return fields;
 }
 `);
-  assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { heads: 'Heads.' }, scaling: { factor: 'The factor.' } });
+  assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { heads: 'Heads.' }, scaling: { factor: 'The factor.' },
+    shapeDoc: '', shape: {} });
+  // its parameterCount shape: a block before k.shapeInterface documents the interface, one in kShape a key
+  // (not the kind's field of the same name)
+  writeFileSync(join(dir, 'demo.cpp'), spec('    /// Heads.\n    heads<&K::heads>(),') + `        /// Shape of the demo.
+        k.shapeInterface = "DemoShape";
+        static constexpr registry::Raw kShape[] = {
+            /// Heads of the table.
+            size("heads"),
+        };
+`);
+  assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { heads: 'Heads.' }, scaling: {},
+    shapeDoc: 'Shape of the demo.', shape: { heads: 'Heads of the table.' } });
   writeFileSync(join(dir, 'demo.cpp'), spec('    /// Stray.\n    atLeast(0,'));
   assert.throws(() => specDocs(pathToFileURL(dir + '/')), /demo\.cpp:\d+: a \/\/\/ block must precede a field/);
 });
