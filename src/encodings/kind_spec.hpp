@@ -96,7 +96,7 @@ struct KindSpec {
     bool scalarBias = false;     // a bias of positions and head only (attentionBias draws it)
     bool perQueryState = false;  // its term keeps per-query state (content × position terms)
     bool stickBreaking = false;  // its weights are stick-breaking's, not the softmax's (attention/stick_breaking.hpp)
-    // parameterCount('<name>'): the shape keys (their interface in index.d.ts; none: a fixed function
+    // parameterCount('<name>'): the shape keys (their interface in options.d.ts, generated; none: a fixed function
     // that learns nothing) and the formula.
     const char* shapeInterface = "";
     Span<registry::Raw> shape;
