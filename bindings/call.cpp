@@ -21,6 +21,7 @@
 #include <posenc/registry.hpp>
 
 #include "common/json.hpp"
+#include "options_tables.hpp"
 #include "registry_check.hpp"
 
 #ifdef __EMSCRIPTEN__
@@ -51,7 +52,7 @@ using posenc::json::Value;
 using posenc::registry::CallShape;
 using posenc::registry::Place;
 using posenc::registry::optionsOf;
-using posenc::registry::read;
+using posenc::registry::readTable;
 using Count = std::uint64_t;  // element counts of results: products of sizes overflow wasm32's size_t
 
 // --- the answer: a JSON object, and the result tensors the call allocated --------------------------
@@ -84,10 +85,16 @@ std::string gError = std::string(511, ' ');  // (cleared below) room for a refus
 std::set<posenc::KVCache*> gCaches;  // live caches: a handle is checked before use
 
 // --- the request: option values and tensors by key -----------------------------------------------
+// An options object (`table`: the registry table it was checked against) reads only that table's keys:
+// a key it lacks is a reader's typo, an internal error, never a silent default.
 class Args final : public posenc::registry::Source {
 public:
-    explicit Args(const Value& v) : v_(v) {}
-    bool has(const char* k) const override { const Value* x = v_.find(k); return x && !x->isNull(); }
+    explicit Args(const Value& v, const posenc::registry::Table* table = nullptr) : v_(v), table_(table) {}
+    bool has(const char* k) const override {
+        known(k);
+        const Value* x = v_.find(k);
+        return x && !x->isNull();
+    }
     double number(const char* k) const override {
         const Value& x = at(k);
         return x.isBoolean() ? (x.boolean() ? 1 : 0) : x.number();
@@ -139,13 +146,18 @@ public:
     int integer(const char* k, int fallback = 0) const { return has(k) ? static_cast<int>(number(k)) : fallback; }
     bool flag(const char* k) const { return has(k) && number(k) != 0; }
     const Value& at(const char* k) const {
+        known(k);
         const Value* x = v_.find(k);
         if (!x) throw std::logic_error(std::string("binding: request lacks '") + k + "'");
         return *x;
     }
 
 private:
+    void known(const char* k) const {
+        if (table_ && !table_->find(k)) throw std::logic_error("binding: reads '" + std::string(k) + "', not a key of table '" + table_->name + "'");
+    }
     const Value& v_;
+    const posenc::registry::Table* table_;
 };
 
 // The request's options object `key`, checked against registry table `table` (an absent one is empty).
@@ -153,7 +165,7 @@ Args options(Value& r, const std::string& table, const Place& at, const CallShap
     Value* o = r.find(key);
     if (!o) (o = &r.insert(key))->becomeObject();
     posenc::registry::check(*o, table, at, call);
-    return Args(*o);
+    return Args(*o, &posenc::registry::table(table));
 }
 Args options(Value& r, const std::string& op) { return options(r, op, optionsOf(op)); }
 
@@ -210,8 +222,7 @@ posenc::KVCache& cacheOf(const Args& a) {
 // --- the operations ---------------------------------------------------------------------------------
 void sinusoidal(Value& r) {
     const Args a(r), o = options(r, "sinusoidal");
-    posenc::SinusoidalOptions s;
-    read(o, "dim", s.dim), read(o, "base", s.base), read(o, "layout", s.layout), read(o, "paddingIdx", s.paddingIdx);
+    const auto s = readTable<posenc::SinusoidalOptions>("sinusoidal", o);
     posenc::validate(s);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::sinusoidal(p.data, p.size, s, floatOut(a, "out", Count(p.size) * s.dim));
@@ -219,25 +230,24 @@ void sinusoidal(Value& r) {
 
 void learned(Value& r) {
     const Args a(r), o = options(r, "learned");
-    posenc::LearnedOptions l;
-    l.table = o.floats("table");
-    read(o, "dim", l.dim), read(o, "outOfRange", l.outOfRange), read(o, "interpolateTo", l.interpolateTo);
+    const auto l = readTable<posenc::LearnedOptions>("learned", o);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::learned(p.data, p.size, l, floatOut(a, "out", Count(p.size) * std::max(l.dim, 0)));
 }
 
 // positionIds / nextPositions: a 0/1 mask [batch, length] (length: the mask's size / batch unless given).
 void ofMask(Value& r, bool next) {
-    const Args a(r), o = options(r, next ? "nextPositions" : "positionIds");
+    const char* table = next ? "nextPositions" : "positionIds";
+    const Args a(r), o = options(r, table);
     const View<std::uint8_t> mask = a.tensor<std::uint8_t>("mask");
-    const int batch = o.integer("batch", 1);
-    const int length = o.has("length") ? o.integer("length") : static_cast<int>(mask.size / static_cast<std::size_t>(batch));
-    if (!o.has("length") && (mask.size % static_cast<std::size_t>(batch) != 0 || length < 1))
+    const auto m = readTable<posenc::registry::PositionIdsCall>(table, o);
+    const int batch = m.batch;
+    const int length = m.length ? m.length : static_cast<int>(mask.size / static_cast<std::size_t>(batch));
+    if (!m.length && (mask.size % static_cast<std::size_t>(batch) != 0 || length < 1))
         posenc::fail("mask", "must have batch*length entries (got " + std::to_string(mask.size) + " for batch " + std::to_string(batch) + ")");
     requireSize(mask, Count(batch) * length, "mask", "batch*length");
-    if (next) return posenc::nextPositions(mask.data, batch, length, o.integer("past"), intOut("out", static_cast<std::size_t>(batch)));
-    posenc::positionIds(mask.data, batch, length, static_cast<posenc::PositionIdStyle>(o.integer("style")), o.integer("paddingIdx", 1),
-                        o.integer("past"), intOut("out", mask.size));
+    if (next) return posenc::nextPositions(mask.data, batch, length, m.past, intOut("out", static_cast<std::size_t>(batch)));
+    posenc::positionIds(mask.data, batch, length, m.style, m.paddingIdx, m.past, intOut("out", mask.size));
 }
 
 void modalityPositions(Value& r) {
@@ -246,55 +256,43 @@ void modalityPositions(Value& r) {
     posenc::modalityPositions(m.data, m.size, o.tensor<std::int32_t>("offsets"), o.tensor<std::int32_t>("lengths"), intOut("out", m.size));
 }
 
-posenc::CodeOptions codeOf(const Args& o) {
-    posenc::CodeOptions c;
-    read(o, "bits", c.bits), read(o, "radix", c.radix), read(o, "code", c.code);
-    return c;
-}
-
 void binary(Value& r) {
     const Args a(r), o = options(r, "binary");
-    posenc::BinaryOptions b;
-    b.code = codeOf(o);
-    b.dim = o.integer("dim", b.code.bits);
-    b.table = o.floats("table");
+    const auto b = readTable<posenc::BinaryOptions>("binary", o);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::binaryEncoding(p.data, p.size, b, floatOut(a, "out", Count(p.size) * std::max(b.dim, 0)));
 }
 
 void codeDistance(Value& r) {
     const Args a(r), o = options(r, "codeDistance");
-    gAnswer.key("value").number(posenc::codeDistance(static_cast<std::int64_t>(a.number("a")), static_cast<std::int64_t>(a.number("b")), codeOf(o)));
+    gAnswer.key("value").number(posenc::codeDistance(static_cast<std::int64_t>(a.number("a")), static_cast<std::int64_t>(a.number("b")),
+                                                               readTable<posenc::CodeOptions>("codeDistance", o)));
 }
 
 void lowRank(Value& r) {
     const Args a(r), o = options(r, "lowRank");
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    const int dim = o.integer("dim");
-    posenc::lowRank(p.data, p.size, o.floats("coefficients"), o.floats("basis"), o.integer("rank"), dim, floatOut(a, "out", Count(p.size) * dim));
+    const auto l = readTable<posenc::registry::LowRankCall>("lowRank", o);
+    posenc::lowRank(p.data, p.size, l.coefficients, l.basis, l.rank, l.dim, floatOut(a, "out", Count(p.size) * l.dim));
 }
 
 void sparse(Value& r) {
     const Args a(r), o = options(r, "sparse");
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
-    const int dim = o.integer("dim");
-    posenc::sparse(p.data, p.size, o.tensor<std::int32_t>("indices"), o.floats("values"), o.integer("k"), o.floats("basis"), dim,
-                   floatOut(a, "out", Count(p.size) * dim));
+    const auto x = readTable<posenc::registry::SparseCall>("sparse", o);
+    posenc::sparse(p.data, p.size, o.tensor<std::int32_t>("indices"), x.values, x.k, x.basis, x.dim, floatOut(a, "out", Count(p.size) * x.dim));
 }
 
 void randomFeatures(Value& r) {
     const Args a(r), o = options(r, "randomFeatures");
-    posenc::RandomFeatureOptions f;
-    read(o, "dim", f.dim), read(o, "kind", f.kind), read(o, "sigma", f.sigma), read(o, "scale", f.scale), read(o, "hidden", f.hidden);
-    if (o.has("seed")) f.seed = static_cast<std::uint64_t>(o.number("seed"));
+    const auto f = readTable<posenc::RandomFeatureOptions>("randomFeatures", o);
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::randomFeatures(p.data, p.size, f, floatOut(a, "out", Count(p.size) * f.dim));
 }
 
 void axial(Value& r) {
     const Args a(r), o = options(r, "axial");
-    posenc::AxialOptions x;
-    read(o, "shape", x.shape), read(o, "dims", x.dims), read(o, "combine", x.combine);
+    auto x = readTable<posenc::AxialOptions>("axial", o);
     for (const Value& t : o.at("tables").elements()) x.tables.push_back(Args::tensorOf<float>(t));
     const View<std::int32_t> p = a.tensor<std::int32_t>("positions");
     posenc::axial(p.data, p.size, x, floatOut(a, "out", Count(p.size) * std::max(posenc::axialWidth(x), 0)));
@@ -303,17 +301,17 @@ void axial(Value& r) {
 void twoLevel(Value& r) {
     const Args a(r), o = options(r, "twoLevel");
     const View<std::int32_t> s = a.tensor<std::int32_t>("segments");
-    const int segmentDim = o.integer("segmentDim"), innerDim = o.integer("innerDim");
-    const auto combine = static_cast<posenc::AxialCombine>(o.integer("combine"));
-    const int width = combine == posenc::AxialCombine::sum ? segmentDim : segmentDim + innerDim;
-    posenc::twoLevel(s.data, s.size, o.floats("segmentTable"), o.floats("innerTable"), segmentDim, innerDim, combine, floatOut(a, "out", Count(s.size) * width));
+    const auto t = readTable<posenc::registry::TwoLevelCall>("twoLevel", o);
+    const int width = t.combine == posenc::AxialCombine::sum ? t.segmentDim : t.segmentDim + t.innerDim;
+    posenc::twoLevel(s.data, s.size, t.segmentTable, t.innerTable, t.segmentDim, t.innerDim, t.combine, floatOut(a, "out", Count(s.size) * width));
 }
 
 void sine(Value& r, bool video) {
-    const Args a(r), o = options(r, video ? "sine3d" : "sine2d");
-    posenc::SineNdOptions s;
-    read(o, "numPosFeats", s.numPosFeats), read(o, "temperature", s.temperature), read(o, "normalize", s.normalize), read(o, "scale", s.scale);
-    const int frames = o.integer("frames"), height = o.integer("height"), width = o.integer("width");
+    const char* table = video ? "sine3d" : "sine2d";
+    const Args a(r), o = options(r, table);
+    const auto c = readTable<posenc::registry::SineCall>(table, o);
+    const posenc::SineNdOptions& s = c.sine;
+    const int frames = c.frames, height = c.height, width = c.width;
     const View<std::uint8_t> mask = o.tensor<std::uint8_t>("mask");
     const Count cells = Count(std::max(frames, 1)) * height * width;
     if (!mask.empty()) requireSize(mask, cells, "mask", video ? "frames*height*width" : "height*width");
@@ -324,10 +322,7 @@ void sine(Value& r, bool video) {
 
 void resizeGrid(Value& r) {
     const Args a(r), o = options(r, "resizeGrid");
-    posenc::ResizeOptions g;
-    const std::vector<double> from = o.numbers("from"), to = o.numbers("to");
-    g.fromH = static_cast<int>(from[0]), g.fromW = static_cast<int>(from[1]), g.toH = static_cast<int>(to[0]), g.toW = static_cast<int>(to[1]);
-    read(o, "dim", g.dim), read(o, "mode", g.mode), read(o, "mapping", g.mapping), read(o, "prefixTokens", g.prefixTokens);
+    const auto g = readTable<posenc::ResizeOptions>("resizeGrid", o);
     posenc::resizeGrid(a.floats("grid"), g, floatOut(a, "out", (Count(g.prefixTokens) + Count(g.toH) * g.toW) * g.dim));
 }
 
@@ -348,7 +343,7 @@ void ropeFrequencies(Value& r) {
 void rotate(Value& r, bool byDelta) {
     const std::string op = byDelta ? "rotateByDelta" : "applyRope";
     const Args a(r), shape = options(r, "shape", {"shape", op + " shape", ""}, {}, "shape");
-    const int heads = shape.integer("heads"), tokens = shape.integer("tokens"), headDim = shape.integer("headDim");
+    const auto [heads, tokens, headDim] = readTable<posenc::registry::HeadsShape>("shape", shape);
     const Args o = options(r, "applyRope", optionsOf(op), {0, headDim, "the shape's headDim"});
     const posenc::RopeEncoding rope = posenc::registry::ropeFrom(o);
     const auto f = posenc::ropeFrequencies(rope.config);
@@ -370,45 +365,35 @@ void rotate(Value& r, bool byDelta) {
 // it ignores, its query temperature and its attention shape.
 void ropeConfigFromHF(Value& r) {
     const Args a(r), o = options(r, "ropeConfigFromHF");
-    posenc::HfConfigOptions c;
-    if (o.has("layerType")) c.layerType = o.text("layerType");
-    read(o, "yarnFactor", c.yarnFactor), read(o, "strict", c.strict), read(o, "unknownModelType", c.unknownModelType);
+    const auto c = readTable<posenc::HfConfigOptions>("ropeConfigFromHF", o);
     gAnswer.key("value").raw(posenc::toJson(posenc::ropeConfigFromHF(a.text("config"), c)));
 }
 
 // config.json text + a layer -> that layer's attention plan (posenc/attention/hf_plan.hpp).
 void attentionConfigFromHF(Value& r) {
     const Args a(r), o = options(r, "attentionConfigFromHF");
-    posenc::HfConfigOptions c;
-    read(o, "yarnFactor", c.yarnFactor), read(o, "strict", c.strict), read(o, "unknownModelType", c.unknownModelType);
-    gAnswer.key("value").raw(posenc::toJson(posenc::attentionConfigFromHF(a.text("config"), o.integer("layer"), c)));
+    const auto c = readTable<posenc::registry::AttentionConfigCall>("attentionConfigFromHF", o);
+    gAnswer.key("value").raw(posenc::toJson(posenc::attentionConfigFromHF(a.text("config"), c.layer, c.reader)));
 }
 
 // --- score terms, attention, tables -----------------------------------------------------------------
 void attention(Value& r) {
     const Args o = options(r, "attention", {"args", "attention args", ""});
-    posenc::AttentionRequest q;
-    const int heads = o.integer("heads");
-    q.dims = posenc::AttentionDims{heads, o.integer("kvHeads", heads), o.integer("headDim"), o.integer("qLen"), o.integer("kLen"), o.integer("valueDim")};
-    q.q = o.floats("q");
-    if (o.has("kvType")) {  // k and v as f16 / bf16 bits
-        q.kvType = static_cast<posenc::KVType>(o.integer("kvType"));
+    auto call = readTable<posenc::registry::AttentionCall>("attention", o);
+    posenc::AttentionRequest& q = call.request;
+    if (q.kvType) {  // k and v as f16 / bf16 bits
         q.kBits = o.halves("k", posenc::kvTypeName(*q.kvType)), q.vBits = o.halves("v", posenc::kvTypeName(*q.kvType));
     } else {
         q.k = o.floats("k"), q.v = o.floats("v");
     }
     q.qPositions = o.tensor<std::int32_t>("qPositions"), q.kPositions = o.tensor<std::int32_t>("kPositions");
     q.maskPositions = o.tensor<std::int32_t>("maskPositions"), q.keyMask = o.tensor<std::uint8_t>("keyMask");
-    q.causal = o.flag("causal"), q.window = o.integer("window"), q.chunk = o.integer("chunk");
-    if (o.has("scale")) q.scale = o.number("scale");
     q.encoding = encodingOf(o);
-    q.sinkLogits = o.floats("sinkLogits");
-    if (o.has("softcap")) q.softcap = o.number("softcap");
     const Args a(r);
-    const Count wn = Count(heads) * q.dims.qLen * q.dims.kLen;
+    const Count wn = Count(q.dims.heads) * q.dims.qLen * q.dims.kLen;
     float* out = floatOut(a, "out", q.q.size / std::max(q.dims.headDim, 1) * q.dims.valueChannels());
-    float* weights = o.flag("returnWeights") ? floatOut(a, "weights", wn) : nullptr;
-    float* scores = o.flag("returnScores") ? floatOut(a, "scores", wn) : nullptr;
+    float* weights = call.returnWeights ? floatOut(a, "weights", wn) : nullptr;
+    float* scores = call.returnScores ? floatOut(a, "scores", wn) : nullptr;
     posenc::attention(q, out, weights, scores);
 }
 
@@ -434,16 +419,12 @@ void buckets(const Args& a, Options o, Bucket bucket) {
 
 void t5Bucket(Value& r) {
     const Args o = options(r, "t5Bucket");
-    posenc::T5BucketOptions t;
-    read(o, "bidirectional", t.bidirectional), read(o, "numBuckets", t.numBuckets), read(o, "maxDistance", t.maxDistance);
-    buckets(Args(r), t, [](std::int32_t x, const posenc::T5BucketOptions& b) { return posenc::t5Bucket(x, b); });
+    buckets(Args(r), readTable<posenc::T5BucketOptions>("t5Bucket", o), [](std::int32_t x, const posenc::T5BucketOptions& b) { return posenc::t5Bucket(x, b); });
 }
 
 void debertaBucket(Value& r) {
     const Args o = options(r, "debertaBucket");
-    posenc::DebertaBucketOptions d;
-    read(o, "bucketSize", d.bucketSize), read(o, "maxPosition", d.maxPosition), read(o, "convention", d.convention);
-    buckets(Args(r), d, [](std::int32_t x, const posenc::DebertaBucketOptions& b) { return posenc::debertaBucket(x, b); });
+    buckets(Args(r), readTable<posenc::DebertaBucketOptions>("debertaBucket", o), [](std::int32_t x, const posenc::DebertaBucketOptions& b) { return posenc::debertaBucket(x, b); });
 }
 
 void alibiSlopes(Value& r) { gAnswer.key("value").numbers(posenc::alibiSlopes(Args(r).integer("numHeads"))); }
@@ -482,11 +463,7 @@ void copyBytes(Value& r) {
 // --- KV cache: a handle is the cache's address, valid while listed in gCaches ----------------------------
 void cacheCreate(Value& r) {
     const Args o = options(r, "KVCache");
-    posenc::KVCacheConfig c;
-    read(o, "batch", c.batch), read(o, "kvHeads", c.kvHeads), read(o, "headDim", c.headDim), read(o, "valueDim", c.valueDim), read(o, "capacity", c.capacity);
-    read(o, "window", c.window), read(o, "sinks", c.sinks), read(o, "chunk", c.chunk), read(o, "dynamic", c.dynamic), read(o, "storage", c.storage);
-    read(o, "forgetting", c.forgetting);
-    if (o.has("rope")) c.rope = posenc::registry::ropeFrom(*o.object("rope"));
+    const auto c = readTable<posenc::KVCacheConfig>("KVCache", o);
     // refused before the cache builds its tables: what the 4 GiB heap cannot hold beside the module
     const Count bytes = posenc::KVCache::storageBytes(c);
     if (bytes > (Count(1) << 32) - (Count(1) << 26))
@@ -511,16 +488,17 @@ void cacheAppend(Value& r) {
     const Args o = options(r, "KVCache.append", {"options", "append options", ""});
     const posenc::KVCacheConfig& cfg = c.config();
     const Count perToken = Count(cfg.batch) * cfg.kvHeads * cfg.headDim;
-    if (o.has("kvType")) {  // k and v as f16 / bf16 bits
-        const auto type = static_cast<posenc::KVType>(o.integer("kvType"));
+    const auto x = readTable<posenc::registry::AppendCall>("KVCache.append", o);
+    if (x.kvType) {  // k and v as f16 / bf16 bits
+        const posenc::KVType type = *x.kvType;
         const View<std::uint16_t> k = a.halves("k", posenc::kvTypeName(type)), v = a.halves("v", posenc::kvTypeName(type));
         const int tokens = countOf(k.size, perToken, "k", "[batch, kvHeads, T, headDim]");
         return c.append(k, v, type, tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"), o.tensor<std::int32_t>("maskPositions"),
-                        o.floats("logForget"));
+                        x.logForget);
     }
     const int tokens = countOf(a.floats("k").size, perToken, "k", "[batch, kvHeads, T, headDim]");
     c.append(a.floats("k"), a.floats("v"), tokens, o.tensor<std::int32_t>("positions"), o.tensor<std::uint8_t>("mask"),
-             o.tensor<std::int32_t>("maskPositions"), o.floats("logForget"));
+             o.tensor<std::int32_t>("maskPositions"), x.logForget);
 }
 
 void cacheBytes(Value& r) { gAnswer.key("value").number(static_cast<double>(cacheOf(Args(r)).bytes())); }
@@ -532,7 +510,8 @@ void cacheAttend(Value& r) {
     const posenc::KVCacheConfig& cfg = c.config();
     const Args o = options(r, "KVCache.attend", {"options", "attend options", ""}, {0, cfg.headDim, "the attention's headDim"});
     const View<float> q = a.floats("q");
-    const int heads = o.integer("heads");
+    const auto x = readTable<posenc::registry::AttendCall>("KVCache.attend", o);
+    const int heads = x.heads;
     // q's size fixes heads * qLen only: when it does not fit, say which heads was assumed
     const Count rows = Count(cfg.batch) * cfg.headDim;
     if (q.size > 0 && q.size % rows == 0 && (q.size / rows) % heads != 0)
@@ -540,9 +519,9 @@ void cacheAttend(Value& r) {
                                   " head vectors per batch row ([batch = " + std::to_string(cfg.batch) + ", heads, qLen, headDim = " +
                                   std::to_string(cfg.headDim) + "]), not a multiple of heads");
     const int qLen = countOf(q.size, rows * heads, "q", "[batch, heads, qLen, headDim] with heads = " + std::to_string(heads));
-    c.attend(q, heads, qLen, encodingOf(o), o.tensor<std::int32_t>("qPositions"), o.flag("causal") || !o.has("causal"),
-             floatOut(a, "out", q.size / std::max(cfg.headDim, 1) * (cfg.valueDim > 0 ? cfg.valueDim : cfg.headDim)), o.has("scale") ? o.number("scale") : std::nan(""), o.tensor<std::int32_t>("maskPositions"),
-             o.floats("sinkLogits"), o.has("softcap") ? std::optional<double>(o.number("softcap")) : std::nullopt);
+    c.attend(q, heads, qLen, encodingOf(o), o.tensor<std::int32_t>("qPositions"), x.causal,
+             floatOut(a, "out", q.size / std::max(cfg.headDim, 1) * (cfg.valueDim > 0 ? cfg.valueDim : cfg.headDim)), x.scale,
+             o.tensor<std::int32_t>("maskPositions"), x.sinkLogits, x.softcap);
 }
 
 void cacheShift(Value& r) { cacheOf(Args(r)).shift(static_cast<std::int64_t>(Args(r).number("delta"))); }

@@ -1,7 +1,7 @@
 // The registry of every options object (src/registry.cpp, exported by bindings/call.cpp): kinds,
 // fields, defaults and choices, installed at load. The core checks options objects against it
 // (src/registry_check.cpp); this side only needs each key's type, to place tensors on the heap
-// (`wire`). tests/node/strict-options.test.mjs holds each table equal to its interface in index.d.ts.
+// (`wire`). tests/node/strict-options.test.mjs holds each table equal to its interface (bindings/options.d.ts, generated from the registry).
 import * as v from './validate.mjs';
 
 // Filled by installRegistry (at load, before any API call); ES module bindings are live, so importers

@@ -1,9 +1,14 @@
 // Generates bindings/options.d.ts, the option interfaces of the encoding kinds (pe.attention's
-// `encoding`), from the registry the wasm module hands to JavaScript at load (src/registry.cpp, built
-// from the kinds' specs in src/encodings/): each key, its type, whether it is required, its default,
-// its integer range and its choices. The prose comes from the same spec files: a `///` block before a
-// field of `kFields` documents that key, one before `template <>` (the kind's specOf) documents the
-// interface; a key without one gets its registry `doc` line. (`///` comments cost the wasm module
+// `encoding`) and of the calls (SinusoidalOptions ... AttentionArgs, KVCacheOptions, AttendOptions, the
+// parameterCount shapes), from the registry the wasm module hands to JavaScript at load
+// (src/registry.cpp, built from its tables and the kinds' specs in src/encodings/): each key, its type,
+// whether it is required, its default, its integer range and its choices. The prose comes from the same
+// source files: in a kind's spec, a `///` block before a field of `kFields` documents that key, one before
+// `template <>` (the kind's specOf) documents the interface, and a key without one gets its registry
+// `doc` line; in src/registry.cpp, a `///` block before a key of a table's array documents that key and
+// one before the table's row in kTables documents its interface (every key of a generated call
+// interface must have one). A `@tsType T` line in a block replaces the key's TypeScript type (the
+// registry's type names the JSON value; TypeScript may say more). (`///` comments cost the wasm module
 // nothing; the registry's short `doc` lines are what it carries.)
 //
 //   node scripts/gen-types.mjs          writes bindings/options.d.ts
@@ -25,15 +30,30 @@ export function specDocs(dir = new URL('src/encodings/', ROOT)) {
     const lines = readFileSync(new URL(file, dir), 'utf8').split('\n');
     const kind = lines.join('\n').match(/kind<\w+>\("(\w+)",/)?.[1];
     if (!kind) continue;
-    const entry = (out[kind] = { file, doc: '', fields: {} });
+    const entry = (out[kind] = { file, doc: '', fields: {}, scaling: {}, shapeDoc: '', shape: {} });
+    let scaling = false;  // inside scalingFields() (rope.cpp): RopeScaling's keys, named by POSENC_SCALING_KEY
+    let shape = false;    // inside kShape: the keys of parameterCount('<kind>')
     for (let i = 0; i < lines.length; i++) {
+      if (/scalingFields\(\) \{/.test(lines[i])) scaling = true;
+      if (/return fields;/.test(lines[i])) scaling = false;
+      if (/\bkShape\[\] = \{/.test(lines[i])) shape = true;
+      if (shape && /^\s*\};/.test(lines[i])) shape = false;
       if (!/^\s*\/\/\//.test(lines[i])) continue;
       const block = [];
       for (; i < lines.length && /^\s*\/\/\//.test(lines[i]); i++) block.push(lines[i].replace(/^\s*\/\/\/ ?/, ''));
       const next = lines[i] ?? '';
       const text = block.join('\n').trim();
       if (/^\s*template <>/.test(next)) entry.doc = text;
-      else {
+      else if (/\bshapeInterface = /.test(next)) entry.shapeDoc = text;
+      else if (shape) {
+        const key = next.match(/"(\w+)"/)?.[1];
+        if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block in kShape must precede a shape key`);
+        entry.shape[key] = text;
+      } else if (scaling) {
+        const key = next.match(/POSENC_SCALING_KEY\(\w+, (\w+),/)?.[1] ?? next.match(/"(\w+)"/)?.[1];
+        if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block in scalingFields() must precede a scaling key`);
+        entry.scaling[key] = text;
+      } else {
         const key = /\bheads<&/.test(next) ? 'heads' : next.match(/"(\w+)"/)?.[1];
         if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block must precede a field (with its key as a string) or 'template <>'`);
         entry.fields[key] = text;
@@ -43,19 +63,72 @@ export function specDocs(dir = new URL('src/encodings/', ROOT)) {
   return out;
 }
 
+// The `///` blocks of src/registry.cpp: the tables read from its arrays and kTables rows,
+// [{ table, interface, keys: { [key]: doc }, doc }], in kTables' order (tables with parts only: a rope or
+// kind table's keys come from the specs).
+export function registryDocs(file = new URL('src/registry.cpp', ROOT)) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const constants = {}, arrays = {}, rows = [];
+  let array = null, block = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^\s*\/\/\//.test(line)) {
+      block.push(line.replace(/^\s*\/\/\/ ?/, ''));
+      continue;
+    }
+    const text = block.join('\n').trim(), where = `src/registry.cpp:${i + 1}`;
+    block = [];
+    const constant = line.match(/^constexpr Raw (k\w+) = \w*\(?\{?"(\w+)"/);
+    if (constant) constants[constant[1]] = constant[2];
+    const start = line.match(/^constexpr (?:KindField|Raw) (k\w+)\[\] = \{/);
+    if (start) {
+      array = arrays[start[1]] = {};
+      if (/\};\s*$/.test(line)) array = null;
+      else continue;
+    }
+    if (array && /^\};/.test(line)) array = null;
+    const row = line.match(/^\s*\{"([\w.]+)", "(\w*)", \{((?:part\(k\w+\)(?:, )?)*)\}(, From::\w+)?\},/);
+    if (row) {
+      const from = row[4]?.replace(', From::', '') ?? 'parts';
+      if (row[2] && ['parts', 'rope', 'scaling'].includes(from))
+        rows.push({ table: row[1], interface: row[2], parts: [...row[3].matchAll(/k\w+/g)].map((m) => m[0]), doc: text, where, from });
+      else if (text) throw new Error(`${where}: a /// block documents the row of '${row[1]}', whose interface is not generated here`);
+      continue;
+    }
+    if (!text) continue;
+    if (!array) throw new Error(`${where}: a /// block must precede a key of a table's array or a row of kTables`);
+    const key = line.match(/"(\w+)"/)?.[1] ?? constants[line.match(/\b(k[A-Z]\w*)\b/)?.[1]];
+    if (!key) throw new Error(`${where}: a /// block must precede a key (its name as a string, or a constant that names it)`);
+    array[key] = text;
+  }
+  return rows.map((r) => {
+    const keys = {};
+    for (const part of r.parts) {
+      if (!arrays[part]) throw new Error(`${r.where}: no array ${part}`);
+      Object.assign(keys, arrays[part]);  // a later part's key replaces an earlier one's, as in the registry
+    }
+    return { table: r.table, interface: r.interface, doc: r.doc, keys, where: r.where, from: r.from };
+  });
+}
+
+// TypeScript's spelling of a registry type the JSON names by what it carries.
+const TS_TYPES = { KVInput: 'FloatInput | Uint16Array' };
+const BUILT_IN = ['Array', 'ArrayLike', 'Float32Array', 'Int32Array', 'Uint8Array', 'Uint16Array'];
+
 const quote = (s) => `'${s}'`;
 const literal = (x) => (typeof x === 'string' ? quote(x) : Array.isArray(x) ? `[${x.map(literal).join(', ')}]` : String(x));
-const typeOf = (spec) => (Array.isArray(spec.type) ? spec.type.map(quote).join(' | ') : spec.type === 'integer' ? 'number' : spec.type);
+const typeOf = (spec) => (Array.isArray(spec.type) ? spec.type.map(quote).join(' | ') : spec.type === 'integer' ? 'number' : TS_TYPES[spec.type] ?? spec.type);
 const INT_MAX = 2 ** 31 - 1;
 
 // A field's comment: its prose, "Required." for a required key (unless the prose says when it is), its
-// integer range and its default (unless the prose gives its own @defaultValue).
-function fieldDoc(key, spec, prose) {
-  if (key === 'kind') return `\`'${spec.type[0]}'\`.`;
+// integer range (for a call's key: unless the prose states it, naming an integer) and its default
+// (unless the prose gives its own @defaultValue).
+function fieldDoc(key, spec, prose, call = false) {
+  if (key === 'kind' && !call) return `\`'${spec.type[0]}'\`.`;
   let text = prose ?? (spec.doc ? spec.doc[0].toUpperCase() + spec.doc.slice(1) + '.' : '');
   const at = text.search(/(^|\s)@\w/);
   let body = (at < 0 ? text : text.slice(0, at)).trimEnd(), tags = at < 0 ? '' : text.slice(at).trim();
-  if (spec.type === 'integer' && (spec.min !== undefined || spec.max !== undefined)) {
+  if (spec.type === 'integer' && (spec.min !== undefined || spec.max !== undefined) && !(call && /\binteger/i.test(body))) {
     const min = spec.min ?? -(2 ** 31), max = spec.max ?? INT_MAX;
     body += max !== INT_MAX ? ` An integer in [${min}, ${max}].` : min === 1 ? ' A positive integer.' : ` An integer ≥ ${min}.`;
   }
@@ -108,14 +181,62 @@ export async function generate() {
     }
     out.push('}\n\n');
   }
+  // the kinds' parameterCount shapes (each kind's kShape, documented in its spec)
+  const shapes = [];
+  for (const kind of ENCODING_KINDS) {
+    const table = OPTIONS[`parameterCount.${kind}`], d = docs[kind];
+    if (!table?.interface) continue;
+    if (!d.shapeDoc) throw new Error(`src/encodings/${d.file}: ${table.interface} needs a /// block before k.shapeInterface`);
+    shapes.push(comment(d.shapeDoc, '') + `export interface ${table.interface} {\n`);
+    for (const [key, spec] of Object.entries(table.keys)) {
+      if (d.shape[key] === undefined) throw new Error(`src/encodings/${d.file}: ${table.interface}.${key} needs a /// block in kShape`);
+      const type = typeOf(spec);
+      for (const name of type.match(/\b[A-Z]\w*/g) ?? []) if (!BUILT_IN.includes(name)) imports.add(name);
+      shapes.push(comment(fieldDoc(key, spec, d.shape[key], true), '  ') + `  ${key}${spec.required ? '' : '?'}: ${type};\n`);
+    }
+    shapes.push('}\n\n');
+  }
+  // the calls' options objects (src/registry.cpp's tables). A rope table's keys are the rope kind's (their
+  // /// blocks in its spec) plus its parts'; the first rope table (ropeFrequencies: RopeOptions) lists them
+  // all, the others extend Partial<RopeOptions> with their own keys. The scaling table's keys are
+  // RopeScaling's (scalingFields() in the rope kind's spec).
+  const calls = [], local = new Set(['Encoding', 'ScalarBiasEncoding', ...ENCODING_KINDS.map((k) => OPTIONS[`parameterCount.${k}`]?.interface).filter(Boolean)]);
+  const ropeDocs = Object.values(docs).find((d) => Object.keys(d.scaling).length) ?? { fields: {}, scaling: {} };
+  let ropeBase = null;
+  for (const r of registryDocs()) {
+    const table = OPTIONS[r.table];
+    if (!table || table.interface !== r.interface) throw new Error(`${r.where}: the registry has no table '${r.table}' with interface ${r.interface}`);
+    for (const key of Object.keys(r.keys)) {
+      if (!Object.hasOwn(table.keys, key)) throw new Error(`src/registry.cpp: a /// block documents '${key}', which ${r.interface} (table '${r.table}') lacks`);
+    }
+    if (!r.doc) throw new Error(`${r.where}: the row of '${r.table}' needs a /// block (${r.interface}'s documentation)`);
+    local.add(r.interface);
+    const base = r.from === 'rope' && ropeBase ? ropeBase : null;
+    if (r.from === 'rope' && !ropeBase) ropeBase = r;
+    const outside = r.from === 'rope' ? ropeDocs.fields : r.from === 'scaling' ? ropeDocs.scaling : {};
+    const own = Object.entries(table.keys).filter(([key]) => !base || !Object.hasOwn(OPTIONS[base.table].keys, key));
+    calls.push(comment(r.doc, '') + `export interface ${r.interface}${base ? ` extends Partial<${base.interface}>` : ''} {${own.length ? '' : '}\n\n'}\n`);
+    if (!own.length) continue;
+    for (const [key, spec] of own) {
+      let prose = r.keys[key] ?? outside[key], type = typeOf(spec);
+      if (prose === undefined) throw new Error(`${r.interface}.${key} (table '${r.table}'): no /// block before its key in src/registry.cpp (or the rope kind's spec)`);
+      const tsType = prose.match(/^@tsType (.+)$/m);
+      if (tsType) [type, prose] = [tsType[1].trim(), prose.replace(/^@tsType .+$\n?/m, '').trim()];
+      for (const name of type.match(/\b[A-Z]\w*/g) ?? []) if (!BUILT_IN.includes(name)) imports.add(name);
+      calls.push(comment(fieldDoc(key, spec, prose, true), '  ') + `  ${key}${spec.required ? '' : '?'}: ${type};\n`);
+    }
+    calls.push('}\n\n');
+  }
   // names the comments link to ({@link Posenc.t5Bucket}): imported, so that TypeScript resolves them
-  for (const [, name] of out.join('').matchAll(/\{@link (\w+)/g)) imports.add(name);
+  for (const [, name] of [...out, ...shapes, ...calls].join('').matchAll(/\{@link (\w+)/g)) imports.add(name);
   for (const kind of ENCODING_KINDS) imports.delete(OPTIONS[`encoding.${kind}`].interface);
+  for (const name of local) imports.delete(name);
   const ifaces = ENCODING_KINDS.map((k) => OPTIONS[`encoding.${k}`].interface);
   const scalar = ENCODING_KINDS.filter((k) => KINDS[k].scalarBias).map((k) => OPTIONS[`encoding.${k}`].interface);
   return `// generated by scripts/gen-types.mjs from the registry; do not edit.
-// The option objects of the encoding kinds (src/encodings/*.cpp): run \`node scripts/gen-types.mjs\` after
-// changing a kind's keys or docs. bindings/index.d.ts re-exports every type here.
+// The option objects of the encoding kinds (src/encodings/*.cpp) and of the calls (src/registry.cpp's
+// tables): run \`node scripts/gen-types.mjs\` after changing a key or its /// docs. bindings/index.d.ts
+// re-exports every type here.
 
 import type { ${[...imports].sort().join(', ')} } from './index.js';
 
@@ -133,6 +254,14 @@ ${ifaces.map((n) => `  | ${n}`).join('\n')};
 export type ScalarBiasEncoding = ${scalar.join(' | ')};
 
 ${out.join('').trimEnd()}
+
+// --- the encoding kinds' parameterCount shapes (src/encodings/*.cpp) ---
+
+${shapes.join('').trimEnd()}
+
+// --- the calls' options objects (src/registry.cpp) ---
+
+${calls.join('').trimEnd()}
 `;
 }
 

@@ -30,8 +30,9 @@ struct Default {
 
 struct Field {
     std::string name;
-    // Spelt as bindings/index.d.ts spells it ('integer' is a number that must be an integer); empty
-    // for a closed set of choices, listed in `choices` in the order the C++ enum numbers them.
+    // Spelt as bindings/options.d.ts spells it but for the names scripts/gen-types.mjs maps ('integer': a
+    // number that must be an integer; 'KVInput': floats or f16 / bf16 bits); empty for a closed set of
+    // choices, listed in `choices` in the order the C++ enum numbers them.
     std::string type;
     std::vector<std::string> choices;
     bool required = false;
@@ -47,7 +48,7 @@ struct Field {
 
 struct Table {
     std::string name;       // 'sinusoidal', 'encoding.rope', 'scaling', 'parameterCount.t5', ...
-    std::string interface;  // its interface in bindings/index.d.ts; empty = takes no keys
+    std::string interface;  // its interface in bindings/options.d.ts (generated); empty = takes no keys
     std::vector<Field> keys;
     const Field* find(std::string_view key) const;
 };

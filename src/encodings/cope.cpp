@@ -26,8 +26,14 @@ const KindSpec& specOf<CopeEncoding>() {
         KindSpec k = kind<K>("cope", "CopeEncoding", Family::score, kFields);
         buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<CopeTerm>(x, in); });
         k.perQueryState = true;
+        /// Shape of CoPE's position embeddings [npos, headDim].
         k.shapeInterface = "CopeShape";
-        static constexpr registry::Raw kShape[] = {size("npos"), size("headDim")};
+        static constexpr registry::Raw kShape[] = {
+            /// Position embeddings.
+            size("npos"),
+            /// Channels per head.
+            size("headDim"),
+        };
         k.shape = kShape;
         k.parameters = [](const Shape& s) { return s("npos") * s("headDim"); };
         k.example = R"({"npos":64,"headDim":64})";

@@ -50,8 +50,14 @@ const KindSpec& specOf<DebertaEncoding>() {
         // 1/√(k·headDim), k = 1 + the active position terms
         scales<K>(k, [](const K& d, int headDim) { return 1.0 / std::sqrt(static_cast<double>(headDim) * (1 + (d.c2p ? 1 : 0) + (d.p2c ? 1 : 0))); });
         k.perQueryState = true;
+        /// Shape of DeBERTa's shared relative embeddings [2·span, hidden].
         k.shapeInterface = "DebertaShape";
-        static constexpr registry::Raw kShape[] = {size("span"), size("hidden")};
+        static constexpr registry::Raw kShape[] = {
+            /// Attention span (DeBERTa `position_buckets`, or max_relative_positions without buckets).
+            size("span"),
+            /// Hidden size.
+            size("hidden"),
+        };
         k.shape = kShape;
         // shared relative embeddings [2 span, hidden] (projections reuse the content W_q, W_k when share_att_key)
         k.parameters = [](const Shape& s) { return 2 * s("span") * s("hidden"); };

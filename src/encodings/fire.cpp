@@ -40,8 +40,14 @@ const KindSpec& specOf<FireEncoding>() {
         KindSpec k = kind<K>("fire", "FireEncoding", Family::score, kFields);
         buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<FireTerm>(x, in.dims.heads); });
         k.scalarBias = true;
+        /// Shape of FIRE's MLP.
         k.shapeInterface = "FireShape";
-        static constexpr registry::Raw kShape[] = {size("heads"), size("hidden")};
+        static constexpr registry::Raw kShape[] = {
+            /// Attention heads (the MLP's outputs).
+            size("heads"),
+            /// Hidden width of the MLP.
+            size("hidden"),
+        };
         k.shape = kShape;
         // Linear(1, hidden) + Linear(hidden, heads), and the learned c and L (FIRE's public code)
         k.parameters = [](const Shape& s) { return 2 * s("hidden") + (s("hidden") + 1) * s("heads") + 2; };

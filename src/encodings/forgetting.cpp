@@ -29,8 +29,14 @@ const KindSpec& specOf<ForgettingEncoding>() {
     static const KindSpec spec = [] {
         KindSpec k = kind<K>("forgetting", "ForgettingEncoding", Family::score, kFields);
         buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ForgettingTerm>(x, in); });
+        /// Shape of FoX's forget-gate projection (W_f [dModel, heads] and b_f [heads]).
         k.shapeInterface = "ForgettingShape";
-        static constexpr registry::Raw kShape[] = {size("heads"), size("dModel")};
+        static constexpr registry::Raw kShape[] = {
+            /// Attention (query) heads, one gate each.
+            size("heads"),
+            /// Model width the gates are projected from.
+            size("dModel"),
+        };
         k.shape = kShape;
         k.parameters = [](const Shape& s) { return s("heads") * (s("dModel") + 1); };  // the gate projection W_f [dModel, heads] and b_f
         k.example = R"({"heads":12,"dModel":768})";

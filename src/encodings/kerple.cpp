@@ -27,8 +27,12 @@ const KindSpec& specOf<KerpleEncoding>() {
         KindSpec k = kind<K>("kerple", "KerpleEncoding", Family::score, kFields);
         buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<KerpleTerm>(x, in.dims.heads); });
         k.scalarBias = true;
+        /// Shape of KERPLE's per-head parameters.
         k.shapeInterface = "KerpleShape";
-        static constexpr registry::Raw kShape[] = {size("heads")};
+        static constexpr registry::Raw kShape[] = {
+            /// Attention heads.
+            size("heads"),
+        };
         k.shape = kShape;
         k.parameters = [](const Shape& s) { return 2 * s("heads"); };  // r1, r2 per head
         k.example = R"({"heads":12})";

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -28,12 +29,19 @@ enum class Family { none, rotary, query, score };
 // kind's struct); `given` says whether a struct's member differs from its initialiser.
 // Its user documentation is a `///` block right before it in kFields (TSDoc, not compiled in), else `doc`,
 // the one line the registry JSON carries: scripts/gen-types.mjs writes bindings/options.d.ts from both.
+// `owner` is the struct `read` sets a member of (ownerTag<T>: a tag per type; null for a key with no
+// member); registry::readTable checks it before handing `read` a struct.
 struct KindField {
     registry::Raw raw;
     const char* doc = "";
     void (*read)(const registry::Source& s, const char* key, void* options) = nullptr;
     bool (*given)(const void* options) = nullptr;
+    const void* owner = nullptr;
 };
+
+// One address per type: what a field's `owner` and a struct's reader compare.
+template <class T>
+inline constexpr char ownerTag = 0;
 
 // What a parameter formula reads: each shape key's value or its table default, checked against the table.
 class Shape {
@@ -89,7 +97,7 @@ struct KindSpec {
     bool scalarBias = false;     // a bias of positions and head only (attentionBias draws it)
     bool perQueryState = false;  // its term keeps per-query state (content × position terms)
     bool stickBreaking = false;  // its weights are stick-breaking's, not the softmax's (attention/stick_breaking.hpp)
-    // parameterCount('<name>'): the shape keys (their interface in index.d.ts; none: a fixed function
+    // parameterCount('<name>'): the shape keys (their interface in options.d.ts, generated; none: a fixed function
     // that learns nothing) and the formula.
     const char* shapeInterface = "";
     Span<registry::Raw> shape;
@@ -146,6 +154,11 @@ auto& follow(T& x) {
 }
 
 template <class V>
+inline constexpr bool isOptional = false;
+template <class V>
+inline constexpr bool isOptional<std::optional<V>> = true;
+
+template <class V>
 void readValue(const registry::Source& s, const char* key, V& member) {
     if constexpr (std::is_same_v<V, View<float>>) {
         if (s.has(key)) member = s.floats(key);
@@ -153,6 +166,14 @@ void readValue(const registry::Source& s, const char* key, V& member) {
         if (s.has(key)) {
             const View<float> v = s.floats(key);
             member.assign(v.data, v.data + v.size);
+        }
+    } else if constexpr (std::is_same_v<V, std::string>) {
+        if (s.has(key)) member = s.text(key);
+    } else if constexpr (isOptional<V>) {  // absent: stays empty
+        if (s.has(key)) {
+            typename V::value_type x{};
+            readValue(s, key, x);
+            member = x;
         }
     } else {
         registry::read(s, key, member);
@@ -183,9 +204,9 @@ bool givenMember(const void* o) {
     else return !(v == d);
 }
 
-template <auto... P>
+template <auto M, auto... Rest>
 constexpr KindField member(registry::Raw r, const char* doc) {
-    return {r, doc, &readMember<P...>};
+    return {r, doc, &readMember<M, Rest...>, nullptr, &ownerTag<OwnerOf<M>>};
 }
 template <auto... P>
 constexpr KindField req(const char* name, const char* type, const char* doc = "") {
@@ -215,8 +236,15 @@ template <auto... P>
 constexpr KindField heads() {
     return opt<P...>("heads", "integer", "heads of the bias (default: the call's heads)");
 }
-// A key whose value does not map onto one member (windowSize -> windowH, windowW).
-constexpr KindField custom(registry::Raw r, const char* doc, void (*read)(const registry::Source&, const char*, void*)) { return {r, doc, read}; }
+// A key whose value does not map onto one member (windowSize -> windowH, windowW); `Owner`: the struct
+// `read` sets (void: a kind's own reader, which casts as it knows).
+template <class Owner = void>
+constexpr KindField custom(registry::Raw r, const char* doc, void (*read)(const registry::Source&, const char*, void*)) {
+    if constexpr (std::is_void_v<Owner>) return {r, doc, read};
+    else return {r, doc, read, nullptr, &ownerTag<Owner>};
+}
+// A key with no member: a tensor or an object the reader of the table takes itself, by the same name.
+constexpr KindField key(registry::Raw r) { return {r}; }
 constexpr KindField atLeast(int min, KindField f) {
     f.raw.min = min;
     return f;

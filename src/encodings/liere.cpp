@@ -35,8 +35,16 @@ template <>
 const KindSpec& specOf<LiereEncoding>() {
     static const KindSpec spec = [] {
         KindSpec k = kind<K>("liere", "LiereEncoding", Family::rotary, kFields);
+        /// Shape of LieRE's generators.
         k.shapeInterface = "LiereShape";
-        static constexpr registry::Raw kShape[] = {size("axes"), size("rotaryDim"), size("blockSize")};
+        static constexpr registry::Raw kShape[] = {
+            /// Position axes (2 for images, 3 for video).
+            size("axes"),
+            /// Rotated channels per head.
+            size("rotaryDim"),
+            /// Channels per rotation block.
+            size("blockSize"),
+        };
         k.shape = kShape;
         // a skew-symmetric b x b block has b(b - 1)/2 free entries; rotaryDim/b blocks per axis
         k.parameters = [](const Shape& s) { return s("axes") * std::floor(s("rotaryDim") / s("blockSize")) * s("blockSize") * (s("blockSize") - 1) / 2; };

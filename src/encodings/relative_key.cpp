@@ -42,8 +42,14 @@ const KindSpec& specOf<RelativeKeyEncoding>() {
             return term;
         });
         k.perQueryState = true;
+        /// Shape of BERT's relative_key distance embedding [2·maxPosition − 1, headDim].
         k.shapeInterface = "RelativeKeyShape";
-        static constexpr registry::Raw kShape[] = {size("maxPosition"), size("headDim")};
+        static constexpr registry::Raw kShape[] = {
+            /// BERT `max_position_embeddings`.
+            size("maxPosition"),
+            /// Channels per head.
+            size("headDim"),
+        };
         k.shape = kShape;
         k.parameters = [](const Shape& s) { return (2 * s("maxPosition") - 1) * s("headDim"); };
         k.example = R"({"maxPosition":512,"headDim":64})";

@@ -28,8 +28,16 @@ const KindSpec& specOf<ShawEncoding>() {
         KindSpec k = kind<K>("shaw", "ShawEncoding", Family::score, kFields);
         buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ShawTerm>(x, in.dims.headDim, in.dims.valueDim); });
         k.perQueryState = true;
+        /// Shape of Shaw's tables [2·clip + 1, headDim].
         k.shapeInterface = "ShawShape";
-        static constexpr registry::Raw kShape[] = {registry::atLeast(0, size("clip")), size("headDim"), registry::flag("values", "", [] { return 1.0; })};
+        static constexpr registry::Raw kShape[] = {
+            /// K: the clipping distance.
+            registry::atLeast(0, size("clip")),
+            /// Channels per head.
+            size("headDim"),
+            /// false: key table only (no a^V).
+            registry::flag("values", "", [] { return 1.0; }),
+        };
         k.shape = kShape;
         k.parameters = [](const Shape& s) { return (2 * s("clip") + 1) * s("headDim") * (s("values") != 0 ? 2 : 1); };
         k.example = R"({"clip":16,"headDim":64})";

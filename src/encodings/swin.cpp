@@ -38,8 +38,14 @@ const KindSpec& specOf<SwinEncoding>() {
             return term;
         });
         k.scalarBias = true;
+        /// Shape of a Swin bias table [(2wh − 1)(2ww − 1), heads].
         k.shapeInterface = "SwinShape";
-        static constexpr registry::Raw kShape[] = {registry::req("windowSize", "[number, number]"), size("heads")};
+        static constexpr registry::Raw kShape[] = {
+            /// Window size [wh, ww] in patches: positive integers.
+            registry::req("windowSize", "[number, number]"),
+            /// Attention heads.
+            size("heads"),
+        };
         k.shape = kShape;
         k.parameters = [](const Shape& s) {
             const std::vector<double> w = s.numbers("windowSize");  // [wh, ww], checked by the caller

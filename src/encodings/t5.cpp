@@ -33,8 +33,14 @@ const KindSpec& specOf<T5Encoding>() {
         buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<T5Term>(x, in.dims.heads, callDistances(in)); });
         scales<K>(k, [](const K&, int) { return 1.0; });  // T5 does not divide q·k by √headDim
         k.scalarBias = true;
+        /// Shape of a T5 bias table [numBuckets, heads].
         k.shapeInterface = "T5Shape";
-        static constexpr registry::Raw kShape[] = {size("heads"), registry::num("numBuckets", "integer", "", [] { return static_cast<double>(B().numBuckets); })};
+        static constexpr registry::Raw kShape[] = {
+            /// Attention heads.
+            size("heads"),
+            /// Buckets.
+            registry::num("numBuckets", "integer", "", [] { return static_cast<double>(B().numBuckets); }),
+        };
         k.shape = kShape;
         k.parameters = [](const Shape& s) { return s("numBuckets") * s("heads"); };
         k.example = R"({"heads":12})";

@@ -43,8 +43,16 @@ const KindSpec& specOf<XlEncoding>() {
             return term;
         });
         k.perQueryState = true;
+        /// Shape of Transformer-XL's position parameters: W_R [heads·headDim, dModel] and u, v [heads, headDim].
         k.shapeInterface = "XLShape";
-        static constexpr registry::Raw kShape[] = {size("heads"), size("headDim"), size("dModel")};
+        static constexpr registry::Raw kShape[] = {
+            /// Attention heads.
+            size("heads"),
+            /// Channels per head.
+            size("headDim"),
+            /// Model width (of the sinusoid R).
+            size("dModel"),
+        };
         k.shape = kShape;
         // W_R [heads*headDim, dModel] plus the u and v biases [heads, headDim]
         k.parameters = [](const Shape& s) { return s("heads") * s("headDim") * (s("dModel") + 2); };

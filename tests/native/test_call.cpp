@@ -117,3 +117,52 @@ TEST_CASE("call: the registry's text carries the tables and describe()'s rows") 
     CHECK(rows.size() == r.find("encodingKinds")->size() + 11);
     posenc_release();
 }
+
+// The binding reads each options object only by its table's keys (bindings/call.cpp's Args refuses any
+// other: a misspelt key would otherwise be a silent default). Each operation that reads keys by name
+// (integer tensors, tensor lists, masks, encodings) once, on inputs whose results are worked out by hand.
+TEST_CASE("call: the operations that read keys by name read only their table's keys") {
+    auto ok = [](const std::string& request) {
+        const int status = call(request);
+        INFO(std::string(posenc_error()));
+        REQUIRE(status == 0);
+        return answer();
+    };
+    auto floats = [](const posenc::json::Value& a, const char* key) {
+        const posenc::json::Value& t = *a.find(key);
+        const float* p = address<float>(t);
+        return std::vector<float>(p, p + static_cast<std::size_t>(t[2].number()));
+    };
+    const std::int32_t zero[] = {0}, three[] = {3};
+    // sparse: row 0 = 1·basis[0] = [3, 4]
+    const std::int32_t indices[] = {0};
+    const float values[] = {1}, basis[] = {3, 4};
+    CHECK(floats(ok(R"({"op":"sparse","options":{"indices":)" + tensor(indices, 1) + R"(,"values":)" + tensor(values, 1) + R"(,"k":1,"basis":)" +
+                    tensor(basis, 2) + R"(,"dim":2},"positions":)" + tensor(zero, 1) + "}"),
+                 "out") == std::vector<float>{3, 4});
+    // axial over a 2×2 grid: position 3 = (1, 1) -> [t0[1], t1[1]]
+    const float t0[] = {10, 11}, t1[] = {20, 21};
+    CHECK(floats(ok(R"({"op":"axial","options":{"shape":[2,2],"dims":[1,1],"tables":[)" + tensor(t0, 2) + "," + tensor(t1, 2) + R"(]},"positions":)" +
+                    tensor(three, 1) + "}"),
+                 "out") == std::vector<float>{11, 21});
+    // modality positions: offsets given, lengths not
+    const std::int32_t offsets[] = {0}, modalities[] = {0};
+    ok(R"({"op":"modalityPositions","options":{"offsets":)" + tensor(offsets, 1) + R"(},"modalities":)" + tensor(modalities, 1) + "}");
+    // sine2d with a mask over one cell
+    const std::uint8_t one[] = {1};
+    ok(R"({"op":"sine2d","options":{"height":1,"width":1,"numPosFeats":2,"mask":)" + tensor(one, 1) + "}}");
+    // attention over one key: the output is its value
+    const float q[] = {1, 0}, k[] = {1, 0}, v[] = {5, 6};
+    CHECK(floats(ok(R"({"op":"attention","options":{"q":)" + tensor(q, 2) + R"(,"k":)" + tensor(k, 2) + R"(,"v":)" + tensor(v, 2) +
+                    R"(,"heads":1,"headDim":2,"qLen":1,"kLen":1,"keyMask":)" + tensor(one, 1) + R"(,"encoding":{"kind":"alibi"}}})"),
+                 "out") == std::vector<float>{5, 6});
+    // a cache: append one token (positions, mask given), attend to it
+    const std::string handle = std::to_string(static_cast<std::uintptr_t>(
+        ok(R"({"op":"cache.create","options":{"kvHeads":1,"headDim":2,"capacity":4}})").find("value")->number()));
+    posenc_release();
+    ok(R"({"op":"cache.append","cache":)" + handle + R"(,"k":)" + tensor(k, 2) + R"(,"v":)" + tensor(v, 2) + R"(,"options":{"positions":)" +
+       tensor(zero, 1) + R"(,"mask":)" + tensor(one, 1) + "}}");
+    CHECK(floats(ok(R"({"op":"cache.attend","cache":)" + handle + R"(,"q":)" + tensor(q, 2) + R"(,"options":{"heads":1,"encoding":{"kind":"alibi"}}})"),
+                 "out") == std::vector<float>{5, 6});
+    CHECK(call(R"({"op":"cache.delete","cache":)" + handle + "}") == 0);
+}
