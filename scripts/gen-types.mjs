@@ -2,7 +2,7 @@
 // `encoding`), from the registry the wasm module hands to JavaScript at load (src/registry.cpp, built
 // from the kinds' specs in src/encodings/): each key, its type, whether it is required, its default,
 // its integer range and its choices. The prose comes from the same spec files: a `///` block before a
-// field of `kFields` documents that key, one before `template <>` (the kind's specOf) documents the
+// field of `kFields` documents that key, one before `KindSpec makeSpec(` (the kind's spec) documents the
 // interface; a key without one gets its registry `doc` line. (`///` comments cost the wasm module
 // nothing; the registry's short `doc` lines are what it carries.)
 //
@@ -32,10 +32,10 @@ export function specDocs(dir = new URL('src/encodings/', ROOT)) {
       for (; i < lines.length && /^\s*\/\/\//.test(lines[i]); i++) block.push(lines[i].replace(/^\s*\/\/\/ ?/, ''));
       const next = lines[i] ?? '';
       const text = block.join('\n').trim();
-      if (/^\s*template <>/.test(next)) entry.doc = text;
+      if (/^\s*KindSpec makeSpec\(/.test(next)) entry.doc = text;
       else {
         const key = /\bheads<&/.test(next) ? 'heads' : next.match(/"(\w+)"/)?.[1];
-        if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block must precede a field (with its key as a string) or 'template <>'`);
+        if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block must precede a field (with its key as a string) or 'KindSpec makeSpec('`);
         entry.fields[key] = text;
       }
     }

@@ -2,8 +2,8 @@
 // declared with the member of the kind's struct it is read into (so a key and its member cannot drift
 // apart, and a default is the member's initialiser), what it builds for a call, its default scale, its
 // traits, its parameter count, its describe() row, its references and the demo's example shapes.
-// One file per kind in this folder defines `specOf<Its struct>()`; the kinds, in order, are the
-// alternatives of posenc::Encoding (kinds.cpp). The registry (src/registry.cpp) makes its tables,
+// One file per kind in this folder defines its spec (`makeSpec(Tag<Its struct>)`, reached as
+// `specOf<Its struct>()`); the kinds, in order, are the alternatives of posenc::Encoding (kinds.cpp). The registry (src/registry.cpp) makes its tables,
 // messages and JSON from these; attention builds score terms through them (src/attention/encoding.cpp).
 #pragma once
 #include <cmath>
@@ -120,7 +120,12 @@ std::pair<std::int64_t, std::int64_t> allowedDeltaRange(const AttentionInputs& i
 std::int64_t callDistance(const AttentionInputs& in);                              // the largest |qPos - kPos|
 CallDistances callDistances(const AttentionInputs& in);
 
-// Defined by each kind's file.
+// Kind T's spec. Declared here, defined once (src/encodings/kind_define.hpp) and instantiated only by
+// T's own file, which defines `KindSpec makeSpec(Tag<T>)` and then instantiates specOf<T> explicitly
+// (`template const KindSpec& specOf<T>();`). Everything else uses this declaration: no explicit
+// specialisation exists, so none has to be declared where it is used, and nothing lists the kinds.
+template <class T>
+struct Tag {};
 template <class T>
 const KindSpec& specOf();
 
