@@ -73,23 +73,33 @@ function comment(text, indent) {
 }
 
 // A table whose keys are exactly another (non-encoding) table's: `extends Partial<ThatInterface>`.
-function baseOf(table) {
+function baseOf(table, OPTIONS) {
   const keys = Object.keys(table.keys).sort().join();
   return Object.entries(OPTIONS).find(([n, t]) => !n.startsWith('encoding.') && t.interface && Object.keys(t.keys).sort().join() === keys)?.[1].interface;
 }
 
-// pe.describe()'s rows of the encoding kinds, as the table of the Encoding union's comment.
-function kindTable(pe) {
+// describe()'s rows of the encoding kinds, as the table of the Encoding union's comment.
+function kindTable({ encodingKinds: ENCODING_KINDS, methods: KINDS, describe }) {
   const family = (d) => (d.family !== 'score' ? { none: 'no position', rotary: 'rotary' }[d.family] : KINDS[d.kind].scalarBias ? 'scalar bias'
     : KINDS[d.kind].perQueryState ? 'content × position' : KINDS[d.kind].stickBreaking ? 'weights in place of the softmax' : 'query scaled by its position');
-  const rows = ENCODING_KINDS.map((k) => pe.describe().find((d) => d.kind === k));
+  const rows = ENCODING_KINDS.map((k) => describe.find((d) => d.kind === k));
   return ['| kind | family | encodes | reference |', '|---|---|---|---|',
     ...rows.map((d) => `| \`'${d.kind}'\` | ${family(d)} | ${d.encodes} | ${d.reference} |`.replace(/\*/g, '\\*'))].map((l) => ` * ${l}`).join('\n');
 }
 
-export async function generate() {
-  const pe = await load({ threads: 1 });
-  const docs = specDocs();
+// The file's text. `registry`: the registry JSON's { tables, encodingKinds, methods, describe } (default: the
+// module's, installed at load); `docs`: specDocs()'s (a test passes a registry with a kind of its own, and
+// its docs: tests/node/kind-spec-dummy.test.mjs).
+export async function generate({ registry, docs = specDocs() } = {}) {
+  if (!registry) {
+    const pe = await load({ threads: 1 });
+    registry = { tables: OPTIONS, encodingKinds: ENCODING_KINDS, methods: KINDS, describe: pe.describe() };
+  }
+  return text(registry, docs);
+}
+
+function text(registry, docs) {
+  const { tables: OPTIONS, encodingKinds: ENCODING_KINDS, methods: KINDS } = registry;
   const imports = new Set(), out = [];
   for (const kind of ENCODING_KINDS) {
     const table = OPTIONS[`encoding.${kind}`], d = docs[kind];
@@ -97,7 +107,7 @@ export async function generate() {
     for (const key of Object.keys(d.fields)) {
       if (!Object.hasOwn(table.keys, key)) throw new Error(`src/encodings/${d.file}: a /// block documents '${key}', which ${table.interface} lacks`);
     }
-    const base = baseOf(table);
+    const base = baseOf(table, OPTIONS);
     if (base) imports.add(base);
     out.push(comment(d.doc || `The '${kind}' encoding.`, '') + `export interface ${table.interface}${base ? ` extends Partial<${base}>` : ''} {\n`);
     for (const [key, spec] of Object.entries(table.keys)) {
@@ -124,7 +134,7 @@ import type { ${[...imports].sort().join(', ')} } from './index.js';
  * {@link KVCache.attend}, selected by \`kind\`. Each kind accepts exactly its own keys (a key of another
  * kind is a \`TypeError\` saying which kind it belongs to). Tables are row-major float arrays.
  *
-${kindTable(pe)}
+${kindTable(registry)}
  */
 export type Encoding =
 ${ifaces.map((n) => `  | ${n}`).join('\n')};

@@ -23,6 +23,7 @@ constexpr KindField kFields[] = {
 /// @see ofirpress/attention_with_linear_biases; Hugging Face Bloom `build_alibi_tensor`.
 KindSpec makeSpec(Tag<AlibiEncoding>) {
     KindSpec k = kind<K>("alibi", "AlibiEncoding", Family::score, kFields);
+    k.options = R"({"kind":"alibi"})";
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<AlibiTerm>(x, in.dims.heads, callDistances(in)); });
     k.scalarBias = true;
     k.describe = {"relative distance, a linear bias per head", "0", "", true, "a fixed slope per head extends to any distance",

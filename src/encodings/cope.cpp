@@ -22,6 +22,7 @@ constexpr KindField kFields[] = {
 /// @see Golovneva et al., "Contextual Position Encoding: Learning to Count What's Important", 2024 (facebookresearch/RAM `projects/cope`).
 KindSpec makeSpec(Tag<CopeEncoding>) {
     KindSpec k = kind<K>("cope", "CopeEncoding", Family::score, kFields);
+    k.options = R"({"kind":"cope","npos":4,"embeddings":{"$floats":32}})";  // [4, 8]
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<CopeTerm>(x, in); });
     k.perQueryState = true;
     k.shapeInterface = "CopeShape";

@@ -42,6 +42,7 @@ constexpr KindField kFields[] = {
 /// @see Hugging Face `DisentangledSelfAttention` (DeBERTa-v2), microsoft/DeBERTa `disentangled_att_bias`.
 KindSpec makeSpec(Tag<DebertaEncoding>) {
     KindSpec k = kind<K>("deberta", "DebertaEncoding", Family::score, kFields);
+    k.options = R"({"kind":"deberta","posKey":{"$floats":128},"posQuery":{"$floats":128},"span":4})";  // [2 heads, 2·4, 8] each
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
         return std::make_unique<DebertaTerm>(x, in.dims.heads, in.dims.headDim, in.dims.kLen, callDistance(in));
     });

@@ -36,6 +36,7 @@ constexpr KindField kFields[] = {
 /// @see Li et al., "Functional Interpolation for Relative Positions Improves Long Context Transformers", ICLR 2024.
 KindSpec makeSpec(Tag<FireEncoding>) {
     KindSpec k = kind<K>("fire", "FireEncoding", Family::score, kFields);
+    k.options = R"({"kind":"fire","hidden":2,"w1":[1,-1],"b1":[0,0.5],"w2":[1,2,3,4],"b2":[0,0]})";
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<FireTerm>(x, in.dims.heads); });
     k.scalarBias = true;
     k.shapeInterface = "FireShape";

@@ -26,6 +26,7 @@ constexpr KindField kFields[] = {
 /// (zhixuan-lin/forgetting-transformer; flash-linear-attention `fla/ops/forgetting_attn`).
 KindSpec makeSpec(Tag<ForgettingEncoding>) {
     KindSpec k = kind<K>("forgetting", "ForgettingEncoding", Family::score, kFields);
+    k.options = R"({"kind":"forgetting","logForget":[-0.1,-0.2,0,-0.3,-0.05,-1]})";  // [2 heads, 3 keys], each ≤ 0
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ForgettingTerm>(x, in); });
     k.shapeInterface = "ForgettingShape";
     static constexpr registry::Raw kShape[] = {size("heads"), size("dModel")};

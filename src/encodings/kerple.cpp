@@ -23,6 +23,7 @@ constexpr KindField kFields[] = {
 /// @see Chi et al., "KERPLE: Kernelized Relative Positional Embedding for Length Extrapolation", NeurIPS 2022.
 KindSpec makeSpec(Tag<KerpleEncoding>) {
     KindSpec k = kind<K>("kerple", "KerpleEncoding", Family::score, kFields);
+    k.options = R"({"kind":"kerple","variant":"log","r1":[0.5,1],"r2":[1,0.5]})";  // r1, r2 > 0 per head
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<KerpleTerm>(x, in.dims.heads); });
     k.scalarBias = true;
     k.shapeInterface = "KerpleShape";

@@ -96,6 +96,11 @@ struct KindSpec {
     // The demo's shapes for parameterCount, for a BERT-base-sized model (512 positions, d = 768, 12
     // heads of 64): JSON text, "" = none.
     const char* example = "";
+    // A complete, minimal valid options object of the kind ("kind" included) for kExampleCall, as JSON
+    // text: a tensor is a list of numbers, or {"$floats": n}, n floats of any finite value (the reader
+    // fills them). The registry JSON carries it (methods[kind].options): the JS tests build their valid
+    // call of every kind from it (strict-options, the fuzz), so a new kind needs no line in them.
+    const char* options = "";
     DescribeText describe{};
     Span<Link> paper, code;  // the paper and the upstream code (empty: none single)
 
@@ -105,6 +110,10 @@ struct KindSpec {
     std::unique_ptr<ScoreTerm> (*termCall)(AnyFn, const AttentionInputs&, const void*) = nullptr;
     double (*scaleCall)(AnyFn, const void*, int) = nullptr;
 };
+
+// The attention call every kind's `options` example is made for (the registry JSON's exampleCall):
+// 2 heads and 2 kv heads of 8 channels, 2 queries (at positions 1, 2) over 3 keys (at 0, 1, 2), causal.
+constexpr const char* kExampleCall = R"({"heads":2,"kvHeads":2,"headDim":8,"qLen":2,"kLen":3,"causal":true})";
 
 // The kinds in posenc::Encoding's order (CombinedEncoding is not a kind).
 const std::vector<const KindSpec*>& standard();

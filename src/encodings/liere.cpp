@@ -33,6 +33,8 @@ constexpr KindField kFields[] = {
 /// @see Ostmeier et al., "LieRE: Generalizing Rotary Position Encodings", arXiv 2406.10322.
 KindSpec makeSpec(Tag<LiereEncoding>) {
     KindSpec k = kind<K>("liere", "LiereEncoding", Family::rotary, kFields);
+    // 4 skew-symmetric 2 × 2 blocks over 8 channels
+    k.options = R"({"kind":"liere","blockSize":2,"generators":[0,-0.5,0.5,0,0,-0.25,0.25,0,0,1,-1,0,0,0.1,-0.1,0]})";
     k.shapeInterface = "LiereShape";
     static constexpr registry::Raw kShape[] = {size("axes"), size("rotaryDim"), size("blockSize")};
     k.shape = kShape;

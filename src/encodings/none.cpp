@@ -6,6 +6,7 @@ namespace posenc::kinds {
 /// No positional term: plain scaled dot-product attention (scale 1/√headDim).
 KindSpec makeSpec(Tag<NoEncoding>) {
     KindSpec k = kind<NoEncoding>("none", "NoneEncoding", Family::none, {});
+    k.options = R"({"kind":"none"})";
     k.describe = {"nothing: a causal mask alone orders tokens (NoPE)", "0", "-", true,
                   "no positions to run out of; decoder-only models learn order from the causal mask (Haviv et al. 2022; Kazemnejad et al. 2023)",
                   true, "nothing position-dependent is cached", "plain scaled dot-product attention", "interleaved NoPE layers of Llama 4, SmolLM3, Cohere2"};

@@ -26,6 +26,7 @@ constexpr KindField kFields[] = {
 /// @see Hugging Face `BertSelfAttention` with `position_embedding_type` `'relative_key'` / `'relative_key_query'`.
 KindSpec makeSpec(Tag<RelativeKeyEncoding>) {
     KindSpec k = kind<K>("relativeKey", "RelativeKeyEncoding", Family::score, kFields);
+    k.options = R"({"kind":"relativeKey","table":{"$floats":40},"maxPosition":3})";  // [2·3 − 1, 8]
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
         std::int64_t qMin = 0, qMax = 0;
         for (int i = 0; i < in.dims.qLen; ++i) {

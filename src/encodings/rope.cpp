@@ -102,6 +102,7 @@ KindSpec makeSpec(Tag<RopeEncoding>) {
     // headDim is required only by ropeFrequencies; where the call already fixes it (applyRope's
     // shape, attention, the cache) a given headDim must agree.
     KindSpec k = kind<K>("rope", "RopeEncoding", Family::rotary, kFields);
+    k.options = R"({"kind":"rope"})";
     k.describe = {"relative position through rotation of q and k", "0", "", true, "with PI, NTK, dynamic NTK, YaRN, llama3 or longrope scaling", true,
                   "keys are rotated once at their position; renumbering needs a re-rotation (KVCache.renumber)",
                   "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE: HF 'proportional'",

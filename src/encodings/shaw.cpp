@@ -7,9 +7,8 @@ namespace {
 using K = ShawEncoding;
 // Its keys: constant data (no code per key in the wasm module).
 constexpr KindField kFields[] = {
-    // any integer here: ShawTerm refuses a negative clip with its own message
-    /// K: relative distances are clipped to [−K, K], in tokens. An integer ≥ 0.
-    atLeast(registry::kNoMin, req<&K::clip>("clip", "integer", "K: relative distances are clipped to [−K, K]")),
+    /// K: relative distances are clipped to [−K, K], in tokens.
+    atLeast(0, req<&K::clip>("clip", "integer", "K: relative distances are clipped to [−K, K]")),
     /// a^K: [2K + 1, headDim], row idx.
     req<&K::keyTable>("keyTable", "FloatInput", "[2K+1, headDim]"),
     /// a^V: [2K + 1, headDim] (valueDim channels when the attention's `valueDim` is given), added to the values.
@@ -24,6 +23,7 @@ constexpr KindField kFields[] = {
 /// @see tensor2tensor `_relative_attention_inner` / `_generate_relative_positions_matrix`.
 KindSpec makeSpec(Tag<ShawEncoding>) {
     KindSpec k = kind<K>("shaw", "ShawEncoding", Family::score, kFields);
+    k.options = R"({"kind":"shaw","clip":1,"keyTable":{"$floats":24}})";  // [2·1 + 1, 8]
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ShawTerm>(x, in.dims.headDim, in.dims.valueDim); });
     k.perQueryState = true;
     k.shapeInterface = "ShawShape";

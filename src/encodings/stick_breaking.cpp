@@ -30,6 +30,7 @@ constexpr KindField kFields[] = {
 /// shawntan/stickbreaking-attention; Tan et al., arXiv 2410.17980.
 KindSpec makeSpec(Tag<StickBreakingEncoding>) {
     KindSpec k = kind<K>("stickBreaking", "StickBreakingEncoding", Family::score, kFields);
+    k.options = R"({"kind":"stickBreaking","attendCurrent":false})";
     k.stickBreaking = true;  // no score term: the engine's normaliser (runWithEncoding)
     k.describe = {"order, through the weights: A_ij = σ(z_ij) Π_{j<l<i} (1 − σ(z_il)) in place of the softmax, the nearest keys first",
                   "0", "", true,

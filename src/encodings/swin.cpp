@@ -29,6 +29,7 @@ constexpr KindField kFields[] = {
 /// @see Swin Transformer `WindowAttention` (Liu et al. 2021).
 KindSpec makeSpec(Tag<SwinEncoding>) {
     KindSpec k = kind<K>("swin", "SwinEncoding", Family::score, kFields);
+    k.options = R"({"kind":"swin","table":{"$floats":10},"windowSize":[1,3]})";  // [(2·1 − 1)(2·3 − 1), 2 heads]
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
         auto term = std::make_unique<SwinTerm>(x, in.dims.heads);
         term->checkPositions(in.qPos, in.dims.qLen, "qPositions");

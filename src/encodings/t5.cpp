@@ -28,6 +28,7 @@ constexpr KindField kFields[] = {
 /// @see Hugging Face `T5Attention._relative_position_bucket` and `compute_bias`.
 KindSpec makeSpec(Tag<T5Encoding>) {
     KindSpec k = kind<K>("t5", "T5Encoding", Family::score, kFields);
+    k.options = R"({"kind":"t5","table":{"$floats":64}})";  // [32 buckets, 2 heads]
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<T5Term>(x, in.dims.heads, callDistances(in)); });
     scales<K>(k, [](const K&, int) { return 1.0; });  // T5 does not divide q·k by √headDim
     k.scalarBias = true;

@@ -31,6 +31,7 @@ constexpr KindField kFields[] = {
 /// `attn_temperature_tuning` (offset 1); Nakanishi, "Scalable-Softmax Is Superior for Attention", arXiv 2501.19399.
 KindSpec makeSpec(Tag<TemperatureEncoding>) {
     KindSpec k = kind<K>("temperature", "TemperatureEncoding", Family::query, kFields);
+    k.options = R"({"kind":"temperature","beta":0.1,"length":2,"offset":1})";
     // no score term: attention() and the cache scale q (temperaturePart)
     k.describe = {"absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋))", "0", "", true,
                   "1 up to length − offset, then grows logarithmically so attention stays selective at long positions", true,

@@ -31,6 +31,8 @@ constexpr KindField kFields[] = {
 /// the result equals the direct formula).
 KindSpec makeSpec(Tag<XlEncoding>) {
     KindSpec k = kind<K>("xl", "XLEncoding", Family::score, kFields);
+    // u, v [2, 8]; r [2 heads, 3 distances, 8]
+    k.options = R"({"kind":"xl","u":{"$floats":16},"v":{"$floats":16},"r":{"$floats":48}})";
     buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
         const auto [lo, hi] = allowedDeltaRange(in);
         if (lo <= hi && lo < 0)
