@@ -451,12 +451,15 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
     return { kind: 'none' };
   }
 
-  // 2-3 encodings applied together: at most one rotary, one temperature and one stickBreaking entry (a second is dropped).
+  // 2-3 encodings applied together: at most one rotary ('rope' or 'liere'), one temperature and one stickBreaking
+  // entry (a second is dropped).
   function encodingArray(kinds, at) {
     const parts = [];
+    const rotary = (kind) => familyOf[kind] === 'rotary';
     for (let n = r.int(2, 3); n > 0; n--) {
       const e = encodingFor(kinds, at);
-      if ((familyOf[e.kind] === 'rotary' || e.kind === 'temperature' || e.kind === 'forgetting' || e.kind === 'stickBreaking') && parts.some((p) => p.kind === e.kind)) continue;
+      if (rotary(e.kind) && parts.some((p) => rotary(p.kind))) continue;
+      if ((e.kind === 'temperature' || e.kind === 'forgetting' || e.kind === 'stickBreaking') && parts.some((p) => p.kind === e.kind)) continue;
       parts.push(e);
     }
     stats.kinds['[array]'] = (stats.kinds['[array]'] ?? 0) + 1;
