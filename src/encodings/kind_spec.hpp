@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/json.hpp"
 #include "posenc/attention/encoding.hpp"
 #include "posenc/scores/score_term.hpp"
 #include "registry_fields.hpp"
@@ -24,7 +25,8 @@ namespace posenc::kinds {
 enum class Family { none, rotary, query, score };
 
 // One key of the options object. `read` sets the member from the key when given (`options` is the
-// kind's struct); `given` says whether a struct's member differs from its initialiser.
+// kind's struct); `given` says whether a struct's member differs from its initialiser; `write` writes the
+// member's value as JSON (RopeScaling's keys only: the config.json reader's echo, src/rotary/hf_config.cpp).
 // Its user documentation is a `///` block right before it in kFields (TSDoc, not compiled in), else `doc`,
 // the one line the registry JSON carries: scripts/gen-types.mjs writes bindings/options.d.ts from both.
 struct KindField {
@@ -32,6 +34,7 @@ struct KindField {
     const char* doc = "";
     void (*read)(const registry::Source& s, const char* key, void* options) = nullptr;
     bool (*given)(const void* options) = nullptr;
+    void (*write)(json::Writer& w, const void* options) = nullptr;
 };
 
 // What a parameter formula reads: each shape key's value or its table default, checked against the table.
@@ -191,6 +194,16 @@ bool givenMember(const void* o) {
     if constexpr (std::is_same_v<V, View<float>>) return v.size != 0;
     else if constexpr (std::is_floating_point_v<V>) return !(v == d || (std::isnan(v) && std::isnan(d)));  // NaN = not given
     else return !(v == d);
+}
+
+// The member's value as JSON: a number, a boolean or a list of numbers.
+template <auto M, auto... Rest>
+void writeMember(json::Writer& w, const void* o) {
+    const auto& v = follow<M, Rest...>(*static_cast<const OwnerOf<M>*>(o));
+    using V = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<V, bool>) w.boolean(v);
+    else if constexpr (std::is_same_v<V, std::vector<double>>) w.numbers(v);
+    else w.number(static_cast<double>(v));
 }
 
 template <auto... P>

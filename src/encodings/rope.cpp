@@ -8,10 +8,11 @@ namespace {
 constexpr const char* kAllScaled = "linear|ntk|dynamic|yarn|llama3|longrope";
 constexpr const char* kWithLength = "dynamic|yarn|llama3|longrope";
 // A RopeScaling key, named as its member; validateScaling asks whether the member was given (differs
-// from its initialiser).
+// from its initialiser), and the config.json reader's echo writes it.
 template <auto M>
 constexpr KindField withGiven(KindField f) {
     f.given = &givenMember<M>;
+    f.write = &writeMember<M>;
     return f;
 }
 #define POSENC_SCALING_KEY(maker, member, ...) withGiven<&RopeScaling::member>(maker<&RopeScaling::member>(#member, __VA_ARGS__))
