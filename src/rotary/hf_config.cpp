@@ -297,32 +297,29 @@ std::string configKey(std::string_view name) {
     return out;
 }
 bool readFirst(std::string_view name) { return name == "factor" || name == "originalMaxPositionEmbeddings"; }
-// The scaling fields other than `type`, in the table's order.
-std::vector<const kinds::KindField*> scalingKeys() {
-    std::vector<const kinds::KindField*> out;
-    for (const kinds::KindField& f : kinds::scalingFields())
-        if (std::string_view(f.raw.name) != "type") out.push_back(&f);
-    return out;
-}
+bool isType(const kinds::KindField& f) { return std::string_view(f.raw.name) == "type"; }
 
-// One config.json value as the source of a scaling field's read (KindField::read), checked as its table
-// type says (a boolean, a list of numbers or a number), config.json's path in messages.
+// One config.json value as the source of a scaling field's read (KindField::read), checked as its type
+// says (a boolean, a list of numbers or a number), config.json's path in messages.
 class ConfigValue final : public registry::Source {
 public:
-    ConfigValue(const Json& v, std::string path, std::string type) : v_(v), path_(std::move(path)), type_(std::move(type)) {}
+    ConfigValue(const Json& v, const std::string& path, bool flag) : v_(v), path_(path), flag_(flag) {}
     bool has(const char*) const override { return true; }
     double number(const char*) const override;
     std::vector<double> numbers(const char*) const override;
-    std::string text(const char*) const override { throw std::logic_error("ConfigValue: no text field among the scaling fields"); }
-    std::vector<std::string> texts(const char*) const override { throw std::logic_error("ConfigValue: no text list among the scaling fields"); }
-    View<float> floats(const char*) const override { throw std::logic_error("ConfigValue: no tensor among the scaling fields"); }
-    std::unique_ptr<registry::Source> object(const char*) const override { throw std::logic_error("ConfigValue: no object among the scaling fields"); }
+    // no scaling field is text, a tensor or an object
+    std::string text(const char*) const override { none(); }
+    std::vector<std::string> texts(const char*) const override { none(); }
+    View<float> floats(const char*) const override { none(); }
+    std::unique_ptr<registry::Source> object(const char*) const override { none(); }
 
 private:
+    [[noreturn]] static void none() { throw std::logic_error("config.json reader: a scaling field of a type it cannot read"); }
     const Json& v_;
-    std::string path_, type_;
+    const std::string& path_;
+    bool flag_;
 };
-double ConfigValue::number(const char*) const { return type_ == "boolean" ? (boolean(v_, path_) ? 1 : 0) : ::posenc::number(v_, path_); }
+double ConfigValue::number(const char*) const { return flag_ ? (boolean(v_, path_) ? 1 : 0) : ::posenc::number(v_, path_); }
 std::vector<double> ConfigValue::numbers(const char*) const { return numberList(v_, path_); }
 
 // Keys Hugging Face knows inside rope_scaling / rope_parameters besides the fields above. Anything
@@ -985,7 +982,8 @@ private:
         std::vector<std::string_view> keys(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys));
         static const std::vector<std::string> scaling = [] {
             std::vector<std::string> k;
-            for (const kinds::KindField* f : scalingKeys()) k.push_back(configKey(f->raw.name));
+            for (const kinds::KindField& f : kinds::scalingFields())
+                if (!isType(f)) k.push_back(configKey(f.raw.name));
             return k;
         }();
         keys.insert(keys.end(), scaling.begin(), scaling.end());
@@ -1151,8 +1149,8 @@ private:
                 const std::string& k = member.key;
                 const Json& v = member.value;
                 if (v.isNull()) continue;  // null stands for absent, as in Hugging Face
-                const std::vector<const kinds::KindField*> fields = scalingKeys();
-                const bool known = std::any_of(fields.begin(), fields.end(), [&](const kinds::KindField* f) { return k == configKey(f->raw.name); }) ||
+                const std::vector<kinds::KindField>& fields = kinds::scalingFields();
+                const bool known = std::any_of(fields.begin(), fields.end(), [&](const kinds::KindField& f) { return !isType(f) && k == configKey(f.raw.name); }) ||
                                    std::any_of(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys), [&](const char* o) { return k == o; });
                 if (k == "llama_4_scaling_beta" && family_->llama4Beta) continue;  // read by temperature()
                 if (!known)
@@ -1211,8 +1209,9 @@ private:
             given("scaling.originalMaxPositionEmbeddings",
                   !original ? key("max_position_embeddings") : inParams && !(family_->topLevelOriginal && topLevel) ? source_ + ".original_max_position_embeddings" : key("original_max_position_embeddings"));
         }
-        const registry::Table& table = registry::table("scaling");
-        for (const kinds::KindField* f : scalingKeys()) {
+        for (const kinds::KindField& field : kinds::scalingFields()) {
+            if (isType(field)) continue;
+            const kinds::KindField* f = &field;
             const std::string key = configKey(f->raw.name);
             const Json* v = param(key);
             const std::string path = source_ + "." + key;
@@ -1224,7 +1223,7 @@ private:
                 continue;
             }
             if (readAbove) continue;
-            f->read(ConfigValue(*v, path, table.find(f->raw.name)->type), f->raw.name, &s);
+            f->read(ConfigValue(*v, path, std::string_view(f->raw.type) == "boolean"), f->raw.name, &s);
             given(name, path);
         }
         phimoeMscale(type);
@@ -1390,8 +1389,8 @@ void detail::writeRopeOptions(json::Writer& w, const HfRopeConfig& r, const char
     if (r.isGiven("frequencyFraction")) w.key("frequencyFraction").number(c.frequencyFraction);
     if (r.isGiven("scaling.type")) {
         w.key("scaling").open('{').key("type").string(registry::scalingTypes().at(static_cast<std::size_t>(s.type)));
-        for (const kinds::KindField* f : scalingKeys())  // the registry's scaling keys, in its order
-            if (r.isGiven(std::string("scaling.") + f->raw.name)) f->write(w.key(f->raw.name), &s);
+        for (const kinds::KindField& f : kinds::scalingFields())  // the registry's scaling keys, in its order
+            if (!isType(f) && r.isGiven(std::string("scaling.") + f.raw.name)) f.write(w.key(f.raw.name), &s);
         w.close('}');
     }
     w.close('}');
