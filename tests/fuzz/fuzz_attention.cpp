@@ -2,9 +2,9 @@
 // drawn from every alternative of posenc::Encoding (a compile-time walk of the variant, as
 // src/encodings/kinds.cpp does), each made by its Builder below, or, for a kind without one, from its
 // spec's options example (KindSpec::options; tests/native/spec_example.hpp) with its tensors drawn from the
-// input: computed when the drawn call has the example call's heads and headDim (kinds::kExampleCall) and
-// sizes, refused with std::invalid_argument otherwise. So every kind is fuzzed the day it lands, and a
-// Builder of its own (wider shapes and edge values) can follow. Builders make mostly valid parameters
+// input, on a call of the example's shapes (kinds::kExampleCall; positions, masks and flags drawn as for
+// every kind). So every kind is fuzzed the day it lands, and a Builder of its own (wider shapes and edge
+// values) can follow. Builders make mostly valid parameters
 // (and sometimes edge values, which must be refused with std::invalid_argument). Accepted calls give
 // finite outputs and weight rows summing to 1 (or 0 for a fully masked row), and streaming equals the
 // materialized run.
@@ -12,6 +12,7 @@
 #include <posenc/posenc.hpp>
 #include "../native/spec_example.hpp"
 
+#include <array>
 #include <cstring>
 #include <deque>
 #include <type_traits>
@@ -274,6 +275,11 @@ Encoding pick(Draw& w, std::size_t i, bool allowCombined, std::index_sequence<I.
     return out;
 }
 constexpr std::size_t kAlternatives = std::variant_size_v<Encoding>;
+template <std::size_t... I>
+constexpr std::array<bool, sizeof...(I)> buildersOf(std::index_sequence<I...>) {
+    return {HasBuilder<std::variant_alternative_t<I, Encoding>>::value...};
+}
+constexpr std::array<bool, kAlternatives> kHasBuilder = buildersOf(std::make_index_sequence<kAlternatives>());
 
 Encoding single(Draw& w) {
     return pick(w, w.in.ConsumeIntegralInRange<std::size_t>(0, kAlternatives - 1), false, std::make_index_sequence<kAlternatives>());
@@ -291,6 +297,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const AttentionDims& d = r.dims;
     // The kind first, so that every kind is reached from short inputs too.
     const std::size_t kind = in.ConsumeIntegralInRange<std::size_t>(0, kAlternatives - 1);
+    if (!kHasBuilder[kind]) r.dims = spec_example::callDims();  // a kind made from its spec's example: the example's shapes
     const float range = in.ConsumeBool() ? 4.0f : 1e19f;
     auto q = fuzz::floats(in, static_cast<std::size_t>(d.heads) * d.qLen * d.headDim, range);
     auto k = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim, range);

@@ -73,4 +73,11 @@ T read(int heads, int headDim, std::deque<std::vector<float>>& tensors, const st
     return kinds::readOptions<T>(k, Source(o, tensors));
 }
 
+// The example call's shapes (kinds::kExampleCall): what every kind's options example is made for.
+inline posenc::AttentionDims callDims() {
+    const posenc::json::Value call = posenc::json::parse(posenc::kinds::kExampleCall);
+    const auto get = [&call](const char* key) { return static_cast<int>(call.find(key)->number()); };
+    return posenc::AttentionDims{get("heads"), get("kvHeads"), get("headDim"), get("qLen"), get("kLen")};
+}
+
 }  // namespace spec_example
