@@ -250,7 +250,8 @@ TEST_CASE("kind spec: every kind's options example is a valid encoding for the e
 
 // Limits a kind declares in its spec reach the registry's checks, whose message names the key: Shaw's
 // clip ≥ 0 (tensor2tensor's max_relative_position) and DeBERTa's bucketSize ≥ 0 (0: no log buckets;
-// 1..3, which no bucketing can use, are refused by DebertaBucketOptions' own check, scores/deberta.cpp).
+// 1..3, which no bucketing can use (mid = bucketSize / 2 must leave a log range), are refused by the
+// term's own check, scores/deberta.cpp, whose message names the key as well).
 TEST_CASE("kind spec: Shaw's clip and DeBERTa's bucketSize limits are the spec's") {
     CHECK(registry::table("encoding.shaw").find("clip")->min == 0);
     CHECK(registry::table("encoding.deberta").find("bucketSize")->min == 0);
@@ -259,6 +260,17 @@ TEST_CASE("kind spec: Shaw's clip and DeBERTa's bucketSize limits are the spec's
     json::Value deberta = json::parse(R"({"kind":"deberta","span":4,"posKey":{"@":[0,8]},"bucketSize":-4})");
     CHECK_THROWS_WITH_AS(registry::checkEncoding(deberta, "encoding", {2, 8, ""}), "encoding.bucketSize must be a non-negative integer (got -4)",
                          std::invalid_argument);
+    // 1..3: past the registry (no range has a hole), refused by the term's check, which names the key too
+    attn_ref::Problem p(2, 2, 8, 2, 3, 7);
+    const std::vector<float> pos = ref::randomVector(2 * 2 * 4 * 8, 9);
+    DebertaEncoding d;
+    d.span = 4, d.posKey = pos, d.posQuery = pos;
+    d.buckets.bucketSize = 2, d.buckets.maxPosition = 8;
+    CHECK_THROWS_WITH_AS(attention(p.request(d)), "encoding.bucketSize must be 0 (no bucketing) or >= 4 (got 2)", std::invalid_argument);
+    d.buckets.bucketSize = 8, d.buckets.maxPosition = 5;  // the log's denominator ln((maxPosition − 1) / mid) must be > 0
+    CHECK_THROWS_WITH_AS(attention(p.request(d)), "encoding.maxPosition must exceed bucketSize/2 + 1 (got 5)", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(validate(DebertaBucketOptions{2, 8, DebertaConvention::hf}), "bucketSize must be 0 (no bucketing) or >= 4 (got 2)",
+                         std::invalid_argument);  // debertaBucket's own options: no "encoding." 
 }
 
 // The same examples read into each kind's struct as the binding reads them (spec_example.hpp, which the
