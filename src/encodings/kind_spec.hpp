@@ -3,8 +3,9 @@
 // apart, and a default is the member's initialiser), what it builds for a call, its default scale, its
 // traits, its parameter count, its describe() row, its references and the demo's example shapes.
 // One file per kind in this folder defines its spec (`makeSpec(Tag<Its struct>)`, reached as
-// `specOf<Its struct>()`); the kinds, in order, are the alternatives of posenc::Encoding (kinds.cpp). The registry (src/registry.cpp) makes its tables,
-// messages and JSON from these; attention builds score terms through them (src/attention/encoding.cpp).
+// `specOf<Its struct>()`); the kinds, in order, are the alternatives of posenc::Encoding (kinds.cpp).
+// The registry (src/registry.cpp) makes its tables, messages and JSON from these; attention builds
+// score terms through them (src/attention/encoding.cpp).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -101,8 +102,9 @@ struct KindSpec {
     const char* example = "";
     // A complete, minimal valid options object of the kind ("kind" included) for kExampleCall, as JSON
     // text: a tensor is a list of numbers, or {"$floats": n}, n floats of any finite value (the reader
-    // fills them). The registry JSON carries it (methods[kind].options): the JS tests build their valid
-    // call of every kind from it (strict-options, the fuzz), so a new kind needs no line in them.
+    // fills them). The registry JSON carries it (methods[kind].options): the tests build their valid
+    // encoding of every kind from it (strict-options, the JS fuzz, the libFuzzer attention target: a kind
+    // without a generator or Builder of their own), so a new kind needs no line in them.
     const char* options = "";
     DescribeText describe{};
     Span<Link> paper, code;  // the paper and the upstream code (empty: none single)
