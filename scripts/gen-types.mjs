@@ -237,6 +237,18 @@ function text(registry, docs) {
     }
     calls.push('}\n\n');
   }
+  // parameterCount's map from method to shape: every 'parameterCount.<method>' table, in registry order;
+  // a table without keys is a fixed function (NoParameters). The formula is the method's describe() row.
+  const formula = Object.fromEntries((registry.describe ?? []).map((d) => [d.kind, d.parameters]));
+  const methods = Object.keys(OPTIONS).filter((t) => t.startsWith('parameterCount.')).map((t) => [t.slice('parameterCount.'.length), OPTIONS[t]]);
+  const parameterShapes = methods.map(([method, table]) => {
+    const keys = Object.keys(table.keys).length;
+    if (keys && !table.interface) throw new Error(`parameterCount.${method} has keys but no interface name`);
+    if (!keys) imports.add('NoParameters');
+    const f = formula[method];
+    const doc = !keys ? 'Fixed function: 0 parameters.' : f ? `${f}.` : `The shapes of ${method}'s learned tables.`;
+    return `  /** ${doc.replace(/\*\//g, '* /')} */\n  ${method}: ${keys ? table.interface : 'NoParameters'};\n`;
+  });
   // names the comments link to ({@link Posenc.t5Bucket}): imported, so that TypeScript resolves them
   for (const [, name] of [...out, ...shapes, ...calls].join('').matchAll(/\{@link (\w+)/g)) imports.add(name);
   for (const kind of ENCODING_KINDS) imports.delete(OPTIONS[`encoding.${kind}`].interface);
@@ -272,6 +284,13 @@ ${shapes.join('').trimEnd()}
 // --- the calls' options objects (src/registry.cpp) ---
 
 ${calls.join('').trimEnd()}
+
+/**
+ * {@link Posenc.parameterCount}'s options per method: the shapes of the method's learned tables. Fixed
+ * functions learn nothing and take no options ({@link NoParameters}).
+ */
+export interface ParameterShapes {
+${parameterShapes.join('')}}
 `;
 }
 
