@@ -6,13 +6,11 @@
 // src/registry.cpp and src/encodings/) and re-exported here.
 import type {
   AppendOptions, ApplyRopeOptions, AttendOptions, AttentionArgs, AttentionConfigOptions, AxialOptions,
-  AxialShape, BinaryOptions, BinaryShape, CodeDistanceOptions, CopeShape, DebertaBucketOptions,
-  DebertaShape, Encoding, FireShape, ForgettingShape, HeadsShape, HfConfigOptions,
-  KVCacheOptions, KerpleShape, LearnedOptions, LearnedShape, LiereShape, LowRankOptions,
-  LowRankShape, ModalityPositionsOptions, NextPositionsOptions, PositionIdsOptions, RandomFeaturesOptions, RelativeKeyShape,
-  ResizeGridOptions, RopeEncoding, RopeOptions, RopeScaling, ScalarBiasEncoding, ShawShape,
-  Sine2dOptions, Sine3dOptions, SinusoidalOptions, SparseOptions, SparseShape, SwinShape,
-  T5BucketOptions, T5Shape, TemperatureEncoding, TwoLevelOptions, XLShape,
+  BinaryOptions, CodeDistanceOptions, DebertaBucketOptions, Encoding, HeadsShape, HfConfigOptions,
+  KVCacheOptions, LearnedOptions, LowRankOptions, ModalityPositionsOptions, NextPositionsOptions,
+  ParameterShapes, PositionIdsOptions, RandomFeaturesOptions, ResizeGridOptions, RopeEncoding, RopeOptions,
+  RopeScaling, ScalarBiasEncoding, Sine2dOptions, Sine3dOptions, SinusoidalOptions, SparseOptions,
+  T5BucketOptions, TemperatureEncoding, TwoLevelOptions,
 } from './options.js';
 export * from './options.js';
 
@@ -253,60 +251,6 @@ export interface RopeFrequencies {
   axisOfPair?: Int32Array;
 }
 
-/**
- * {@link Posenc.parameterCount}'s options per method: the shapes of the method's learned tables. Fixed
- * functions learn nothing and take no options ({@link NoParameters}).
- */
-export interface ParameterShapes {
-  /** Fixed function: 0 parameters. */
-  sinusoidal: NoParameters;
-  /** Fixed function: 0 parameters. */
-  rope: NoParameters;
-  /** Query temperature: a fixed function of position. */
-  temperature: NoParameters;
-  /** Fixed slopes: 0 parameters. */
-  alibi: NoParameters;
-  /** Stick-breaking attention: sigmoids of the logits in place of the softmax. */
-  stickBreaking: NoParameters;
-  /** Fixed function: 0 parameters. */
-  sine2d: NoParameters;
-  /** Fixed function: 0 parameters. */
-  sine3d: NoParameters;
-  /** Fixed (seeded) function: 0 parameters. */
-  randomFeatures: NoParameters;
-  /** maxPositions·dim. */
-  learned: LearnedShape;
-  /** bits·radix·dim when learned, else 0. */
-  binary: BinaryShape;
-  /** (maxPositions + dim)·rank. */
-  lowRank: LowRankShape;
-  /** maxPositions·k + basisSize·dim. */
-  sparse: SparseShape;
-  /** Σ shape[a]·dims[a]. */
-  axial: AxialShape;
-  /** axes·⌊rotaryDim/blockSize⌋·blockSize·(blockSize − 1)/2: the free entries of the skew-symmetric generators. */
-  liere: LiereShape;
-  /** numBuckets·heads. */
-  t5: T5Shape;
-  /** (2wh − 1)(2ww − 1)·heads. */
-  swin: SwinShape;
-  /** (2·clip + 1)·headDim, twice with a value table. */
-  shaw: ShawShape;
-  /** heads·headDim·(dModel + 2): W_R plus the u and v biases. */
-  xl: XLShape;
-  /** 2·span·hidden: the shared relative embeddings. */
-  deberta: DebertaShape;
-  /** (2·maxPosition − 1)·headDim. */
-  relativeKey: RelativeKeyShape;
-  /** 2·heads: r1 and r2 per head. */
-  kerple: KerpleShape;
-  /** 2·hidden + (hidden + 1)·heads + 2: the MLP's two layers plus the learned c and L. */
-  fire: FireShape;
-  /** npos·headDim: the position embeddings. */
-  cope: CopeShape;
-  /** heads·(dModel + 1): FoX's forget-gate projection W_f and its bias b_f. */
-  forgetting: ForgettingShape;
-}
 /** No options: the method learns no parameters (any key is a `TypeError`). */
 export type NoParameters = Record<string, never>;
 
@@ -841,7 +785,7 @@ export interface Posenc {
    * table[bucket(j − i), h], Swin table[index(i, j), h], KERPLE and FIRE as defined on their encodings;
    * an array of them adds up.
    *
-   * @param encoding - An `'alibi'`, `'t5'`, `'swin'`, `'kerple'` or `'fire'` encoding, or an array of them (same `heads`); its `heads` is required here (no call fixes it). Other kinds are a `RangeError`.
+   * @param encoding - A {@link ScalarBiasEncoding} (a bias per head, query and key), or an array of them (same `heads`); its `heads` is required here (no call fixes it). Other kinds are a `RangeError`.
    * @param qPositions - Query positions [Tq]: integers in [0, 2^31).
    * @param kPositions - Key positions [Tk]: integers in [0, 2^31).
    * @returns [heads, Tq, Tk] float32.

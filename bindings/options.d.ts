@@ -3,7 +3,7 @@
 // tables): run `node scripts/gen-types.mjs` after changing a key or its /// docs. bindings/index.d.ts
 // re-exports every type here.
 
-import type { AttendEncoding, FloatInput, FloatOut, HeapBuffer, IntInput, KVCache, MaskInput, Posenc, RopeLayout, SinusoidLayout } from './index.js';
+import type { AttendEncoding, FloatInput, FloatOut, HeapBuffer, IntInput, KVCache, MaskInput, NoParameters, Posenc, RopeLayout, SinusoidLayout } from './index.js';
 
 /**
  * A positional encoding for {@link Posenc.attention}, {@link Posenc.attentionBias} and
@@ -1665,4 +1665,59 @@ export interface AxialShape {
   shape: IntInput;
   /** Width of each axis table: one positive integer per axis. Required. */
   dims: IntInput;
+}
+
+/**
+ * {@link Posenc.parameterCount}'s options per method: the shapes of the method's learned tables. Fixed
+ * functions learn nothing and take no options ({@link NoParameters}).
+ */
+export interface ParameterShapes {
+  /** Fixed function: 0 parameters. */
+  sinusoidal: NoParameters;
+  /** Fixed function: 0 parameters. */
+  rope: NoParameters;
+  /** Fixed function: 0 parameters. */
+  temperature: NoParameters;
+  /** Fixed function: 0 parameters. */
+  alibi: NoParameters;
+  /** Fixed function: 0 parameters. */
+  stickBreaking: NoParameters;
+  /** Fixed function: 0 parameters. */
+  sine2d: NoParameters;
+  /** Fixed function: 0 parameters. */
+  sine3d: NoParameters;
+  /** Fixed function: 0 parameters. */
+  randomFeatures: NoParameters;
+  /** maxPositions·dim. */
+  learned: LearnedShape;
+  /** bits·radix·dim (learned digit vectors). */
+  binary: BinaryShape;
+  /** (maxPositions + dim)·rank. */
+  lowRank: LowRankShape;
+  /** maxPositions·k + basisSize·dim. */
+  sparse: SparseShape;
+  /** Σ shape[a]·dims[a]. */
+  axial: AxialShape;
+  /** axes·rotaryDim·(blockSize − 1)/2. */
+  liere: LiereShape;
+  /** numBuckets·heads. */
+  t5: T5Shape;
+  /** (2wh − 1)(2ww − 1)·heads. */
+  swin: SwinShape;
+  /** (2·clip + 1)·headDim (×2 with values). */
+  shaw: ShawShape;
+  /** heads·headDim·(dModel + 2). */
+  xl: XLShape;
+  /** 2·span·hidden. */
+  deberta: DebertaShape;
+  /** (2·maxPosition − 1)·headDim. */
+  relativeKey: RelativeKeyShape;
+  /** 2·heads. */
+  kerple: KerpleShape;
+  /** 2·hidden + (hidden + 1)·heads + 2. */
+  fire: FireShape;
+  /** npos·headDim. */
+  cope: CopeShape;
+  /** heads·(dModel + 1). */
+  forgetting: ForgettingShape;
 }

@@ -8,8 +8,11 @@ import * as v from './validate.mjs';
 // see the filled values.
 export const OPTIONS = {};
 export let ENCODING_KINDS, SCALING_TYPES, SCALING_ALIASES, PARAMETER_METHODS;
+// The attention call (shapes, causal) every encoding kind's options example (KINDS[kind].options) is valid for.
+export let EXAMPLE_CALL;
 // Per describe() entry: { paper, code, example } (links [[text, url]] or null; parameterCount shapes for the
-// demo or null), and an encoding kind's traits { scalarBias, perQueryState, stickBreaking }: src/encodings/.
+// demo or null), and an encoding kind's options example for EXAMPLE_CALL (`options`, tensors as lists or
+// {$floats: n}) and traits { scalarBias, perQueryState, stickBreaking }: src/encodings/.
 export const KINDS = {};
 
 export function installRegistry(registry) {
@@ -19,6 +22,7 @@ export function installRegistry(registry) {
   ENCODING_KINDS = Object.freeze(registry.encodingKinds);
   SCALING_TYPES = Object.freeze(registry.scalingTypes);
   SCALING_ALIASES = Object.freeze(registry.scalingAliases);
+  EXAMPLE_CALL = Object.freeze(registry.exampleCall);
   Object.assign(KINDS, registry.methods);
   deepFreeze(KINDS);
   PARAMETER_METHODS = Object.freeze(Object.keys(OPTIONS).filter((n) => n.startsWith('parameterCount.')).map((n) => n.slice(15)));

@@ -4,7 +4,7 @@
 // (src/registry.cpp, built from its tables and the kinds' specs in src/encodings/): each key, its type,
 // whether it is required, its default, its integer range and its choices. The prose comes from the same
 // source files: in a kind's spec, a `///` block before a field of `kFields` documents that key, one before
-// `template <>` (the kind's specOf) documents the interface, and a key without one gets its registry
+// `KindSpec makeSpec(` (the kind's spec) documents the interface, and a key without one gets its registry
 // `doc` line; in src/registry.cpp, a `///` block before a key of a table's array documents that key and
 // one before the table's row in kTables documents its interface (every key of a generated call
 // interface must have one). A `@tsType T` line in a block replaces the key's TypeScript type (the
@@ -43,7 +43,7 @@ export function specDocs(dir = new URL('src/encodings/', ROOT)) {
       for (; i < lines.length && /^\s*\/\/\//.test(lines[i]); i++) block.push(lines[i].replace(/^\s*\/\/\/ ?/, ''));
       const next = lines[i] ?? '';
       const text = block.join('\n').trim();
-      if (/^\s*template <>/.test(next)) entry.doc = text;
+      if (/^\s*KindSpec makeSpec\(/.test(next)) entry.doc = text;
       else if (/\bshapeInterface = /.test(next)) entry.shapeDoc = text;
       else if (shape) {
         const key = next.match(/"(\w+)"/)?.[1];
@@ -55,7 +55,7 @@ export function specDocs(dir = new URL('src/encodings/', ROOT)) {
         entry.scaling[key] = text;
       } else {
         const key = /\bheads<&/.test(next) ? 'heads' : next.match(/"(\w+)"/)?.[1];
-        if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block must precede a field (with its key as a string) or 'template <>'`);
+        if (!key) throw new Error(`src/encodings/${file}:${i + 1}: a /// block must precede a field (with its key as a string) or 'KindSpec makeSpec('`);
         entry.fields[key] = text;
       }
     }
@@ -146,23 +146,33 @@ function comment(text, indent) {
 }
 
 // A table whose keys are exactly another (non-encoding) table's: `extends Partial<ThatInterface>`.
-function baseOf(table) {
+function baseOf(table, OPTIONS) {
   const keys = Object.keys(table.keys).sort().join();
   return Object.entries(OPTIONS).find(([n, t]) => !n.startsWith('encoding.') && t.interface && Object.keys(t.keys).sort().join() === keys)?.[1].interface;
 }
 
-// pe.describe()'s rows of the encoding kinds, as the table of the Encoding union's comment.
-function kindTable(pe) {
+// describe()'s rows of the encoding kinds, as the table of the Encoding union's comment.
+function kindTable({ encodingKinds: ENCODING_KINDS, methods: KINDS, describe }) {
   const family = (d) => (d.family !== 'score' ? { none: 'no position', rotary: 'rotary' }[d.family] : KINDS[d.kind].scalarBias ? 'scalar bias'
     : KINDS[d.kind].perQueryState ? 'content × position' : KINDS[d.kind].stickBreaking ? 'weights in place of the softmax' : 'query scaled by its position');
-  const rows = ENCODING_KINDS.map((k) => pe.describe().find((d) => d.kind === k));
+  const rows = ENCODING_KINDS.map((k) => describe.find((d) => d.kind === k));
   return ['| kind | family | encodes | reference |', '|---|---|---|---|',
     ...rows.map((d) => `| \`'${d.kind}'\` | ${family(d)} | ${d.encodes} | ${d.reference} |`.replace(/\*/g, '\\*'))].map((l) => ` * ${l}`).join('\n');
 }
 
-export async function generate() {
-  const pe = await load({ threads: 1 });
-  const docs = specDocs();
+// The file's text. `registry`: the registry JSON's { tables, encodingKinds, methods, describe } (default: the
+// module's, installed at load); `docs`: specDocs()'s (a test passes a registry with a kind of its own, and
+// its docs: tests/node/kind-spec-dummy.test.mjs).
+export async function generate({ registry, docs = specDocs() } = {}) {
+  if (!registry) {
+    const pe = await load({ threads: 1 });
+    registry = { tables: OPTIONS, encodingKinds: ENCODING_KINDS, methods: KINDS, describe: pe.describe() };
+  }
+  return text(registry, docs);
+}
+
+function text(registry, docs) {
+  const { tables: OPTIONS, encodingKinds: ENCODING_KINDS, methods: KINDS } = registry;
   const imports = new Set(), out = [];
   for (const kind of ENCODING_KINDS) {
     const table = OPTIONS[`encoding.${kind}`], d = docs[kind];
@@ -170,7 +180,7 @@ export async function generate() {
     for (const key of Object.keys(d.fields)) {
       if (!Object.hasOwn(table.keys, key)) throw new Error(`src/encodings/${d.file}: a /// block documents '${key}', which ${table.interface} lacks`);
     }
-    const base = baseOf(table);
+    const base = baseOf(table, OPTIONS);
     if (base) imports.add(base);
     out.push(comment(d.doc || `The '${kind}' encoding.`, '') + `export interface ${table.interface}${base ? ` extends Partial<${base}>` : ''} {\n`);
     for (const [key, spec] of Object.entries(table.keys)) {
@@ -227,6 +237,18 @@ export async function generate() {
     }
     calls.push('}\n\n');
   }
+  // parameterCount's map from method to shape: every 'parameterCount.<method>' table, in registry order;
+  // a table without keys is a fixed function (NoParameters). The formula is the method's describe() row.
+  const formula = Object.fromEntries((registry.describe ?? []).map((d) => [d.kind, d.parameters]));
+  const methods = Object.keys(OPTIONS).filter((t) => t.startsWith('parameterCount.')).map((t) => [t.slice('parameterCount.'.length), OPTIONS[t]]);
+  const parameterShapes = methods.map(([method, table]) => {
+    const keys = Object.keys(table.keys).length;
+    if (keys && !table.interface) throw new Error(`parameterCount.${method} has keys but no interface name`);
+    if (!keys) imports.add('NoParameters');
+    const f = formula[method];
+    const doc = !keys ? 'Fixed function: 0 parameters.' : f ? `${f}.` : `The shapes of ${method}'s learned tables.`;
+    return `  /** ${doc.replace(/\*\//g, '* /')} */\n  ${method}: ${keys ? table.interface : 'NoParameters'};\n`;
+  });
   // names the comments link to ({@link Posenc.t5Bucket}): imported, so that TypeScript resolves them
   for (const [, name] of [...out, ...shapes, ...calls].join('').matchAll(/\{@link (\w+)/g)) imports.add(name);
   for (const kind of ENCODING_KINDS) imports.delete(OPTIONS[`encoding.${kind}`].interface);
@@ -245,7 +267,7 @@ import type { ${[...imports].sort().join(', ')} } from './index.js';
  * {@link KVCache.attend}, selected by \`kind\`. Each kind accepts exactly its own keys (a key of another
  * kind is a \`TypeError\` saying which kind it belongs to). Tables are row-major float arrays.
  *
-${kindTable(pe)}
+${kindTable(registry)}
  */
 export type Encoding =
 ${ifaces.map((n) => `  | ${n}`).join('\n')};
@@ -262,6 +284,13 @@ ${shapes.join('').trimEnd()}
 // --- the calls' options objects (src/registry.cpp) ---
 
 ${calls.join('').trimEnd()}
+
+/**
+ * {@link Posenc.parameterCount}'s options per method: the shapes of the method's learned tables. Fixed
+ * functions learn nothing and take no options ({@link NoParameters}).
+ */
+export interface ParameterShapes {
+${parameterShapes.join('')}}
 `;
 }
 

@@ -992,8 +992,9 @@ std::string json(const Built& registry) {
         w.key("extrapolates").boolean(d.extrapolates).key("extrapolation").string(d.extrapolation).key("kvCacheFriendly").boolean(d.kvCacheFriendly);
         w.key("kvCache").string(d.kvCache).key("reference").string(d.reference).key("usedIn").string(d.usedIn).close('}');
     }
-    // per describe() row: its paper and upstream code, the demo's example shapes; a kind's traits
-    w.close(']').key("methods").open('{');
+    // per describe() row: its paper and upstream code, the demo's example shapes; a kind's options
+    // example (for exampleCall) and traits
+    w.close(']').key("exampleCall").raw(kinds::kExampleCall).key("methods").open('{');
     for (const MethodDescription& d : rows) {
         w.key(d.kind).open('{');
         if (const MethodExtras* x = extrasOf(d.kind)) {
@@ -1007,6 +1008,9 @@ std::string json(const Built& registry) {
                 links(w, "paper", k->paper), links(w, "code", k->code);
                 w.key("example");
                 if (*k->example) w.raw(k->example);
+                else w.null();
+                w.key("options");
+                if (*k->options) w.raw(k->options);
                 else w.null();
                 w.key("scalarBias").boolean(k->scalarBias).key("perQueryState").boolean(k->perQueryState).key("stickBreaking").boolean(k->stickBreaking);
             }

@@ -8,6 +8,7 @@
 #include "encodings/kind_spec.hpp"
 #include "posenc/describe.hpp"
 #include "posenc/registry.hpp"
+#include "registry_check.hpp"
 
 namespace posenc::registry {
 
@@ -24,6 +25,8 @@ Built build(const Kinds& kinds);
 std::vector<MethodDescription> describeRows(const Kinds& kinds);
 std::string json(const Built& registry);
 const Built& standard();
+// checkEncoding (registry_check.hpp) against `registry`'s kinds and tables (a test's registry of its own).
+void checkEncoding(const Built& registry, json::Value& encoding, const std::string& field, const CallShape& call = {});
 // An options object read into kind `k`'s struct (std::logic_error for a kind outside posenc::Encoding).
 Encoding encodingFrom(const kinds::KindSpec& k, const Source& s);
 

@@ -7,6 +7,7 @@
 #include "encodings/kind_spec.hpp"
 #include "posenc/common/errors.hpp"
 #include "posenc/registry.hpp"
+#include "registry_build.hpp"
 
 namespace posenc::registry {
 
@@ -247,14 +248,24 @@ void checkObject(Value& o, const Table& t, const Place& at, const CallShape& cal
 
 void check(Value& options, const std::string& name, const Place& at, CallShape call) { checkObject(options, table(name), at, call, ""); }
 
-void checkEncoding(Value& e, const std::string& field, const CallShape& call) {
+namespace {
+
+// Table `name` of `registry` (null: posenc's own).
+const Table& tableIn(const Built* registry, const std::string& name) {
+    if (!registry) return table(name);
+    for (const Table& t : registry->tables)
+        if (t.name == name) return t;
+    throw std::invalid_argument("no options table '" + name + "'");
+}
+
+void encodingIn(const Built* registry, Value& e, const std::string& field, const CallShape& call) {
     if (e.isArray()) {  // a combination: at most one rotary part, no nesting
         if (e.empty()) fail(field, "must not be an empty array (leave it out for no encoding)");
         int ropes = 0;
         for (std::size_t i = 0; i < e.size(); ++i) {
             const std::string part = field + "[" + std::to_string(i) + "]";
             if (e.elements()[i].isArray()) failType(part, "must be an encoding object, not an array (combinations do not nest)");
-            checkEncoding(e.elements()[i], part, call);
+            encodingIn(registry, e.elements()[i], part, call);
             ropes += e[i].find("kind")->text() == "rope";
         }
         if (ropes > 1) throw std::invalid_argument(field + " combines two 'rope' entries: at most one rotary encoding");
@@ -262,10 +273,15 @@ void checkEncoding(Value& e, const std::string& field, const CallShape& call) {
     }
     if (!isPlainObject(e)) failType(field, "must be an object (got " + describe(e) + ")");
     const Value* kind = e.find("kind");
-    const std::vector<std::string>& kinds = encodingKinds();
+    const std::vector<std::string>& kinds = registry ? registry->kindNames : encodingKinds();
     if (!kind || kind->isNull()) failType(field + ".kind", "is required (one of " + quoted(kinds) + (kind ? "; got null" : "") + ")");
     choiceOf(*kind, field + ".kind", kinds);  // (the kind stays text: encodingFrom reads it)
-    checkObject(e, table("encoding." + kind->text()), {field, field, field + "."}, call, "");
+    checkObject(e, tableIn(registry, "encoding." + kind->text()), {field, field, field + "."}, call, "");
 }
+
+}  // namespace
+
+void checkEncoding(Value& e, const std::string& field, const CallShape& call) { encodingIn(nullptr, e, field, call); }
+void checkEncoding(const Built& registry, Value& e, const std::string& field, const CallShape& call) { encodingIn(&registry, e, field, call); }
 
 }  // namespace posenc::registry

@@ -1,5 +1,5 @@
 // The 'alibi' kind (scores/alibi.hpp): a linear bias per head, −m·(i − j).
-#include "encodings/kind_spec.hpp"
+#include "encodings/kind_define.hpp"
 
 namespace posenc::kinds {
 
@@ -21,21 +21,19 @@ constexpr KindField kFields[] = {
 /// ALiBi (Press et al. 2022): a per-head linear bias on distance, −m_h·(i − j) added after scaling (the
 /// paper form; fairseq and Bloom add +m_h·j, the same after softmax). Scale 1/√headDim.
 /// @see ofirpress/attention_with_linear_biases; Hugging Face Bloom `build_alibi_tensor`.
-template <>
-const KindSpec& specOf<AlibiEncoding>() {
-    static const KindSpec spec = [] {
-        KindSpec k = kind<K>("alibi", "AlibiEncoding", Family::score, kFields);
-        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<AlibiTerm>(x, in.dims.heads, callDistances(in)); });
-        k.scalarBias = true;
-        k.describe = {"relative distance, a linear bias per head", "0", "", true, "a fixed slope per head extends to any distance",
-                      true, "the bias depends on positions only", "Press et al. 2022 (slopes for any head count); Bloom", "Bloom, MPT, Falcon (ALiBi)"};
-        static constexpr Link kPaper[] = {{"Press et al. 2021", "https://arxiv.org/abs/2108.12409"}};
-        k.paper = kPaper;
-        static constexpr Link kCode[] = {{"attention_with_linear_biases", "https://github.com/ofirpress/attention_with_linear_biases"}};
-        k.code = kCode;
-        return k;
-    }();
-    return spec;
+KindSpec makeSpec(Tag<AlibiEncoding>) {
+    KindSpec k = kind<K>("alibi", "AlibiEncoding", Family::score, kFields);
+    k.options = R"({"kind":"alibi"})";
+    buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<AlibiTerm>(x, in.dims.heads, callDistances(in)); });
+    k.scalarBias = true;
+    k.describe = {"relative distance, a linear bias per head", "0", "", true, "a fixed slope per head extends to any distance",
+                  true, "the bias depends on positions only", "Press et al. 2022 (slopes for any head count); Bloom", "Bloom, MPT, Falcon (ALiBi)"};
+    static constexpr Link kPaper[] = {{"Press et al. 2021", "https://arxiv.org/abs/2108.12409"}};
+    k.paper = kPaper;
+    static constexpr Link kCode[] = {{"attention_with_linear_biases", "https://github.com/ofirpress/attention_with_linear_biases"}};
+    k.code = kCode;
+    return k;
 }
+template const KindSpec& specOf<AlibiEncoding>();  // its one instantiation (kind_define.hpp)
 
 }  // namespace posenc::kinds

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "encodings/kind_spec.hpp"
+#include "encodings/kind_define.hpp"
 
 namespace posenc::kinds {
 
@@ -40,39 +40,37 @@ constexpr KindField kFields[] = {
 /// δ = i − j (query − key), bucket as {@link Posenc.debertaBucket}. Default scale 1/√(k·headDim) with
 /// k = 1 + the number of active terms (3 with both).
 /// @see Hugging Face `DisentangledSelfAttention` (DeBERTa-v2), microsoft/DeBERTa `disentangled_att_bias`.
-template <>
-const KindSpec& specOf<DebertaEncoding>() {
-    static const KindSpec spec = [] {
-        KindSpec k = kind<K>("deberta", "DebertaEncoding", Family::score, kFields);
-        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
-            return std::make_unique<DebertaTerm>(x, in.dims.heads, in.dims.headDim, in.dims.kLen, callDistance(in));
-        });
-        // 1/√(k·headDim), k = 1 + the active position terms
-        scales<K>(k, [](const K& d, int headDim) { return 1.0 / std::sqrt(static_cast<double>(headDim) * (1 + (d.c2p ? 1 : 0) + (d.p2c ? 1 : 0))); });
-        k.perQueryState = true;
-        /// Shape of DeBERTa's shared relative embeddings [2·span, hidden].
-        k.shapeInterface = "DebertaShape";
-        static constexpr registry::Raw kShape[] = {
-            /// Attention span (DeBERTa `position_buckets`, or max_relative_positions without buckets).
-            size("span"),
-            /// Hidden size.
-            size("hidden"),
-        };
-        k.shape = kShape;
-        // shared relative embeddings [2 span, hidden] (projections reuse the content W_q, W_k when share_att_key)
-        k.parameters = [](const Shape& s) { return 2 * s("span") * s("hidden"); };
-        k.example = R"({"span":256,"hidden":768})";
-        k.describe = {"relative distance in log buckets; disentangled c2p and p2c", "2·span·hidden", "", true,
-                      "log buckets up to maxPosition", true, "the position terms are recomputed per query from cached keys",
-                      "HF DisentangledSelfAttention and microsoft/DeBERTa (they differ past maxPosition)", "DeBERTa, DeBERTa-v3"};
-        static constexpr Link kPaper[] = {{"He et al. 2020 (DeBERTa)", "https://arxiv.org/abs/2006.03654"}};
-        k.paper = kPaper;
-        static constexpr Link kCode[] = {{"microsoft/DeBERTa", "https://github.com/microsoft/DeBERTa"},
-                  {"HF DeBERTa", "https://github.com/huggingface/transformers/blob/main/src/transformers/models/deberta/modeling_deberta.py"}};
-        k.code = kCode;
-        return k;
-    }();
-    return spec;
+KindSpec makeSpec(Tag<DebertaEncoding>) {
+    KindSpec k = kind<K>("deberta", "DebertaEncoding", Family::score, kFields);
+    k.options = R"({"kind":"deberta","posKey":{"$floats":128},"posQuery":{"$floats":128},"span":4})";  // [2 heads, 2·4, 8] each
+    buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
+        return std::make_unique<DebertaTerm>(x, in.dims.heads, in.dims.headDim, in.dims.kLen, callDistance(in));
+    });
+    // 1/√(k·headDim), k = 1 + the active position terms
+    scales<K>(k, [](const K& d, int headDim) { return 1.0 / std::sqrt(static_cast<double>(headDim) * (1 + (d.c2p ? 1 : 0) + (d.p2c ? 1 : 0))); });
+    k.perQueryState = true;
+    /// Shape of DeBERTa's shared relative embeddings [2·span, hidden].
+    k.shapeInterface = "DebertaShape";
+    static constexpr registry::Raw kShape[] = {
+        /// Attention span (DeBERTa `position_buckets`, or max_relative_positions without buckets).
+        size("span"),
+        /// Hidden size.
+        size("hidden"),
+    };
+    k.shape = kShape;
+    // shared relative embeddings [2 span, hidden] (projections reuse the content W_q, W_k when share_att_key)
+    k.parameters = [](const Shape& s) { return 2 * s("span") * s("hidden"); };
+    k.example = R"({"span":256,"hidden":768})";
+    k.describe = {"relative distance in log buckets; disentangled c2p and p2c", "2·span·hidden", "", true,
+                  "log buckets up to maxPosition", true, "the position terms are recomputed per query from cached keys",
+                  "HF DisentangledSelfAttention and microsoft/DeBERTa (they differ past maxPosition)", "DeBERTa, DeBERTa-v3"};
+    static constexpr Link kPaper[] = {{"He et al. 2020 (DeBERTa)", "https://arxiv.org/abs/2006.03654"}};
+    k.paper = kPaper;
+    static constexpr Link kCode[] = {{"microsoft/DeBERTa", "https://github.com/microsoft/DeBERTa"},
+              {"HF DeBERTa", "https://github.com/huggingface/transformers/blob/main/src/transformers/models/deberta/modeling_deberta.py"}};
+    k.code = kCode;
+    return k;
 }
+template const KindSpec& specOf<DebertaEncoding>();  // its one instantiation (kind_define.hpp)
 
 }  // namespace posenc::kinds

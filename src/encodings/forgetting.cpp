@@ -1,6 +1,6 @@
 // The 'forgetting' kind (scores/forgetting.hpp): FoX's data-dependent decay, the sum of the log forget
 // gates between a key and its query.
-#include "encodings/kind_spec.hpp"
+#include "encodings/kind_define.hpp"
 
 namespace posenc::kinds {
 
@@ -24,33 +24,31 @@ constexpr KindField kFields[] = {
 /// non-causal call is a RangeError). Scale 1/√headDim; combines with a rotary entry and other terms.
 /// @see Lin et al., "Forgetting Transformer: Softmax Attention with a Forget Gate", ICLR 2025
 /// (zhixuan-lin/forgetting-transformer; flash-linear-attention `fla/ops/forgetting_attn`).
-template <>
-const KindSpec& specOf<ForgettingEncoding>() {
-    static const KindSpec spec = [] {
-        KindSpec k = kind<K>("forgetting", "ForgettingEncoding", Family::score, kFields);
-        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ForgettingTerm>(x, in); });
-        /// Shape of FoX's forget-gate projection (W_f [dModel, heads] and b_f [heads]).
-        k.shapeInterface = "ForgettingShape";
-        static constexpr registry::Raw kShape[] = {
-            /// Attention (query) heads, one gate each.
-            size("heads"),
-            /// Model width the gates are projected from.
-            size("dModel"),
-        };
-        k.shape = kShape;
-        k.parameters = [](const Shape& s) { return s("heads") * (s("dModel") + 1); };  // the gate projection W_f [dModel, heads] and b_f
-        k.example = R"({"heads":12,"dModel":768})";
-        k.describe = {"a data-dependent decay: the sum of the log forget gates between key and query", "heads·(dModel + 1)", "", true,
-                      "no position enters the bias; the gates decide how far back a head looks", true,
-                      "the cache keeps each token's cumulative log gate per head (double); windows, shift and renumber keep it right",
-                      "Lin et al. 2025 (FoX), zhixuan-lin/forgetting-transformer, fla forgetting_attn", "Forgetting Transformer (FoX)"};
-        static constexpr Link kPaper[] = {{"Lin et al. 2025 (FoX)", "https://arxiv.org/abs/2503.02130"}};
-        k.paper = kPaper;
-        static constexpr Link kCode[] = {{"zhixuan-lin/forgetting-transformer", "https://github.com/zhixuan-lin/forgetting-transformer"}};
-        k.code = kCode;
-        return k;
-    }();
-    return spec;
+KindSpec makeSpec(Tag<ForgettingEncoding>) {
+    KindSpec k = kind<K>("forgetting", "ForgettingEncoding", Family::score, kFields);
+    k.options = R"({"kind":"forgetting","logForget":[-0.1,-0.2,0,-0.3,-0.05,-1]})";  // [2 heads, 3 keys], each ≤ 0
+    buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) { return std::make_unique<ForgettingTerm>(x, in); });
+    /// Shape of FoX's forget-gate projection (W_f [dModel, heads] and b_f [heads]).
+    k.shapeInterface = "ForgettingShape";
+    static constexpr registry::Raw kShape[] = {
+        /// Attention (query) heads, one gate each.
+        size("heads"),
+        /// Model width the gates are projected from.
+        size("dModel"),
+    };
+    k.shape = kShape;
+    k.parameters = [](const Shape& s) { return s("heads") * (s("dModel") + 1); };  // the gate projection W_f [dModel, heads] and b_f
+    k.example = R"({"heads":12,"dModel":768})";
+    k.describe = {"a data-dependent decay: the sum of the log forget gates between key and query", "heads·(dModel + 1)", "", true,
+                  "no position enters the bias; the gates decide how far back a head looks", true,
+                  "the cache keeps each token's cumulative log gate per head (double); windows, shift and renumber keep it right",
+                  "Lin et al. 2025 (FoX), zhixuan-lin/forgetting-transformer, fla forgetting_attn", "Forgetting Transformer (FoX)"};
+    static constexpr Link kPaper[] = {{"Lin et al. 2025 (FoX)", "https://arxiv.org/abs/2503.02130"}};
+    k.paper = kPaper;
+    static constexpr Link kCode[] = {{"zhixuan-lin/forgetting-transformer", "https://github.com/zhixuan-lin/forgetting-transformer"}};
+    k.code = kCode;
+    return k;
 }
+template const KindSpec& specOf<ForgettingEncoding>();  // its one instantiation (kind_define.hpp)
 
 }  // namespace posenc::kinds

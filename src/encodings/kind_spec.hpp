@@ -2,9 +2,10 @@
 // declared with the member of the kind's struct it is read into (so a key and its member cannot drift
 // apart, and a default is the member's initialiser), what it builds for a call, its default scale, its
 // traits, its parameter count, its describe() row, its references and the demo's example shapes.
-// One file per kind in this folder defines `specOf<Its struct>()`; the kinds, in order, are the
-// alternatives of posenc::Encoding (kinds.cpp). The registry (src/registry.cpp) makes its tables,
-// messages and JSON from these; attention builds score terms through them (src/attention/encoding.cpp).
+// One file per kind in this folder defines its spec (`makeSpec(Tag<Its struct>)`, reached as
+// `specOf<Its struct>()`); the kinds, in order, are the alternatives of posenc::Encoding (kinds.cpp).
+// The registry (src/registry.cpp) makes its tables, messages and JSON from these; attention builds
+// score terms through them (src/attention/encoding.cpp).
 #pragma once
 #include <functional>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/json.hpp"
 #include "posenc/attention/encoding.hpp"
 #include "posenc/scores/score_term.hpp"
 #include "registry_fields.hpp"
@@ -26,7 +28,8 @@ namespace posenc::kinds {
 enum class Family { none, rotary, query, score };
 
 // One key of the options object. `read` sets the member from the key when given (`options` is the
-// kind's struct); `given` says whether a struct's member differs from its initialiser.
+// kind's struct); `given` says whether a struct's member differs from its initialiser; `write` writes the
+// member's value as JSON (RopeScaling's keys only: the config.json reader's echo, src/rotary/hf_config.cpp).
 // Its user documentation is a `///` block right before it in kFields (TSDoc, not compiled in), else `doc`,
 // the one line the registry JSON carries: scripts/gen-types.mjs writes bindings/options.d.ts from both.
 // `owner` is the struct `read` sets a member of (ownerTag<T>: a tag per type; null for a key with no
@@ -37,6 +40,7 @@ struct KindField {
     void (*read)(const registry::Source& s, const char* key, void* options) = nullptr;
     bool (*given)(const void* options) = nullptr;
     const void* owner = nullptr;
+    void (*write)(json::Writer& w, const void* options) = nullptr;
 };
 
 // One address per type: what a field's `owner` and a struct's reader compare.
@@ -105,6 +109,12 @@ struct KindSpec {
     // The demo's shapes for parameterCount, for a BERT-base-sized model (512 positions, d = 768, 12
     // heads of 64): JSON text, "" = none.
     const char* example = "";
+    // A complete, minimal valid options object of the kind ("kind" included) for kExampleCall, as JSON
+    // text: a tensor is a list of numbers, or {"$floats": n}, n floats of any finite value (the reader
+    // fills them). The registry JSON carries it (methods[kind].options): the tests build their valid
+    // encoding of every kind from it (strict-options, the JS fuzz, the libFuzzer attention target: a kind
+    // without a generator or Builder of their own), so a new kind needs no line in them.
+    const char* options = "";
     DescribeText describe{};
     Span<Link> paper, code;  // the paper and the upstream code (empty: none single)
 
@@ -114,6 +124,10 @@ struct KindSpec {
     std::unique_ptr<ScoreTerm> (*termCall)(AnyFn, const AttentionInputs&, const void*) = nullptr;
     double (*scaleCall)(AnyFn, const void*, int) = nullptr;
 };
+
+// The attention call every kind's `options` example is made for (the registry JSON's exampleCall):
+// 2 heads and 2 kv heads of 8 channels, 2 queries (at positions 1, 2) over 3 keys (at 0, 1, 2), causal.
+constexpr const char* kExampleCall = R"({"heads":2,"kvHeads":2,"headDim":8,"qLen":2,"kLen":3,"causal":true})";
 
 // The kinds in posenc::Encoding's order (CombinedEncoding is not a kind).
 const std::vector<const KindSpec*>& standard();
@@ -132,7 +146,12 @@ std::pair<std::int64_t, std::int64_t> allowedDeltaRange(const AttentionInputs& i
 std::int64_t callDistance(const AttentionInputs& in);                              // the largest |qPos - kPos|
 CallDistances callDistances(const AttentionInputs& in);
 
-// Defined by each kind's file.
+// Kind T's spec. Declared here, defined once (src/encodings/kind_define.hpp) and instantiated only by
+// T's own file, which defines `KindSpec makeSpec(Tag<T>)` and then instantiates specOf<T> explicitly
+// (`template const KindSpec& specOf<T>();`). Everything else uses this declaration: no explicit
+// specialisation exists, so none has to be declared where it is used, and nothing lists the kinds.
+template <class T>
+struct Tag {};
 template <class T>
 const KindSpec& specOf();
 
@@ -202,6 +221,16 @@ bool givenMember(const void* o) {
     if constexpr (std::is_same_v<V, View<float>>) return v.size != 0;
     else if constexpr (std::is_floating_point_v<V>) return !(v == d || (std::isnan(v) && std::isnan(d)));  // NaN = not given
     else return !(v == d);
+}
+
+// The member's value as JSON: a number, a boolean or a list of numbers.
+template <auto M, auto... Rest>
+void writeMember(json::Writer& w, const void* o) {
+    const auto& v = follow<M, Rest...>(*static_cast<const OwnerOf<M>*>(o));
+    using V = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<V, bool>) w.boolean(v);
+    else if constexpr (std::is_same_v<V, std::vector<double>>) w.numbers(v);
+    else w.number(static_cast<double>(v));
 }
 
 template <auto M, auto... Rest>

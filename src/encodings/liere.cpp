@@ -3,7 +3,7 @@
 // attention applies as any rope (ropePart).
 #include <cmath>
 
-#include "encodings/kind_spec.hpp"
+#include "encodings/kind_define.hpp"
 
 namespace posenc::kinds {
 
@@ -31,33 +31,32 @@ constexpr KindField kFields[] = {
 /// `multiAxis: 'liere'` ({@link RopeOptions}), which {@link Posenc.applyRope} and a {@link KVCache}'s `rope`
 /// take. The exponential is formed in double by scaling and squaring (b = 2: cos / sin of the angle).
 /// @see Ostmeier et al., "LieRE: Generalizing Rotary Position Encodings", arXiv 2406.10322.
-template <>
-const KindSpec& specOf<LiereEncoding>() {
-    static const KindSpec spec = [] {
-        KindSpec k = kind<K>("liere", "LiereEncoding", Family::rotary, kFields);
-        /// Shape of LieRE's generators.
-        k.shapeInterface = "LiereShape";
-        static constexpr registry::Raw kShape[] = {
-            /// Position axes (2 for images, 3 for video).
-            size("axes"),
-            /// Rotated channels per head.
-            size("rotaryDim"),
-            /// Channels per rotation block.
-            size("blockSize"),
-        };
-        k.shape = kShape;
-        // a skew-symmetric b x b block has b(b - 1)/2 free entries; rotaryDim/b blocks per axis
-        k.parameters = [](const Shape& s) { return s("axes") * std::floor(s("rotaryDim") / s("blockSize")) * s("blockSize") * (s("blockSize") - 1) / 2; };
-        k.example = R"({"axes":2,"rotaryDim":64,"blockSize":4})";
-        k.describe = {"N-D position through rotations exp(Σ pₐ·Gₐ) of blocks of q and k channels", "axes·rotaryDim·(blockSize − 1)/2", "", true,
-                      "rotations are defined for any position (exp formed in double)", true,
-                      "keys are rotated once at their position; shift / renumber only when the generators commute",
-                      "Ostmeier et al. 2024 (LieRE); block size 2 = axial RoPE (RoPE-ViT)", "vision and 3-D transformers (LieRE, STRING, ComRoPE studies)"};
-        static constexpr Link kPaper[] = {{"Ostmeier et al. 2024 (LieRE)", "https://arxiv.org/abs/2406.10322"}};
-        k.paper = kPaper;
-        return k;
-    }();
-    return spec;
+KindSpec makeSpec(Tag<LiereEncoding>) {
+    KindSpec k = kind<K>("liere", "LiereEncoding", Family::rotary, kFields);
+    // 4 skew-symmetric 2 × 2 blocks over 8 channels
+    k.options = R"({"kind":"liere","blockSize":2,"generators":[0,-0.5,0.5,0,0,-0.25,0.25,0,0,1,-1,0,0,0.1,-0.1,0]})";
+    /// Shape of LieRE's generators.
+    k.shapeInterface = "LiereShape";
+    static constexpr registry::Raw kShape[] = {
+        /// Position axes (2 for images, 3 for video).
+        size("axes"),
+        /// Rotated channels per head.
+        size("rotaryDim"),
+        /// Channels per rotation block.
+        size("blockSize"),
+    };
+    k.shape = kShape;
+    // a skew-symmetric b x b block has b(b - 1)/2 free entries; rotaryDim/b blocks per axis
+    k.parameters = [](const Shape& s) { return s("axes") * std::floor(s("rotaryDim") / s("blockSize")) * s("blockSize") * (s("blockSize") - 1) / 2; };
+    k.example = R"({"axes":2,"rotaryDim":64,"blockSize":4})";
+    k.describe = {"N-D position through rotations exp(Σ pₐ·Gₐ) of blocks of q and k channels", "axes·rotaryDim·(blockSize − 1)/2", "", true,
+                  "rotations are defined for any position (exp formed in double)", true,
+                  "keys are rotated once at their position; shift / renumber only when the generators commute",
+                  "Ostmeier et al. 2024 (LieRE); block size 2 = axial RoPE (RoPE-ViT)", "vision and 3-D transformers (LieRE, STRING, ComRoPE studies)"};
+    static constexpr Link kPaper[] = {{"Ostmeier et al. 2024 (LieRE)", "https://arxiv.org/abs/2406.10322"}};
+    k.paper = kPaper;
+    return k;
 }
+template const KindSpec& specOf<LiereEncoding>();  // its one instantiation (kind_define.hpp)
 
 }  // namespace posenc::kinds

@@ -3,7 +3,7 @@
 #include <functional>
 #include <string>
 
-#include "encodings/kind_spec.hpp"
+#include "encodings/kind_define.hpp"
 #include "posenc/common/errors.hpp"
 
 namespace posenc::kinds {
@@ -12,10 +12,11 @@ namespace {
 constexpr const char* kAllScaled = "linear|ntk|dynamic|yarn|llama3|longrope";
 constexpr const char* kWithLength = "dynamic|yarn|llama3|longrope";
 // A RopeScaling key, named as its member; validateScaling asks whether the member was given (differs
-// from its initialiser).
+// from its initialiser), and the config.json reader's echo writes it.
 template <auto M>
 constexpr KindField withGiven(KindField f) {
     f.given = &givenMember<M>;
+    f.write = &writeMember<M>;
     return f;
 }
 #define POSENC_SCALING_KEY(maker, member, ...) withGiven<&RopeScaling::member>(maker<&RopeScaling::member>(#member, __VA_ARGS__))
@@ -203,24 +204,22 @@ void checkRopeKeys(const std::function<bool(const char*)>& given, const std::str
 /// Multi-axis RoPE is a `RangeError` here: rotate with {@link Posenc.applyRope}, then attend with kind
 /// `'none'`. Not accepted by {@link KVCache.attend} (the cache has its own `rope`) nor by
 /// {@link Posenc.attentionBias}.
-template <>
-const KindSpec& specOf<RopeEncoding>() {
-    static const KindSpec spec = [] {
-        // headDim is required only by ropeFrequencies; where the call already fixes it (applyRope's
-        // shape, attention, the cache) a given headDim must agree.
-        KindSpec k = kind<K>("rope", "RopeEncoding", Family::rotary, kFields);
-        k.describe = {"relative position through rotation of q and k", "0", "", true, "with PI, NTK, dynamic NTK, YaRN, llama3 or longrope scaling", true,
-                      "keys are rotated once at their position; renumbering needs a re-rotation (KVCache.renumber)",
-                      "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE: HF 'proportional'",
-                      "Llama, Mistral, Qwen, Phi, Gemma, DeepSeek, GPT-J, NeoX"};
-        static constexpr Link kPaper[] = {{"Su et al. 2021 (RoFormer)", "https://arxiv.org/abs/2104.09864"},
-                                          {"Barbero et al. 2025 (p-RoPE)", "https://arxiv.org/abs/2410.06205"}};
-        k.paper = kPaper;
-        static constexpr Link kCode[] = {{"HF modeling_rope_utils.py", "https://github.com/huggingface/transformers/blob/main/src/transformers/modeling_rope_utils.py"}};
-        k.code = kCode;
-        return k;
-    }();
-    return spec;
+KindSpec makeSpec(Tag<RopeEncoding>) {
+    // headDim is required only by ropeFrequencies; where the call already fixes it (applyRope's
+    // shape, attention, the cache) a given headDim must agree.
+    KindSpec k = kind<K>("rope", "RopeEncoding", Family::rotary, kFields);
+    k.options = R"({"kind":"rope"})";
+    k.describe = {"relative position through rotation of q and k", "0", "", true, "with PI, NTK, dynamic NTK, YaRN, llama3 or longrope scaling", true,
+                  "keys are rotated once at their position; renumbering needs a re-rotation (KVCache.renumber)",
+                  "HF modeling_rope_utils + Llama/NeoX/GPT-J rotation; llama.cpp ggml (convention 'ggml'); p-RoPE: HF 'proportional'",
+                  "Llama, Mistral, Qwen, Phi, Gemma, DeepSeek, GPT-J, NeoX"};
+    static constexpr Link kPaper[] = {{"Su et al. 2021 (RoFormer)", "https://arxiv.org/abs/2104.09864"},
+                                      {"Barbero et al. 2025 (p-RoPE)", "https://arxiv.org/abs/2410.06205"}};
+    k.paper = kPaper;
+    static constexpr Link kCode[] = {{"HF modeling_rope_utils.py", "https://github.com/huggingface/transformers/blob/main/src/transformers/modeling_rope_utils.py"}};
+    k.code = kCode;
+    return k;
 }
+template const KindSpec& specOf<RopeEncoding>();  // its one instantiation (kind_define.hpp)
 
 }  // namespace posenc::kinds

@@ -1,6 +1,6 @@
 // The 'stickBreaking' kind (attention/stick_breaking.hpp): stick-breaking weights in place of the
 // softmax; no score term (its logits are scale q·k plus any other part's terms).
-#include "encodings/kind_spec.hpp"
+#include "encodings/kind_define.hpp"
 
 namespace posenc::kinds {
 
@@ -28,24 +28,22 @@ constexpr KindField kFields[] = {
 /// cache keeps (the sinks and the last `window` tokens), whatever ring slots hold them. Learns no parameters.
 /// @see flash-linear-attention `fla/ops/stickbreaking_attn/naive.py` (`naive_stickbreaking_attn`);
 /// shawntan/stickbreaking-attention; Tan et al., arXiv 2410.17980.
-template <>
-const KindSpec& specOf<StickBreakingEncoding>() {
-    static const KindSpec spec = [] {
-        KindSpec k = kind<K>("stickBreaking", "StickBreakingEncoding", Family::score, kFields);
-        k.stickBreaking = true;  // no score term: the engine's normaliser (runWithEncoding)
-        k.describe = {"order, through the weights: A_ij = σ(z_ij) Π_{j<l<i} (1 − σ(z_il)) in place of the softmax, the nearest keys first",
-                      "0", "", true,
-                      "no positions to run out of; reported to length-generalise better than RoPE (Tan et al. 2024)", true,
-                      "nothing position-dependent is cached; a decode step walks the cached keys from the newest",
-                      "Tan et al. 2024 (stick-breaking attention); fla naive_stickbreaking_attn", "stick-breaking models of Tan et al. 2024 (research)"};
-        static constexpr Link kPaper[] = {{"Tan et al. 2024 (stick-breaking attention)", "https://arxiv.org/abs/2410.17980"}};
-        k.paper = kPaper;
-        static constexpr Link kCode[] = {{"shawntan/stickbreaking-attention", "https://github.com/shawntan/stickbreaking-attention"},
-                                         {"fla stickbreaking_attn", "https://github.com/fla-org/flash-linear-attention/tree/main/fla/ops/stickbreaking_attn"}};
-        k.code = kCode;
-        return k;
-    }();
-    return spec;
+KindSpec makeSpec(Tag<StickBreakingEncoding>) {
+    KindSpec k = kind<K>("stickBreaking", "StickBreakingEncoding", Family::score, kFields);
+    k.options = R"({"kind":"stickBreaking","attendCurrent":false})";
+    k.stickBreaking = true;  // no score term: the engine's normaliser (runWithEncoding)
+    k.describe = {"order, through the weights: A_ij = σ(z_ij) Π_{j<l<i} (1 − σ(z_il)) in place of the softmax, the nearest keys first",
+                  "0", "", true,
+                  "no positions to run out of; reported to length-generalise better than RoPE (Tan et al. 2024)", true,
+                  "nothing position-dependent is cached; a decode step walks the cached keys from the newest",
+                  "Tan et al. 2024 (stick-breaking attention); fla naive_stickbreaking_attn", "stick-breaking models of Tan et al. 2024 (research)"};
+    static constexpr Link kPaper[] = {{"Tan et al. 2024 (stick-breaking attention)", "https://arxiv.org/abs/2410.17980"}};
+    k.paper = kPaper;
+    static constexpr Link kCode[] = {{"shawntan/stickbreaking-attention", "https://github.com/shawntan/stickbreaking-attention"},
+                                     {"fla stickbreaking_attn", "https://github.com/fla-org/flash-linear-attention/tree/main/fla/ops/stickbreaking_attn"}};
+    k.code = kCode;
+    return k;
 }
+template const KindSpec& specOf<StickBreakingEncoding>();  // its one instantiation (kind_define.hpp)
 
 }  // namespace posenc::kinds

@@ -1,5 +1,5 @@
 // The 'temperature' kind (attention/temperature.hpp): queries scaled by their position, no score term.
-#include "encodings/kind_spec.hpp"
+#include "encodings/kind_define.hpp"
 
 namespace posenc::kinds {
 
@@ -29,23 +29,21 @@ constexpr KindField kFields[] = {
 /// (`temperature`). Learns no parameters.
 /// @see Hugging Face `modeling_ministral3` `_get_llama_4_attn_scale` (offset 0), `modeling_llama4`
 /// `attn_temperature_tuning` (offset 1); Nakanishi, "Scalable-Softmax Is Superior for Attention", arXiv 2501.19399.
-template <>
-const KindSpec& specOf<TemperatureEncoding>() {
-    static const KindSpec spec = [] {
-        KindSpec k = kind<K>("temperature", "TemperatureEncoding", Family::query, kFields);
-        // no score term: attention() and the cache scale q (temperaturePart)
-        k.describe = {"absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋))", "0", "", true,
-                      "1 up to length − offset, then grows logarithmically so attention stays selective at long positions", true,
-                      "only queries are scaled, at their logical positions; cached keys never change",
-                      "Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1)",
-                      "Ministral 3 (every layer), Llama 4 (NoPE layers)"};
-        static constexpr Link kPaper[] = {{"Nakanishi 2025 (Scalable-Softmax)", "https://arxiv.org/abs/2501.19399"}};
-        k.paper = kPaper;
-        static constexpr Link kCode[] = {{"HF Llama 4", "https://github.com/huggingface/transformers/blob/main/src/transformers/models/llama4/modeling_llama4.py"}};
-        k.code = kCode;
-        return k;
-    }();
-    return spec;
+KindSpec makeSpec(Tag<TemperatureEncoding>) {
+    KindSpec k = kind<K>("temperature", "TemperatureEncoding", Family::query, kFields);
+    k.options = R"({"kind":"temperature","beta":0.1,"length":2,"offset":1})";
+    // no score term: attention() and the cache scale q (temperaturePart)
+    k.describe = {"absolute position of the query, as a temperature on its scores: q × (1 + β·ln(1 + ⌊(p + offset)/length⌋))", "0", "", true,
+                  "1 up to length − offset, then grows logarithmically so attention stays selective at long positions", true,
+                  "only queries are scaled, at their logical positions; cached keys never change",
+                  "Nakanishi 2025 (Scalable-Softmax); HF modeling_ministral3 _get_llama_4_attn_scale (offset 0), modeling_llama4 attn_temperature_tuning (offset 1)",
+                  "Ministral 3 (every layer), Llama 4 (NoPE layers)"};
+    static constexpr Link kPaper[] = {{"Nakanishi 2025 (Scalable-Softmax)", "https://arxiv.org/abs/2501.19399"}};
+    k.paper = kPaper;
+    static constexpr Link kCode[] = {{"HF Llama 4", "https://github.com/huggingface/transformers/blob/main/src/transformers/models/llama4/modeling_llama4.py"}};
+    k.code = kCode;
+    return k;
 }
+template const KindSpec& specOf<TemperatureEncoding>();  // its one instantiation (kind_define.hpp)
 
 }  // namespace posenc::kinds

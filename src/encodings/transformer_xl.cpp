@@ -1,5 +1,5 @@
 // The 'xl' kind (scores/transformer_xl.hpp): a projected sinusoid of i − j with the u and v biases.
-#include "encodings/kind_spec.hpp"
+#include "encodings/kind_define.hpp"
 #include "posenc/common/errors.hpp"
 
 namespace posenc::kinds {
@@ -29,44 +29,43 @@ constexpr KindField kFields[] = {
 /// either `r` or `wR` with `dModel`.
 /// @see kimiyoung/transformer-xl `RelPartialLearnableMultiHeadAttn` (the rel-shift trick is not needed:
 /// the result equals the direct formula).
-template <>
-const KindSpec& specOf<XlEncoding>() {
-    static const KindSpec spec = [] {
-        KindSpec k = kind<K>("xl", "XLEncoding", Family::score, kFields);
-        buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
-            const auto [lo, hi] = allowedDeltaRange(in);
-            if (lo <= hi && lo < 0)
-                fail("encoding", "'xl' needs every attended key at or before its query (i - j >= 0); use causal: true or mask future keys");
-            auto term = std::make_unique<XlTerm>(x, in.dims.heads, in.dims.headDim, lo <= hi ? hi : 0);
-            if (lo <= hi && hi >= term->distances())
-                fail("encoding.r", "has " + std::to_string(term->distances()) + " distances but the call needs i - j up to " + std::to_string(hi));
-            return term;
-        });
-        k.perQueryState = true;
-        /// Shape of Transformer-XL's position parameters: W_R [heads·headDim, dModel] and u, v [heads, headDim].
-        k.shapeInterface = "XLShape";
-        static constexpr registry::Raw kShape[] = {
-            /// Attention heads.
-            size("heads"),
-            /// Channels per head.
-            size("headDim"),
-            /// Model width (of the sinusoid R).
-            size("dModel"),
-        };
-        k.shape = kShape;
-        // W_R [heads*headDim, dModel] plus the u and v biases [heads, headDim]
-        k.parameters = [](const Shape& s) { return s("heads") * s("headDim") * (s("dModel") + 2); };
-        k.example = R"({"heads":12,"headDim":64,"dModel":768})";
-        k.describe = {"relative distance through a projected sinusoid, with u and v biases", "heads·headDim·(dModel + 2)", "", true,
-                      "the sinusoid R is a fixed function", true, "made for segment memory: cached keys stay valid",
-                      "kimiyoung transformer-xl RelPartialLearnableMultiHeadAttn", "Transformer-XL, XLNet"};
-        static constexpr Link kPaper[] = {{"Dai et al. 2019 (Transformer-XL)", "https://arxiv.org/abs/1901.02860"}};
-        k.paper = kPaper;
-        static constexpr Link kCode[] = {{"kimiyoung/transformer-xl", "https://github.com/kimiyoung/transformer-xl/blob/master/pytorch/mem_transformer.py"}};
-        k.code = kCode;
-        return k;
-    }();
-    return spec;
+KindSpec makeSpec(Tag<XlEncoding>) {
+    KindSpec k = kind<K>("xl", "XLEncoding", Family::score, kFields);
+    // u, v [2, 8]; r [2 heads, 3 distances, 8]
+    k.options = R"({"kind":"xl","u":{"$floats":16},"v":{"$floats":16},"r":{"$floats":48}})";
+    buildsTerm<K>(k, [](const AttentionInputs& in, const K& x) {
+        const auto [lo, hi] = allowedDeltaRange(in);
+        if (lo <= hi && lo < 0)
+            fail("encoding", "'xl' needs every attended key at or before its query (i - j >= 0); use causal: true or mask future keys");
+        auto term = std::make_unique<XlTerm>(x, in.dims.heads, in.dims.headDim, lo <= hi ? hi : 0);
+        if (lo <= hi && hi >= term->distances())
+            fail("encoding.r", "has " + std::to_string(term->distances()) + " distances but the call needs i - j up to " + std::to_string(hi));
+        return term;
+    });
+    k.perQueryState = true;
+    /// Shape of Transformer-XL's position parameters: W_R [heads·headDim, dModel] and u, v [heads, headDim].
+    k.shapeInterface = "XLShape";
+    static constexpr registry::Raw kShape[] = {
+        /// Attention heads.
+        size("heads"),
+        /// Channels per head.
+        size("headDim"),
+        /// Model width (of the sinusoid R).
+        size("dModel"),
+    };
+    k.shape = kShape;
+    // W_R [heads*headDim, dModel] plus the u and v biases [heads, headDim]
+    k.parameters = [](const Shape& s) { return s("heads") * s("headDim") * (s("dModel") + 2); };
+    k.example = R"({"heads":12,"headDim":64,"dModel":768})";
+    k.describe = {"relative distance through a projected sinusoid, with u and v biases", "heads·headDim·(dModel + 2)", "", true,
+                  "the sinusoid R is a fixed function", true, "made for segment memory: cached keys stay valid",
+                  "kimiyoung transformer-xl RelPartialLearnableMultiHeadAttn", "Transformer-XL, XLNet"};
+    static constexpr Link kPaper[] = {{"Dai et al. 2019 (Transformer-XL)", "https://arxiv.org/abs/1901.02860"}};
+    k.paper = kPaper;
+    static constexpr Link kCode[] = {{"kimiyoung/transformer-xl", "https://github.com/kimiyoung/transformer-xl/blob/master/pytorch/mem_transformer.py"}};
+    k.code = kCode;
+    return k;
 }
+template const KindSpec& specOf<XlEncoding>();  // its one instantiation (kind_define.hpp)
 
 }  // namespace posenc::kinds

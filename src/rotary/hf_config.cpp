@@ -11,6 +11,7 @@
 
 #include "common/edit_distance.hpp"
 #include "common/json.hpp"
+#include "encodings/kind_spec.hpp"
 #include "rotary/hf_reader.hpp"
 #include "posenc/common/errors.hpp"
 #include "posenc/registry.hpp"
@@ -283,31 +284,44 @@ std::vector<double> numberList(const Json& v, const std::string& path) {
 }
 
 // --- scaling fields ------------------------------------------------------------------------------
-// One rope_scaling / rope_parameters field: its config.json key and posenc's name. Which scaling types
-// take and require it is the registry's 'scaling' table (posenc/registry.hpp), as for every caller.
-// The member it fills is one of three kinds; factor and original_max_position_embeddings (none of
-// them) are read with their fallbacks by the reader itself.
-struct ScalingField {
-    const char* key;
-    const char* name;
-    double RopeScaling::*number = nullptr;
-    bool RopeScaling::*flag = nullptr;
-    std::vector<double> RopeScaling::*list = nullptr;
+// The rope_scaling / rope_parameters fields are RopeScaling's keys in the registry's 'scaling' table
+// (kinds::scalingFields(), src/encodings/rope.cpp: which scaling types take and require each, and the
+// member each is read into): config.json spells each name in snake_case (betaFast: beta_fast). factor and
+// original_max_position_embeddings are read with their fallbacks by the reader itself.
+std::string configKey(std::string_view name) {
+    std::string out;
+    for (const char c : name) {
+        if (c >= 'A' && c <= 'Z') out += '_', out += static_cast<char>(c - 'A' + 'a');
+        else out += c;
+    }
+    return out;
+}
+bool readFirst(std::string_view name) { return name == "factor" || name == "originalMaxPositionEmbeddings"; }
+bool isType(const kinds::KindField& f) { return std::string_view(f.raw.name) == "type"; }
+
+// One config.json value as the source of a scaling field's read (KindField::read), checked as its type
+// says (a boolean, a list of numbers or a number), config.json's path in messages.
+class ConfigValue final : public registry::Source {
+public:
+    ConfigValue(const Json& v, const std::string& path, bool flag) : v_(v), path_(path), flag_(flag) {}
+    bool has(const char*) const override { return true; }
+    double number(const char*) const override;
+    std::vector<double> numbers(const char*) const override;
+    // no scaling field is text, a tensor or an object
+    std::string text(const char*) const override { none(); }
+    std::vector<std::string> texts(const char*) const override { none(); }
+    View<float> floats(const char*) const override { none(); }
+    std::unique_ptr<registry::Source> object(const char*) const override { none(); }
+
+private:
+    [[noreturn]] static void none() { throw std::logic_error("config.json reader: a scaling field of a type it cannot read"); }
+    const Json& v_;
+    const std::string& path_;
+    bool flag_;
 };
-const ScalingField kScalingFields[] = {
-    {"factor", "factor"},
-    {"original_max_position_embeddings", "originalMaxPositionEmbeddings"},
-    {"beta_fast", "betaFast", &RopeScaling::betaFast},
-    {"beta_slow", "betaSlow", &RopeScaling::betaSlow},
-    {"mscale", "mscale", &RopeScaling::mscale},
-    {"mscale_all_dim", "mscaleAllDim", &RopeScaling::mscaleAllDim},
-    {"attention_factor", "attentionFactor", &RopeScaling::attentionFactor},
-    {"truncate", "truncate", nullptr, &RopeScaling::truncate},
-    {"low_freq_factor", "lowFreqFactor", &RopeScaling::lowFreqFactor},
-    {"high_freq_factor", "highFreqFactor", &RopeScaling::highFreqFactor},
-    {"short_factor", "shortFactor", nullptr, nullptr, &RopeScaling::shortFactor},
-    {"long_factor", "longFactor", nullptr, nullptr, &RopeScaling::longFactor},
-};
+double ConfigValue::number(const char*) const { return flag_ ? (boolean(v_, path_) ? 1 : 0) : ::posenc::number(v_, path_); }
+std::vector<double> ConfigValue::numbers(const char*) const { return numberList(v_, path_); }
+
 // Keys Hugging Face knows inside rope_scaling / rope_parameters besides the fields above. Anything
 // else there is refused: a rotary field posenc does not understand is never dropped silently.
 const char* const kOtherRopeKeys[] = {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
@@ -966,7 +980,13 @@ private:
     // The keys Hugging Face knows inside rope_scaling / rope_parameters.
     static std::vector<std::string_view> ropeParameterKeys() {
         std::vector<std::string_view> keys(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys));
-        for (const ScalingField& f : kScalingFields) keys.emplace_back(f.key);
+        static const std::vector<std::string> scaling = [] {
+            std::vector<std::string> k;
+            for (const kinds::KindField& f : kinds::scalingFields())
+                if (!isType(f)) k.push_back(configKey(f.raw.name));
+            return k;
+        }();
+        keys.insert(keys.end(), scaling.begin(), scaling.end());
         keys.emplace_back("llama_4_scaling_beta");
         return keys;
     }
@@ -1129,7 +1149,8 @@ private:
                 const std::string& k = member.key;
                 const Json& v = member.value;
                 if (v.isNull()) continue;  // null stands for absent, as in Hugging Face
-                const bool known = std::any_of(std::begin(kScalingFields), std::end(kScalingFields), [&](const ScalingField& f) { return k == f.key; }) ||
+                const std::vector<kinds::KindField>& fields = kinds::scalingFields();
+                const bool known = std::any_of(fields.begin(), fields.end(), [&](const kinds::KindField& f) { return !isType(f) && k == configKey(f.raw.name); }) ||
                                    std::any_of(std::begin(kOtherRopeKeys), std::end(kOtherRopeKeys), [&](const char* o) { return k == o; });
                 if (k == "llama_4_scaling_beta" && family_->llama4Beta) continue;  // read by temperature()
                 if (!known)
@@ -1188,20 +1209,21 @@ private:
             given("scaling.originalMaxPositionEmbeddings",
                   !original ? key("max_position_embeddings") : inParams && !(family_->topLevelOriginal && topLevel) ? source_ + ".original_max_position_embeddings" : key("original_max_position_embeddings"));
         }
-        for (const ScalingField& f : kScalingFields) {
-            const Json* v = param(f.key);
-            const std::string path = source_ + "." + f.key;
-            if (!registry::scalingTakes(typeName, f.name)) continue;  // HF warns about fields a type does not use, and ignores them
-            const std::string name = std::string("scaling.") + f.name;
-            const bool readAbove = !f.number && !f.flag && !f.list;  // factor, original length: read with their fallbacks
+        for (const kinds::KindField& field : kinds::scalingFields()) {
+            if (isType(field)) continue;
+            const kinds::KindField* f = &field;
+            const std::string key = configKey(f->raw.name);
+            const Json* v = param(key);
+            const std::string path = source_ + "." + key;
+            if (!registry::scalingTakes(typeName, f->raw.name)) continue;  // HF warns about fields a type does not use, and ignores them
+            const std::string name = std::string("scaling.") + f->raw.name;
+            const bool readAbove = readFirst(f->raw.name);  // factor, original length: read with their fallbacks
             if (readAbove ? !out_.isGiven(name) : !v) {
-                if (registry::scalingRequires(typeName, f.name)) fail(path, "is required by '" + type + "' scaling");
+                if (registry::scalingRequires(typeName, f->raw.name)) fail(path, "is required by '" + type + "' scaling");
                 continue;
             }
             if (readAbove) continue;
-            if (f.number) s.*f.number = number(*v, path);
-            else if (f.flag) s.*f.flag = boolean(*v, path);
-            else s.*f.list = numberList(*v, path);
+            f->read(ConfigValue(*v, path, std::string_view(f->raw.type) == "boolean"), f->raw.name, &s);
             given(name, path);
         }
         phimoeMscale(type);
@@ -1367,15 +1389,8 @@ void detail::writeRopeOptions(json::Writer& w, const HfRopeConfig& r, const char
     if (r.isGiven("frequencyFraction")) w.key("frequencyFraction").number(c.frequencyFraction);
     if (r.isGiven("scaling.type")) {
         w.key("scaling").open('{').key("type").string(registry::scalingTypes().at(static_cast<std::size_t>(s.type)));
-        const auto put = [&](const char* name, double x) {
-            if (r.isGiven(std::string("scaling.") + name)) w.key(name).number(x);
-        };
-        put("factor", s.factor), put("originalMaxPositionEmbeddings", static_cast<double>(s.originalMaxPositionEmbeddings));
-        put("betaFast", s.betaFast), put("betaSlow", s.betaSlow), put("mscale", s.mscale), put("mscaleAllDim", s.mscaleAllDim);
-        put("attentionFactor", s.attentionFactor), put("lowFreqFactor", s.lowFreqFactor), put("highFreqFactor", s.highFreqFactor);
-        if (r.isGiven("scaling.truncate")) w.key("truncate").boolean(s.truncate);
-        if (r.isGiven("scaling.shortFactor")) w.key("shortFactor").numbers(s.shortFactor);
-        if (r.isGiven("scaling.longFactor")) w.key("longFactor").numbers(s.longFactor);
+        for (const kinds::KindField& f : kinds::scalingFields())  // the registry's scaling keys, in its order
+            if (!isType(f) && r.isGiven(std::string("scaling.") + f.raw.name)) f.write(w.key(f.raw.name), &s);
         w.close('}');
     }
     w.close('}');

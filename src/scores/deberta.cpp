@@ -9,16 +9,21 @@
 
 namespace posenc {
 
-POSENC_COLD void validate(const DebertaBucketOptions& o) {
-    requireNonNegative(o.bucketSize, "bucketSize");
+namespace {
+// The keys as messages name them: "encoding.bucketSize" in an encoding, "bucketSize" in debertaBucket's options.
+POSENC_COLD void validateBuckets(const DebertaBucketOptions& o, const char* bucketSize, const char* maxPosition) {
+    requireNonNegative(o.bucketSize, bucketSize);
     if (o.bucketSize > 0) {
-        if (o.bucketSize < 4) fail("bucketSize", "must be 0 (no bucketing) or >= 4 (got " + std::to_string(o.bucketSize) + ")");
+        if (o.bucketSize < 4) fail(bucketSize, "must be 0 (no bucketing) or >= 4 (got " + std::to_string(o.bucketSize) + ")");
         if (o.maxPosition <= o.bucketSize / 2 + 1)
-            fail("maxPosition", "must exceed bucketSize/2 + 1 (got " + std::to_string(o.maxPosition) + ")");
+            fail(maxPosition, "must exceed bucketSize/2 + 1 (got " + std::to_string(o.maxPosition) + ")");
     } else {
-        requirePositive(o.maxPosition, "maxPosition");
+        requirePositive(o.maxPosition, maxPosition);
     }
 }
+}  // namespace
+
+POSENC_COLD void validate(const DebertaBucketOptions& o) { validateBuckets(o, "bucketSize", "maxPosition"); }
 
 std::int64_t debertaBucket(std::int64_t rel, const DebertaBucketOptions& o) {
     if (o.bucketSize <= 0) return rel;
@@ -38,7 +43,7 @@ std::int64_t debertaBucket(std::int64_t rel, const DebertaBucketOptions& o) {
 
 POSENC_COLD DebertaTerm::DebertaTerm(const DebertaEncoding& e, int heads, int headDim, int kLen, std::int64_t callDistance)
     : e_(e), headDim_(headDim), kLen_(kLen) {
-    validate(e.buckets);
+    validateBuckets(e.buckets, "encoding.bucketSize", "encoding.maxPosition");
     requirePositive(e.span, "encoding.span");
     if (!e.c2p && !e.p2c) fail("encoding.terms", "must name at least one of 'c2p', 'p2c'");
     if (e.c2p && e.posKey.empty()) fail("encoding.posKey", "is required by term 'c2p'");

@@ -1,13 +1,18 @@
 // libFuzzer target: attention with drawn shapes, positions, masks, scale and encoding. The encoding is
 // drawn from every alternative of posenc::Encoding (a compile-time walk of the variant, as
-// src/encodings/kinds.cpp does), each made by its Builder below: a new alternative without a Builder is
-// a compile error here, so every kind is fuzzed the day it lands. Builders make mostly valid parameters
+// src/encodings/kinds.cpp does), each made by its Builder below, or, for a kind without one, from its
+// spec's options example (KindSpec::options; tests/native/spec_example.hpp) with its tensors drawn from the
+// input, on a call of the example's shapes (kinds::kExampleCall; positions, masks and flags drawn as for
+// every kind). So every kind is fuzzed the day it lands, and a Builder of its own (wider shapes and edge
+// values) can follow. Builders make mostly valid parameters
 // (and sometimes edge values, which must be refused with std::invalid_argument). Accepted calls give
 // finite outputs and weight rows summing to 1 (or 0 for a fully masked row), and streaming equals the
 // materialized run.
 #include "common.hpp"
 #include <posenc/posenc.hpp>
+#include "../native/spec_example.hpp"
 
+#include <array>
 #include <cstring>
 #include <deque>
 #include <type_traits>
@@ -39,7 +44,8 @@ struct Draw {
     std::size_t sz(std::size_t a, std::size_t b = 1, std::size_t c = 1) { return a * b * c; }
 };
 
-// One specialisation per alternative of posenc::Encoding; the primary template is left undefined.
+// One specialisation per alternative of posenc::Encoding that has one; the primary template is left
+// undefined (a kind without a specialisation is made from its spec's example: fromSpec).
 template <class T>
 struct Builder;
 
@@ -259,16 +265,21 @@ Encoding pick(Draw& w, std::size_t i, bool allowCombined, std::index_sequence<I.
     Encoding out;
     auto one = [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        static_assert(HasBuilder<T>::value, "fuzz_attention.cpp: an alternative of posenc::Encoding has no Builder<> here");
         if constexpr (std::is_same_v<T, CombinedEncoding>) {
             if (!allowCombined) return;
         }
-        out = Builder<T>::make(w);
+        if constexpr (HasBuilder<T>::value) out = Builder<T>::make(w);
+        else out = spec_example::read<T>(w.d.heads, w.d.headDim, w.tensors, [&w](std::size_t n) { return fuzz::floats(w.in, n, 4.0f); });
     };
     ((I == i ? one(static_cast<std::variant_alternative_t<I, Encoding>*>(nullptr)) : void()), ...);
     return out;
 }
 constexpr std::size_t kAlternatives = std::variant_size_v<Encoding>;
+template <std::size_t... I>
+constexpr std::array<bool, sizeof...(I)> buildersOf(std::index_sequence<I...>) {
+    return {HasBuilder<std::variant_alternative_t<I, Encoding>>::value...};
+}
+constexpr std::array<bool, kAlternatives> kHasBuilder = buildersOf(std::make_index_sequence<kAlternatives>());
 
 Encoding single(Draw& w) {
     return pick(w, w.in.ConsumeIntegralInRange<std::size_t>(0, kAlternatives - 1), false, std::make_index_sequence<kAlternatives>());
@@ -286,6 +297,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const AttentionDims& d = r.dims;
     // The kind first, so that every kind is reached from short inputs too.
     const std::size_t kind = in.ConsumeIntegralInRange<std::size_t>(0, kAlternatives - 1);
+    if (!kHasBuilder[kind]) r.dims = spec_example::callDims();  // a kind made from its spec's example: the example's shapes
     const float range = in.ConsumeBool() ? 4.0f : 1e19f;
     auto q = fuzz::floats(in, static_cast<std::size_t>(d.heads) * d.qLen * d.headDim, range);
     auto k = fuzz::floats(in, static_cast<std::size_t>(d.kvHeads) * d.kLen * d.headDim, range);
@@ -310,7 +322,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r.chunk = in.ConsumeBool() ? in.ConsumeIntegralInRange<int>(0, 100) : 0;
     if (in.ConsumeBool()) r.scale = fuzz::number(in, -2, 2);
     Draw w{in, d, {}};
-    r.encoding = pick(w, kind, true, std::make_index_sequence<kAlternatives>());
+    try {
+        r.encoding = pick(w, kind, true, std::make_index_sequence<kAlternatives>());
+    } catch (const std::invalid_argument&) {  // a spec's example refused for the drawn call (fromSpec)
+        return 0;
+    }
     if (in.ConsumeIntegralInRange<int>(0, 4) == 0) {
         // K and V as f16 / bf16 bits: refused as the floats they stand for would be, else equal to attention
         // over those floats bit for bit (values past f16 become infinities: refused by both)

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <posenc/posenc.hpp>
+#include "common/json.hpp"
 #include "reference.hpp"
 
 using namespace posenc;
@@ -567,4 +568,37 @@ TEST_CASE("hf config: a multimodal model type without its text_config, and a hug
     // a key far longer than any key read is no misspelling, and costs no quadratic edit-distance table
     const std::string huge = "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"" + std::string(1 << 20, 'r') + "\": 1}";
     CHECK(read(huge).rope.headDim == 32);
+}
+
+// The result's "rope" object echoes each rope_scaling field the config set, under its posenc name, with
+// the config's value (the reader and the echo walk the registry's scaling keys: src/rotary/hf_config.cpp).
+TEST_CASE("config.json: every scaling field read is echoed under its posenc name with the config's value") {
+    const auto scalingOf = [](const std::string& text) { return *json::parse(toJson(read(text))).find("rope")->find("scaling"); };
+    const json::Value yarn = scalingOf(R"({"model_type": "deepseek_v3", "hidden_size": 64, "num_attention_heads": 4, "qk_rope_head_dim": 8,
+        "max_position_embeddings": 163840, "rope_theta": 10000, "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096,
+        "beta_fast": 31, "beta_slow": 2, "mscale": 0.75, "mscale_all_dim": 0.5, "attention_factor": 1.25, "truncate": false}})");
+    CHECK(yarn.find("type")->text() == "yarn");
+    CHECK(yarn.find("factor")->number() == 40);
+    CHECK(yarn.find("originalMaxPositionEmbeddings")->number() == 4096);
+    CHECK(yarn.find("betaFast")->number() == 31);
+    CHECK(yarn.find("betaSlow")->number() == 2);
+    CHECK(yarn.find("mscale")->number() == 0.75);
+    CHECK(yarn.find("mscaleAllDim")->number() == 0.5);
+    CHECK(yarn.find("attentionFactor")->number() == 1.25);
+    REQUIRE(yarn.find("truncate"));
+    CHECK(yarn.find("truncate")->isBoolean());
+    CHECK_FALSE(yarn.find("truncate")->boolean());
+    const json::Value llama3 = scalingOf(R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 8, "rope_theta": 500000,
+        "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8, "original_max_position_embeddings": 8192,
+        "low_freq_factor": 1.5, "high_freq_factor": 4.5}})");
+    CHECK(llama3.find("lowFreqFactor")->number() == 1.5);
+    CHECK(llama3.find("highFreqFactor")->number() == 4.5);
+    CHECK_FALSE(llama3.find("betaFast"));  // only what the config set
+    const json::Value longrope = scalingOf(R"({"model_type": "phi3", "hidden_size": 32, "num_attention_heads": 4, "max_position_embeddings": 131072,
+        "original_max_position_embeddings": 4096, "rope_scaling": {"type": "longrope", "short_factor": [1, 1.1, 1.2, 1.3], "long_factor": [1, 2, 3, 4]}})");
+    REQUIRE(longrope.find("shortFactor"));
+    REQUIRE(longrope.find("longFactor"));
+    CHECK(longrope.find("shortFactor")->size() == 4);
+    CHECK(longrope.find("shortFactor")->elements()[3].number() == 1.3);
+    CHECK(longrope.find("longFactor")->elements()[1].number() == 2);
 }

@@ -11,8 +11,9 @@
 //   - a failed KVCache call changes nothing: positions(), nextPositions() and a fixed attend are the same.
 // Encodings are drawn from the kinds the module's registry lists (ENCODING_KINDS and describe(); the
 // scalar-bias ones for attentionBias, all but the rotary one for KVCache.attend), each made valid by its
-// generator in ENCODINGS (and, for attention, sometimes as an array of 2-3 of them); a listed kind
-// without a generator fails every seed.
+// generator in ENCODINGS (and, for attention, sometimes as an array of 2-3 of them), and every kind also
+// as its spec's own options example (KINDS[kind].options) on the call it is made for: a kind without a
+// generator is still fuzzed the day it lands.
 // Calls that would hit a known, reported C++ bug are drawn again (see KNOWN_BUGS; counted as `avoided`).
 // Reproduce with FUZZ_SEEDS=<seed>[,<seed>...] and FUZZ_CALLS=<calls per seed>. FUZZ_KEEP_GOING=1 lists
 // every failure instead of stopping a seed at its first; FUZZ_NO_AVOID=1 stops avoiding the known bugs
@@ -153,7 +154,8 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   const { load } = await import('posenc');
   const pe = await load();
   // The registry the module installed at load (the same module instance as posenc's own import).
-  const { ENCODING_KINDS, KINDS } = await import('../../bindings/options.mjs');
+  const { ENCODING_KINDS, KINDS, EXAMPLE_CALL } = await import('../../bindings/options.mjs');
+  const { exampleOptions, fuzzKinds, isExampleCall } = await import('./spec-examples.mjs');
   {
     const probe = pe.alloc(1);
     HeapBufferClass = probe.constructor;
@@ -427,32 +429,37 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       return e;
     },
   };
-  // Every registered encoding kind, and those of describe() (less the additive functions), need a generator.
-  const registeredKinds = [...new Set([...ENCODING_KINDS, ...pe.describe().filter((d) => d.family !== 'additive').map((d) => d.kind)])];
-  const missingGenerators = registeredKinds.filter((k) => !Object.hasOwn(ENCODINGS, k));
-  const scalarBiasKinds = ENCODING_KINDS.filter((k) => KINDS[k]?.scalarBias);
+  // The kinds drawn come from the registry (spec-examples.mjs's fuzzKinds: the same function holds a test kind
+  // to it in kind-spec-dummy.test.mjs): every kind for attention, the scalar-bias ones for attentionBias, all
+  // but the rotary ones and forgetting for KVCache.attend, and every kind's own options example
+  // (attentionFromSpec below). A kind without a generator above is drawn as its spec's example when the call
+  // is the example's (exampleCall), and always through attentionFromSpec.
+  const drawn = fuzzKinds({ encodingKinds: ENCODING_KINDS, methods: KINDS, describe: pe.describe() });
+  const scalarBiasKinds = drawn.attentionBias, cacheKinds = drawn.cache;
   const familyOf = Object.fromEntries(pe.describe().map((d) => [d.kind, d.family]));
-  // the cache's rope is its own; forgetting attends with the gates a forgetting cache holds (drawn in attend below)
-  const cacheKinds = ENCODING_KINDS.filter((k) => familyOf[k] !== 'rotary' && k !== 'forgetting');
+  const fromSpec = (kind) => (at) => (isExampleCall(EXAMPLE_CALL, at) ? exampleOptions(KINDS, kind, (n) => floatsIn(n)) : null);
 
   // A valid encoding of a kind drawn from `kinds` (redrawn while a generator has none for the call).
   function encodingFor(kinds, { heads, headDim, valueDim, qPos, kPos, causal, big = false }) {
     const maxDist = Math.max(0, ...qPos.flatMap((i) => kPos.map((j) => Math.abs(i - j))));
-    for (let left = kinds.filter((k) => ENCODINGS[k]); left.length;) {
+    for (let left = [...kinds]; left.length;) {
       const kind = r.pick(left);
-      const e = ENCODINGS[kind]({ heads, headDim, valueDim, qPos, kPos, causal, big, maxDist });
+      const e = (ENCODINGS[kind] ?? fromSpec(kind))({ heads, headDim, valueDim, qPos, kPos, causal, big, maxDist });
       if (e) { stats.kinds[kind] = (stats.kinds[kind] ?? 0) + 1; return e; }
       left = left.filter((k) => k !== kind);
     }
     return { kind: 'none' };
   }
 
-  // 2-3 encodings applied together: at most one rotary, one temperature and one stickBreaking entry (a second is dropped).
+  // 2-3 encodings applied together: at most one rotary ('rope' or 'liere'), one temperature and one stickBreaking
+  // entry (a second is dropped).
   function encodingArray(kinds, at) {
     const parts = [];
+    const rotary = (kind) => familyOf[kind] === 'rotary';
     for (let n = r.int(2, 3); n > 0; n--) {
       const e = encodingFor(kinds, at);
-      if ((familyOf[e.kind] === 'rotary' || e.kind === 'temperature' || e.kind === 'forgetting' || e.kind === 'stickBreaking') && parts.some((p) => p.kind === e.kind)) continue;
+      if (rotary(e.kind) && parts.some((p) => rotary(p.kind))) continue;
+      if ((e.kind === 'temperature' || e.kind === 'forgetting' || e.kind === 'stickBreaking') && parts.some((p) => p.kind === e.kind)) continue;
       parts.push(e);
     }
     stats.kinds['[array]'] = (stats.kinds['[array]'] ?? 0) + 1;
@@ -664,6 +671,14 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
       if (r.chance(0.3)) a.returnWeights = r.chance(0.7);
       if (r.chance(0.3)) a.returnScores = r.chance(0.7);
       put(a, 'out', maybeOut(heads * qLen * vd));
+      return { fn: 'attention', args: [a] };
+    },
+    // a kind's own options example (its spec's, KINDS[kind].options) on the call it is made for (exampleCall)
+    attentionFromSpec() {
+      const kind = r.pick(drawn.fromSpec), { heads, kvHeads = heads, headDim, qLen, kLen } = EXAMPLE_CALL;
+      stats.kinds[`${kind} (spec)`] = (stats.kinds[`${kind} (spec)`] ?? 0) + 1;
+      const a = { ...EXAMPLE_CALL, q: floatsIn(heads * qLen * headDim), k: floatsIn(kvHeads * kLen * headDim), v: floatsIn(kvHeads * kLen * headDim) };
+      a.encoding = exampleOptions(KINDS, kind, (n) => floatsIn(n));
       return { fn: 'attention', args: [a] };
     },
     attentionBias() {
@@ -1010,8 +1025,8 @@ async function fuzzWorker({ seed, calls, keepGoing }) {
   };
 
   const NAMES = Object.keys(EXAMPLES).filter((n) => !CACHE_METHODS.includes(n));
-  for (const kind of missingGenerators)
-    fail(-1, `encoding kind '${kind}'`, `the registry lists encoding kind '${kind}' but fuzz.test.mjs has no generator of a valid one (add it to ENCODINGS)`);
+  for (const kind of drawn.missing)
+    fail(-1, `encoding kind '${kind}'`, `describe() lists kind '${kind}', which the registry has no encoding kind (or options example) for`);
   for (let i = 0; i < calls && (keepGoing || !failures.length); i++) {
     const iterStart = performance.now();
     // pick a call and mutate it; a call that would hit a known bug is drawn again (and counted)

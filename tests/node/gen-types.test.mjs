@@ -17,9 +17,9 @@ test('bindings/options.d.ts is what scripts/gen-types.mjs generates from the reg
     `first difference, line ${i + 1}:\n  committed: ${a[i]}\n  generated: ${b[i]}`);
 });
 
-test('a /// block documents a field of kFields or the kind (specOf), nothing else', () => {
+test('a /// block documents a field of kFields or the kind (makeSpec), nothing else', () => {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-gentypes-'));
-  const spec = (body) => `KindSpec k = kind<K>("demo", "DemoEncoding", Family::score, kFields);\nconstexpr KindField kFields[] = {\n${body}\n};\n/// The demo.\ntemplate <>\n`;
+  const spec = (body) => `KindSpec k = kind<K>("demo", "DemoEncoding", Family::score, kFields);\nconstexpr KindField kFields[] = {\n${body}\n};\n/// The demo.\nKindSpec makeSpec(Tag<DemoEncoding>) {\n`;
   writeFileSync(join(dir, 'demo.cpp'), spec('    /// The table.\n    req<&K::table>("table", "FloatInput"),\n    /// Heads.\n    heads<&K::heads>(),'));
   assert.deepEqual(specDocs(pathToFileURL(dir + '/')).demo, { file: 'demo.cpp', doc: 'The demo.', fields: { table: 'The table.', heads: 'Heads.' }, scaling: {}, shapeDoc: '', shape: {} });
   // RopeScaling's keys (scalingFields(), rope.cpp): named by POSENC_SCALING_KEY's member, not its type string

@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { load } from 'posenc';
-import { OPTIONS, ENCODING_KINDS, SCALING_TYPES, SCALING_ALIASES, PARAMETER_METHODS, KINDS } from '../../bindings/options.mjs';
+import { OPTIONS, ENCODING_KINDS, SCALING_TYPES, SCALING_ALIASES, PARAMETER_METHODS, KINDS, EXAMPLE_CALL } from '../../bindings/options.mjs';
 import { randomFloats } from './helpers.mjs';
+import { exampleAttention, exampleOptions } from './spec-examples.mjs';
 
 const pe = await load();
 const F = (n, seed = 1) => randomFloats(n, seed);
@@ -29,43 +30,10 @@ function cacheRun({ options = CACHE, append, attend = { heads: 2 } } = {}) {
   }
 }
 
-const ENCODING_BASES = {
-  none: { kind: 'none' },
-  rope: { kind: 'rope' },
-  alibi: { kind: 'alibi' },
-  t5: { kind: 't5', table: F(32 * 2, 8) },
-  swin: { kind: 'swin', table: F(1 * 5 * 2, 9), windowSize: [1, 3] },
-  shaw: { kind: 'shaw', clip: 1, keyTable: F(3 * 8, 10) },
-  xl: { kind: 'xl', u: F(16, 11), v: F(16, 12), r: F(2 * 3 * 8, 13) },
-  deberta: { kind: 'deberta', posKey: F(2 * 8 * 8, 14), posQuery: F(2 * 8 * 8, 15), span: 4 },
-  relativeKey: { kind: 'relativeKey', table: F(5 * 8, 16), maxPosition: 3 },
-  kerple: { kind: 'kerple', variant: 'log', r1: [0.5, 1], r2: [1, 0.5] },
-  fire: { kind: 'fire', hidden: 2, w1: [1, -1], b1: [0, 0.5], w2: [1, 2, 3, 4], b2: [0, 0] },
-  cope: { kind: 'cope', npos: 4, embeddings: F(4 * 8, 17) },
-  temperature: { kind: 'temperature', beta: 0.1, length: 2, offset: 1 },
-  liere: { kind: 'liere', blockSize: 2, generators: [0, -0.5, 0.5, 0, 0, -0.25, 0.25, 0, 0, 1, -1, 0, 0, 0.1, -0.1, 0] },
-  forgetting: { kind: 'forgetting', logForget: new Float32Array([-0.1, -0.2, 0, -0.3, -0.05, -1]) },
-  stickBreaking: { kind: 'stickBreaking', attendCurrent: false },
-};
-
-const PARAMETER_BASES = {
-  learned: { maxPositions: 512, dim: 768 },
-  binary: { bits: 9, dim: 16 },
-  lowRank: { maxPositions: 512, rank: 32, dim: 768 },
-  sparse: { maxPositions: 512, k: 4, basisSize: 64, dim: 768 },
-  axial: { shape: [16, 32], dims: [256, 512] },
-  t5: { heads: 12 },
-  swin: { windowSize: [7, 7], heads: 4 },
-  shaw: { clip: 16, headDim: 64 },
-  relativeKey: { maxPosition: 512, headDim: 64 },
-  xl: { heads: 12, headDim: 64, dModel: 768 },
-  deberta: { span: 256, hidden: 768 },
-  kerple: { heads: 12 },
-  fire: { heads: 12, hidden: 32 },
-  cope: { npos: 64, headDim: 64 },
-  liere: { axes: 2, rotaryDim: 64, blockSize: 4 },
-  forgetting: { heads: 12, dModel: 768 },
-};
+// Each kind's valid encoding is its spec's own (KINDS[kind].options, for the registry's EXAMPLE_CALL), and each
+// parameterCount method's shapes the demo's (KINDS[method].example): no list of kinds here.
+const ENCODING_ATT = exampleAttention(EXAMPLE_CALL);
+const encodingBase = (kind) => exampleOptions(KINDS, kind);
 
 const YARN = { type: 'yarn', factor: 2, originalMaxPositionEmbeddings: 16 };
 
@@ -107,14 +75,14 @@ CASES.push(
     call: (s) => cacheRun({ options: { ...CACHE, rope: { scaling: s } } }) },
   { table: 'attention', label: 'attention', where: 'attention args', prefix: '', base: ATT, call: (a) => pe.attention(a).out },
   ...ENCODING_KINDS.map((kind) => ({
-    table: `encoding.${kind}`, label: `attention encoding ${kind}`, where: 'encoding', prefix: 'encoding.', base: ENCODING_BASES[kind],
-    call: (e) => pe.attention({ ...ATT, causal: kind === 'xl' || kind === 'forgetting' || kind === 'stickBreaking', encoding: e }).out,
+    table: `encoding.${kind}`, label: `attention encoding ${kind}`, where: 'encoding', prefix: 'encoding.', base: encodingBase(kind),
+    call: (e) => pe.attention({ ...ENCODING_ATT, encoding: e }).out,
   })),
   ...ENCODING_KINDS.filter((kind) => KINDS[kind].scalarBias).map((kind) => ({
-    table: `encoding.${kind}`, label: `attentionBias ${kind}`, where: 'encoding', prefix: 'encoding.', base: { ...ENCODING_BASES[kind], heads: 2 },
+    table: `encoding.${kind}`, label: `attentionBias ${kind}`, where: 'encoding', prefix: 'encoding.', base: { ...encodingBase(kind), heads: EXAMPLE_CALL.heads },
     call: (e) => pe.attentionBias(e, [1, 2], [0, 1, 2]),
   })),
-  { table: 'encoding.alibi', label: 'KVCache.attend encoding', where: 'encoding', prefix: 'encoding.', base: ENCODING_BASES.alibi,
+  { table: 'encoding.alibi', label: 'KVCache.attend encoding', where: 'encoding', prefix: 'encoding.', base: encodingBase('alibi'),
     call: (e) => cacheRun({ attend: { heads: 2, encoding: e } }) },
   { table: 'KVCache', label: 'KVCache', where: 'KVCache options', prefix: '', base: CACHE, call: (o) => cacheRun({ options: o }) },
   { table: 'KVCache.rope', label: 'KVCache rope', where: 'rope', prefix: 'rope.', base: {}, call: (r) => cacheRun({ options: { ...CACHE, rope: r } }) },
@@ -122,7 +90,7 @@ CASES.push(
   { table: 'KVCache.attend', label: 'KVCache.attend', where: 'attend options', prefix: '', base: { heads: 2 }, call: (o) => cacheRun({ attend: o }) },
   ...PARAMETER_METHODS.map((method) => ({
     table: `parameterCount.${method}`, label: `parameterCount('${method}')`, where: `parameterCount('${method}') options`, prefix: '',
-    base: PARAMETER_BASES[method] ?? {}, call: (o) => pe.parameterCount(method, o),
+    base: KINDS[method]?.example ?? {}, call: (o) => pe.parameterCount(method, o),
   })),
 );
 
@@ -356,7 +324,7 @@ test('parameterCount: own methods only, and every size checked so counts are nev
   assert.equal(pe.parameterCount('binary', { bits: 8, dim: 16, learned: false }), 0);
   assert.equal(pe.parameterCount('shaw', { clip: 16, headDim: 64, values: false }), 33 * 64);
   assert.equal(pe.parameterCount('xl', { heads: 12, headDim: 64, dModel: 768 }), 12 * 64 * 770);
-  for (const method of PARAMETER_METHODS) assert.ok(Number.isSafeInteger(pe.parameterCount(method, PARAMETER_BASES[method])) && pe.parameterCount(method, PARAMETER_BASES[method]) >= 0);
+  for (const method of PARAMETER_METHODS) assert.ok(Number.isSafeInteger(pe.parameterCount(method, KINDS[method]?.example ?? {})) && pe.parameterCount(method, KINDS[method]?.example ?? {}) >= 0);
 });
 
 test('ropeConfigFromHF: every fixture loads and passes the strict checks; missing scaling fields name the config.json key', () => {
