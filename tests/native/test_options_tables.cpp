@@ -100,7 +100,9 @@ TEST_CASE("options tables: each bound table's reader asks for its own keys only,
     // the caller's out buffer): in the table, without a member.
     const std::set<std::string> byName = {"out", "offsets", "lengths", "indices", "tables", "mask", "attention.k", "attention.v", "qPositions", "kPositions",
                                           "maskPositions", "keyMask", "encoding", "positions"};
-    for (const auto& [name, read] : readers()) {
+    for (const auto& entry : readers()) {  // not a structured binding: CAPTURE's lambda may not capture one in C++17 (clang)
+        const std::string& name = entry.first;
+        const Reader& read = entry.second;
         CAPTURE(name);
         const registry::Table& t = registry::table(name);
         const std::set<std::string> asked = read(name.c_str(), Given{});
