@@ -167,7 +167,8 @@ async function labSection(pe, state, hooks) {
     });
     colorBar($('lab-attn-bar'), { color: 'sequential', min: 0, max: 1, legend: 'attention weight (colour ∝ √weight)', ticks: [0.25, 0.5], legendFormat: (x) => (x * x).toFixed(x ? 2 : 0) });
     $('lab-attn-caption').textContent = `${LAB_LABELS[model]}, ${task} sequence ${seq + 1}${window ? ', attention limited to the last 48 tokens' : ''}. ` +
-      (task === 'pattern' ? 'In the pattern task a head that attends back into the first L tokens past L is reading the prefix.' : 'In the switch task the answer past L lies in the current pattern, right before the query.');
+      (task === 'pattern' ? 'In the pattern task a head that attends back into the first L tokens past L is reading the prefix.' : 'In the switch task the answer past L lies in the current pattern, right before the query.') +
+      (model === 'stickbreaking' ? ' Stick-breaking rows sum to at most 1: a query takes the nearest keys first, and what its stick leaves attends to nothing.' : '');
   });
   async function attention() {
     const run = ++attnRun;
