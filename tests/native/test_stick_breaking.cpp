@@ -254,6 +254,19 @@ struct WindowCase {
         k = ref::randomVector(static_cast<std::size_t>(kvHeads) * T * hd, seed + 1, -1.5f, 1.5f);
         v = ref::randomVector(static_cast<std::size_t>(kvHeads) * T * hd, seed + 2);
     }
+    // the windowed cache the case runs through: sinks + window slots
+    KVCacheConfig cacheConfig(KVStorage storage = KVStorage::f32, int batch = 1) const {
+        KVCacheConfig c;
+        c.batch = batch;
+        c.kvHeads = kvHeads;
+        c.headDim = hd;
+        c.capacity = sinks + window;
+        c.window = window;
+        c.sinks = sinks;
+        c.chunk = chunk;
+        c.storage = storage;
+        return c;
+    }
     // rows [t0, t0 + n) of x, [rowsPerHead, T, hd] per head
     std::vector<float> slice(const std::vector<float>& x, int headsOf, int t0, int n) const {
         std::vector<float> out;
@@ -336,15 +349,7 @@ TEST_CASE("stickBreaking over a windowed KV cache: the kept keys (sinks + the la
                 const StickBreakingEncoding e{current};
                 for (int step : {w.T, 16, 1}) {
                     CAPTURE(step);
-                    KVCacheConfig config;
-                    config.kvHeads = w.kvHeads;
-                    config.headDim = w.hd;
-                    config.capacity = w.sinks + w.window;
-                    config.window = w.window;
-                    config.sinks = w.sinks;
-                    config.chunk = w.chunk;
-                    config.storage = s;
-                    KVCache cache(config);
+                    KVCache cache(w.cacheConfig(s));
                     ld worst = 0;
                     for (int t0 = 0; t0 < w.T; t0 += step) {
                         const int n = std::min(step, w.T - t0);
@@ -378,14 +383,7 @@ TEST_CASE("stickBreaking over a windowed KV cache: decode steps over 2100 kept k
     for (KVStorage s : {KVStorage::f32, KVStorage::q8}) {
         CAPTURE(std::string(storageName(s)));
         const std::vector<float> ks = storedAs(s, w.k), vs = storedAs(s, w.v);
-        KVCacheConfig config;
-        config.kvHeads = w.kvHeads;
-        config.headDim = w.hd;
-        config.capacity = w.sinks + w.window;
-        config.window = w.window;
-        config.sinks = w.sinks;
-        config.storage = s;
-        KVCache cache(config);
+        KVCache cache(w.cacheConfig(s));
         const int prefill = 2195;
         cache.append(w.slice(w.k, w.kvHeads, 0, prefill), w.slice(w.v, w.kvHeads, 0, prefill), prefill);
         ld worst = 0;
@@ -403,14 +401,7 @@ TEST_CASE("stickBreaking over a windowed KV cache: decode steps over 2100 kept k
 TEST_CASE("stickBreaking over a windowed KV cache: two batch rows with their own rings (padding in one), token by token") {
     const int heads = 2, kvHeads = 1, hd = 8, T = 40, window = 6, sinks = 1;
     const WindowCase w(heads, kvHeads, hd, T, window, sinks, 0, 97);
-    KVCacheConfig config;
-    config.batch = 2;
-    config.kvHeads = kvHeads;
-    config.headDim = hd;
-    config.capacity = sinks + window;
-    config.window = window;
-    config.sinks = sinks;
-    KVCache cache(config);
+    KVCache cache(w.cacheConfig(KVStorage::f32, 2));
     std::vector<int> real[2];  // each row's real tokens, in order (their positions are their indices here)
     ld worst = 0;
     for (int t = 0; t < T; ++t) {
@@ -463,12 +454,7 @@ TEST_CASE("stickBreaking + forgetting over a windowed KV cache with sinks: FoX's
     const Encoding e = CombinedEncoding{{ForgettingEncoding{}, StickBreakingEncoding{}}};
     for (int step : {1, 7, T}) {
         CAPTURE(step);
-        KVCacheConfig config;
-        config.kvHeads = kvHeads;
-        config.headDim = hd;
-        config.capacity = sinks + window;
-        config.window = window;
-        config.sinks = sinks;
+        KVCacheConfig config = w.cacheConfig();
         config.forgetting = true;
         KVCache cache(config);
         ld worst = 0;
